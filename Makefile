@@ -1,0 +1,59 @@
+# The two set-up commands are `make run` and `make test`; everything they need is installed here.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SAM_VENV := .tools/sam
+SAM := $(SAM_VENV)/bin/sam
+SAM_VERSION := 1.170.0
+PYTEST_ARGS ?=
+
+.PHONY: install run test test-fast lint format bench openapi template-check sam-build clean
+
+$(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=$(PYTHON))")'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+## Serve the whole API on http://127.0.0.1:$${FILEAPI_PORT:-3000} with a local DynamoDB endpoint.
+run: install
+	$(BIN)/fileapi run
+
+## The whole test suite (unit, API, Lambda-handler, server, corpus when ../shared/corpus exists).
+test: install
+	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+## Benchmarks: medians and ratios against independent tools in the same run.
+bench: install
+	$(BIN)/python -m bench
+
+## Regenerate shared/fileapi/openapi.json from the functions' apps (a test fails when it is stale).
+openapi: install
+	$(BIN)/fileapi openapi --write
+
+$(SAM):
+	$(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check "aws-sam-cli==$(SAM_VERSION)"
+
+## cfn-lint, `sam validate --lint` and `sam build` (no Docker: layers are cross-installed).
+template-check: install $(SAM)
+	$(BIN)/cfn-lint template.yaml
+	SAM_CLI_TELEMETRY=0 $(SAM) validate --lint --region us-east-1
+	SAM_CLI_TELEMETRY=0 $(SAM) build --parallel
+
+clean:
+	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache .local

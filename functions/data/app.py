@@ -1,0 +1,192 @@
+"""Data function: /v1/data/* (Base64, percent-encoding, JSON formatting, CSV <-> JSON)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+from mangum import Mangum
+from starlette.responses import Response
+
+from fileapi.convert.csv_json import csv_to_json, json_to_csv
+from fileapi.convert.encoding import decode_base64, decode_url, encode_base64, encode_url
+from fileapi.convert.json_text import MAX_INDENT, format_json, minify_json
+from fileapi.web.app import create_app
+from fileapi.web.docs import METERED_STATUSES, binary_body, error_responses, success_response
+from fileapi.web.io import RawBody
+from fileapi.web.metering import MeteredRoute, metered
+
+router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Data"])
+
+ANY_BYTES = ("application/octet-stream", "*/*")
+TEXT = ("text/plain",)
+JSON = ("application/json",)
+CSV = ("text/csv",)
+ERRORS = error_responses(METERED_STATUSES)
+
+Delimiter = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=1,
+        description="Field separator, one character (e.g. `,` `;` `|` or a tab as `%09`).",
+    ),
+]
+
+
+@router.post(
+    "/v1/data/base64-encode",
+    summary="Encode bytes as Base64",
+    description="Any bytes in; Base64 text (RFC 4648, no line breaks) out.",
+    openapi_extra=binary_body(ANY_BYTES, "The bytes to encode (any content type)."),
+    responses={**success_response("text/plain", "Base64 text", schema={"type": "string"}, example="aGk="), **ERRORS},
+)
+def base64_encode(
+    body: RawBody,
+    urlSafe: Annotated[bool, Query(description="Use the URL-safe alphabet (`-` `_`).")] = False,
+    padding: Annotated[bool, Query(description="Keep the trailing `=` padding.")] = True,
+) -> Response:
+    return Response(encode_base64(body, url_safe=urlSafe, padding=padding), media_type="text/plain")
+
+
+@router.post(
+    "/v1/data/base64-decode",
+    summary="Decode Base64 to bytes",
+    description=(
+        "Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are "
+        "tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input."
+    ),
+    openapi_extra=binary_body(("text/plain", "application/octet-stream"), "Base64 text.", text=True),
+    responses={**success_response("application/octet-stream", "The decoded bytes"), **ERRORS},
+)
+def base64_decode(body: RawBody) -> Response:
+    return Response(decode_base64(body), media_type="application/octet-stream")
+
+
+@router.post(
+    "/v1/data/url-encode",
+    summary="Percent-encode text",
+    description=(
+        "UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded "
+        "as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded)."
+    ),
+    openapi_extra=binary_body(TEXT, "UTF-8 text.", text=True),
+    responses={
+        **success_response("text/plain", "Percent-encoded text", schema={"type": "string"}, example="a%20b"),
+        **ERRORS,
+    },
+)
+def url_encode(
+    body: RawBody,
+    form: Annotated[bool, Query(description="Encode a space as `+`.")] = False,
+) -> Response:
+    return Response(encode_url(body, form=form), media_type="text/plain")
+
+
+@router.post(
+    "/v1/data/url-decode",
+    summary="Decode percent-encoded text",
+    description=(
+        "Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not "
+        "decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`."
+    ),
+    openapi_extra=binary_body(TEXT, "Percent-encoded text.", text=True),
+    responses={**success_response("text/plain", "Decoded text", schema={"type": "string"}, example="a b"), **ERRORS},
+)
+def url_decode(
+    body: RawBody,
+    form: Annotated[bool, Query(description="Decode `+` as a space.")] = False,
+) -> Response:
+    return Response(decode_url(body, form=form), media_type="text/plain")
+
+
+@router.post(
+    "/v1/data/json-format",
+    summary="Pretty-print JSON",
+    description=(
+        "Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a "
+        "newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved."
+    ),
+    openapi_extra=binary_body(JSON, "A JSON document.", text=True),
+    responses={
+        **success_response("application/json", "Indented JSON", schema={}, example={"a": [1, 2]}),
+        **ERRORS,
+    },
+)
+def json_format(
+    body: RawBody,
+    indent: Annotated[int, Query(ge=1, le=MAX_INDENT, description="Spaces per nesting level.")] = 2,
+) -> Response:
+    return Response(format_json(body, indent=indent), media_type="application/json")
+
+
+@router.post(
+    "/v1/data/json-minify",
+    summary="Minify JSON",
+    description="Strict JSON in; the same document with all insignificant white space removed.",
+    openapi_extra=binary_body(JSON, "A JSON document.", text=True),
+    responses={
+        **success_response("application/json", "Minified JSON", schema={}, example={"a": [1, 2]}),
+        **ERRORS,
+    },
+)
+def json_minify(body: RawBody) -> Response:
+    return Response(minify_json(body), media_type="application/json")
+
+
+@router.post(
+    "/v1/data/csv-to-json",
+    summary="Convert CSV to a JSON array",
+    description=(
+        "UTF-8 CSV (RFC 4180; BOM, CRLF or LF; quoted fields with delimiters, quotes and line breaks) in; "
+        "a compact JSON array out. With a header row (default) each row is an object of strings keyed by "
+        'the header (empty names become `columnN`, repeats get `_2`, `_3`...; short rows get `""` for the '
+        "missing fields; a row longer than the header is 400). `header=false` gives arrays of strings. "
+        "The delimiter is detected among `,` `;` TAB `|` unless given. Blank lines are skipped."
+    ),
+    openapi_extra=binary_body(("text/csv", "text/plain"), "CSV text.", text=True),
+    responses={
+        **success_response(
+            "application/json",
+            "JSON array",
+            schema={"type": "array", "items": {}},
+            example=[{"a": "1", "b": "2"}],
+        ),
+        **ERRORS,
+    },
+)
+def csv_to_json_route(
+    body: RawBody,
+    delimiter: Delimiter = None,
+    header: Annotated[bool, Query(description="The first row holds the field names.")] = True,
+) -> Response:
+    return Response(csv_to_json(body, delimiter=delimiter, header=header), media_type="application/json")
+
+
+@router.post(
+    "/v1/data/json-to-csv",
+    summary="Convert a JSON array of objects to CSV",
+    description=(
+        "A JSON array of objects in; RFC 4180 CSV out (CRLF line ends). Columns are the union of the keys in "
+        "first-seen order; null and missing keys give empty cells; numbers are written as in the input, "
+        "booleans as true/false, nested objects and arrays as JSON text. By default, string cells starting "
+        "with `=`, `+`, `-`, `@`, TAB or CR get a leading `'` so that spreadsheets do not run them as "
+        "formulas (`escapeFormulas=false` turns this off). Anything but an array of objects is 400."
+    ),
+    openapi_extra=binary_body(JSON, "A JSON array of objects.", text=True),
+    responses={
+        **success_response("text/csv", "CSV text", schema={"type": "string"}, example="a,b\r\n1,2\r\n"),
+        **ERRORS,
+    },
+)
+def json_to_csv_route(
+    body: RawBody,
+    delimiter: Delimiter = None,
+    escapeFormulas: Annotated[bool, Query(description="Neutralise spreadsheet formulas in cells.")] = True,
+) -> Response:
+    csv_bytes = json_to_csv(body, delimiter=delimiter or ",", escape_formulas=escapeFormulas)
+    return Response(csv_bytes, media_type="text/csv")
+
+
+app = create_app(router, title="Data")
+handler = Mangum(app, lifespan="off")

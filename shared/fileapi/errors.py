@@ -1,0 +1,130 @@
+"""The error hierarchy: one class per error code of the API contract.
+
+Converters, metering and routes raise these; exactly one module,
+`fileapi.web.errors`, turns them into ApiError JSON responses.
+"""
+
+from __future__ import annotations
+
+
+class ApiError(Exception):
+    """Base of every error the API answers with.
+
+    :param message: human-readable text for the client; never holds request content or secrets.
+    :param headers: extra response headers (e.g. Retry-After).
+    :param upgrade_url: optional link shown to the client (quota and plan errors).
+    """
+
+    code = "internal_error"
+    http_status = 500
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        headers: dict[str, str] | None = None,
+        upgrade_url: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.headers = dict(headers or {})
+        self.upgrade_url = upgrade_url
+
+
+class Unauthorized(ApiError):
+    code = "unauthorized"
+    http_status = 401
+
+
+class SubscriptionInactive(ApiError):
+    code = "subscription_inactive"
+    http_status = 403
+
+
+class QuotaExceeded(ApiError):
+    code = "quota_exceeded"
+    http_status = 429
+
+
+class RateLimited(ApiError):
+    """Per-key rate limit hit; `retry_after_seconds` (whole seconds, >= 1) goes to Retry-After."""
+
+    code = "rate_limited"
+    http_status = 429
+
+    def __init__(self, message: str, *, retry_after_seconds: int, upgrade_url: str | None = None) -> None:
+        self.retry_after_seconds = max(1, int(retry_after_seconds))
+        super().__init__(
+            message,
+            headers={"Retry-After": str(self.retry_after_seconds)},
+            upgrade_url=upgrade_url,
+        )
+
+
+class InvalidInput(ApiError):
+    code = "invalid_input"
+    http_status = 400
+
+
+class UnsupportedFormat(ApiError):
+    code = "unsupported_format"
+    http_status = 400
+
+
+class TooLarge(ApiError):
+    code = "too_large"
+    http_status = 413
+
+
+class ConversionFailed(ApiError):
+    code = "conversion_failed"
+    http_status = 500
+
+
+class InternalError(ApiError):
+    code = "internal_error"
+    http_status = 500
+
+
+# Documented additions to the contract's list (README, OpenAPI).
+
+
+class NotFound(ApiError):
+    """No route at this path (documented addition: 404 not_found)."""
+
+    code = "not_found"
+    http_status = 404
+
+
+class MethodNotAllowed(ApiError):
+    """The path exists but not with this method (documented addition: 405 method_not_allowed)."""
+
+    code = "method_not_allowed"
+    http_status = 405
+
+
+class ServiceUnavailable(ApiError):
+    """The metering store could not be reached or throttled us; the request failed closed
+    and was not counted (documented addition: 503 service_unavailable, with Retry-After)."""
+
+    code = "service_unavailable"
+    http_status = 503
+
+    def __init__(self, message: str, *, retry_after_seconds: int = 1) -> None:
+        super().__init__(message, headers={"Retry-After": str(max(1, retry_after_seconds))})
+
+
+ALL_ERRORS: tuple[type[ApiError], ...] = (
+    Unauthorized,
+    SubscriptionInactive,
+    QuotaExceeded,
+    RateLimited,
+    InvalidInput,
+    UnsupportedFormat,
+    TooLarge,
+    ConversionFailed,
+    InternalError,
+    NotFound,
+    MethodNotAllowed,
+    ServiceUnavailable,
+)

@@ -1,0 +1,70 @@
+"""A local DynamoDB-compatible endpoint: moto's server, one request at a time.
+
+moto's backend holds no per-item lock, so it is served single-threaded: each request
+(a conditional update included) then runs alone, as atomically as in DynamoDB.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+LOCAL_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_DEFAULT_REGION": "us-east-1",
+}
+
+
+def serve(host: str, port: int) -> None:
+    """Serve moto's DynamoDB on host:port until interrupted (blocking, single-threaded)."""
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+    from werkzeug.serving import make_server
+
+    app = DomainDispatcherApplication(create_backend_app)
+    server = make_server(host, port, app, threaded=False)
+    server.serve_forever()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+def start_process(
+    host: str = "127.0.0.1", port: int | None = None, *, timeout_seconds: float = 30
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start the endpoint in a child process; return it and its URL once it answers."""
+    port = port or free_port(host)
+    env = {**os.environ, **LOCAL_CREDENTIALS}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fileapi.local.dynamo", host, str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://{host}:{port}"
+    deadline = time.monotonic() + timeout_seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the local DynamoDB endpoint exited with {process.returncode}")
+        try:
+            urllib.request.urlopen(url, timeout=1).close()
+            return process, url
+        except urllib.error.HTTPError:
+            return process, url  # it answers (moto says 4xx to a bare GET)
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    raise RuntimeError(f"the local DynamoDB endpoint did not answer on {url} within {timeout_seconds} s")
+
+
+if __name__ == "__main__":
+    serve(sys.argv[1], int(sys.argv[2]))

@@ -1,0 +1,67 @@
+"""The local API: every function's app behind one port, routed exactly as template.yaml declares.
+
+A request whose method and path are not an HttpApi route of the template gets the same
+ApiError 404/405 that API Gateway's absence of a route would stand for, even when some
+function's app would answer it: what runs locally is what the template deploys.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from fileapi.local.template import TEMPLATE_PATH, FunctionSpec, load_function_module, load_functions
+from fileapi.web.errors import error_response, http_error
+from fileapi.web.logs import AccessLogMiddleware
+
+
+class TemplateRouter:
+    """ASGI app dispatching (method, path) to the function app the template routes it to."""
+
+    def __init__(self, functions: list[FunctionSpec]) -> None:
+        self.functions = functions
+        self.routes: dict[str, dict[str, ASGIApp]] = {}
+        for spec in functions:
+            app = function_app(spec)
+            for method, path in spec.routes:
+                self.routes.setdefault(path, {})[method] = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _accept_lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        methods = self.routes.get(scope["path"])
+        if methods is None:
+            error = http_error(StarletteHTTPException(404))
+        elif scope["method"] not in methods:
+            error = http_error(StarletteHTTPException(405, headers={"Allow": ", ".join(sorted(methods))}))
+        else:
+            await methods[scope["method"]](scope, receive, send)
+            return
+        await AccessLogMiddleware(error_response(error))(scope, receive, send)
+
+
+def function_app(spec: FunctionSpec) -> FastAPI:
+    """The FastAPI app of a template function (its handler module's `app`)."""
+    app = load_function_module(spec).app
+    if not isinstance(app, FastAPI):
+        raise TypeError(f"{spec.logical_id}: {spec.handler} has no FastAPI `app`")
+    return app
+
+
+async def _accept_lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def create_local_app() -> TemplateRouter:
+    """The whole API as one ASGI app (uvicorn factory)."""
+    return TemplateRouter(load_functions(TEMPLATE_PATH))

@@ -1,0 +1,54 @@
+"""Token bucket as GCRA: one stored instant (the theoretical arrival time, TAT) per bucket.
+
+All times are integer microseconds since the epoch. A bucket of capacity `burst` that
+refills `sustained` tokens per second has an emission interval I = 1e6 / sustained and a
+tolerance T = burst * I. A request at `now` is admitted when max(TAT, now) + I - now <= T,
+and then TAT becomes max(TAT, now) + I. That is: a request is admitted while
+max(TAT, now) <= now + T - I, the "ceiling" below.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from fileapi.metering.accounts import Limits
+
+MICROS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """GCRA parameters of one admission attempt at `now_us`."""
+
+    now_us: int
+    interval_us: int
+    tolerance_us: int
+
+    @classmethod
+    def at(cls, now_us: int, limits: Limits) -> Bucket:
+        interval = max(1, round(MICROS / limits.sustained_per_second))
+        return cls(now_us=now_us, interval_us=interval, tolerance_us=interval * limits.burst)
+
+    @property
+    def ceiling_us(self) -> int:
+        """The largest stored TAT that still admits a request now."""
+        return self.now_us + self.tolerance_us - self.interval_us
+
+    def remaining_after(self, new_tat_us: int) -> int:
+        """Requests that could still be sent at once after the TAT moved to `new_tat_us`."""
+        return max(0, (self.now_us + self.tolerance_us - new_tat_us) // self.interval_us)
+
+    def retry_after_seconds(self, tat_us: int) -> int:
+        """Whole seconds (>= 1) until a bucket whose TAT is `tat_us` admits a request."""
+        wait_us = tat_us - self.ceiling_us
+        return max(1, math.ceil(wait_us / MICROS))
+
+    def reset_seconds(self, tat_us: int) -> int:
+        """Whole seconds until the bucket is full again."""
+        return max(0, math.ceil((tat_us - self.now_us) / MICROS))
+
+    @property
+    def window_seconds(self) -> int:
+        """Seconds an empty bucket takes to refill completely (for RateLimit-Policy)."""
+        return max(1, math.ceil(self.tolerance_us / MICROS))

@@ -1,0 +1,70 @@
+"""Configuration: the one module that reads environment variables.
+
+Every setting has an embedded default that serves the local server (`make run`);
+the SAM template sets the AWS values.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+# Lambda takes at most 6 MB per synchronous call and binary bodies travel base64-encoded
+# (4/3 larger): 4,500,000 raw bytes is 6,000,000 encoded, leaving room for the event envelope.
+DEFAULT_MAX_BODY_BYTES = 4_500_000
+# The largest response payload (after base64 for binary bodies) that fits Lambda's 6 MB.
+DEFAULT_MAX_RESPONSE_BYTES = 6_000_000
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the service needs to know about where it runs."""
+
+    stage: str
+    table_name: str
+    region: str
+    dynamodb_endpoint: str | None
+    max_body_bytes: int
+    max_response_bytes: int
+    outbox_dir: Path
+    mailer: str
+    mail_from: str
+    upgrade_url: str | None
+
+
+def _int_env(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, not {value}")
+    return value
+
+
+def load_settings() -> Settings:
+    """Read the settings from the environment (no caching; see `get_settings`)."""
+    env = os.environ
+    return Settings(
+        stage=env.get("FILEAPI_STAGE", "local"),
+        table_name=env.get("FILEAPI_TABLE", "fileapi-local"),
+        region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
+        dynamodb_endpoint=env.get("FILEAPI_DYNAMODB_ENDPOINT") or None,
+        max_body_bytes=_int_env("FILEAPI_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
+        max_response_bytes=_int_env("FILEAPI_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES),
+        outbox_dir=Path(env.get("FILEAPI_OUTBOX", ".local/outbox")),
+        mailer=env.get("FILEAPI_MAILER", "outbox"),
+        mail_from=env.get("FILEAPI_MAIL_FROM", "no-reply@fileapi.local"),
+        upgrade_url=env.get("FILEAPI_UPGRADE_URL") or None,
+    )
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once."""
+    return load_settings()

@@ -1,0 +1,1 @@
+"""The web layer: app factory, error mapping, metering dependency, docs and I/O helpers."""

@@ -1,0 +1,113 @@
+"""OpenAPI documentation helpers: request bodies, responses, error responses, the merged spec."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel, Field
+
+from fileapi import __version__
+from fileapi.errors import ALL_ERRORS, ApiError
+
+
+class ApiErrorBody(BaseModel):
+    """Body of every error response."""
+
+    error: str = Field(description="error code", examples=["invalid_input"])
+    message: str = Field(description="human-readable text", examples=["quality: must be 1..100"])
+    upgrade_url: str | None = Field(default=None, description="present only on some errors")
+
+
+METERING_HEADERS: dict[str, Any] = {
+    "X-Quota-Remaining": {
+        "description": "Requests left this UTC month after this one.",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "RateLimit-Limit": {
+        "description": "Capacity of the key's token bucket (the plan's burst), in requests.",
+        "schema": {"type": "integer", "minimum": 1},
+    },
+    "RateLimit-Remaining": {
+        "description": "Requests that may be sent at once now; the bucket refills at the plan's sustained rate.",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "RateLimit-Policy": {
+        "description": 'IETF draft field, e.g. `"default";q=800;w=2` (capacity q, seconds w to refill).',
+        "schema": {"type": "string"},
+    },
+    "RateLimit": {
+        "description": 'IETF draft field, e.g. `"default";r=799;t=1` (remaining r, seconds t until full).',
+        "schema": {"type": "string"},
+    },
+    "X-Request-Id": {"description": "Identifier of this request in the logs.", "schema": {"type": "string"}},
+}
+
+_ERRORS_BY_STATUS: dict[int, list[type[ApiError]]] = {}
+for _error in ALL_ERRORS:
+    _ERRORS_BY_STATUS.setdefault(_error.http_status, []).append(_error)
+
+METERED_STATUSES = (400, 401, 403, 413, 429, 500, 503)
+PUBLIC_STATUSES = (400, 413, 500)
+
+
+def error_responses(statuses: Iterable[int]) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI responses for the given error statuses, listing the codes each can carry."""
+    responses: dict[int | str, dict[str, Any]] = {}
+    for status in statuses:
+        codes = ", ".join(f"`{error.code}`" for error in _ERRORS_BY_STATUS[status])
+        entry: dict[str, Any] = {"description": f"Error: {codes}", "model": ApiErrorBody}
+        if status in (429, 503):
+            entry["headers"] = {
+                "Retry-After": {"description": "Whole seconds to wait (>= 1).", "schema": {"type": "integer"}}
+            }
+        responses[status] = entry
+    return responses
+
+
+def binary_body(media_types: Sequence[str], description: str, *, text: bool = False) -> dict[str, Any]:
+    """An `openapi_extra` with a raw request body of the given media types."""
+    schema = {"type": "string"} if text else {"type": "string", "format": "binary"}
+    return {
+        "requestBody": {
+            "required": True,
+            "description": description,
+            "content": {media: {"schema": schema} for media in media_types},
+        }
+    }
+
+
+def success_response(
+    media_type: str,
+    description: str,
+    *,
+    schema: dict[str, Any] | None = None,
+    example: Any = None,
+    metered: bool = True,
+) -> dict[int | str, dict[str, Any]]:
+    """The 200 response entry with its media type, schema, example and the metering headers."""
+    content: dict[str, Any] = {"schema": schema or {"type": "string", "format": "binary"}}
+    if example is not None:
+        content["example"] = example
+    entry: dict[str, Any] = {"description": description, "content": {media_type: content}}
+    if metered:
+        entry["headers"] = METERING_HEADERS
+    return {200: entry}
+
+
+def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utility API") -> dict[str, Any]:
+    """One OpenAPI document over the routes of every function's app."""
+    routes = [route for app in apps for route in app.routes]
+    spec = get_openapi(
+        title=title,
+        version=__version__,
+        description=(
+            "Stateless file and data utilities. Every /v1 request needs `Authorization: Bearer sk_live_...`. "
+            "Errors are ApiError JSON. Request bodies are limited to 4,500,000 bytes by default (413 too_large)."
+        ),
+        routes=routes,
+    )
+    spec["servers"] = [{"url": "/"}]
+    return spec

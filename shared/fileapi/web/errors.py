@@ -1,0 +1,121 @@
+"""The one mapping from errors to HTTP: ApiError JSON for every failure.
+
+Our own `ApiError`s, FastAPI's validation errors, Starlette's 404/405 and anything
+unexpected all leave through `error_response`.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from fileapi.errors import ApiError, InternalError, InvalidInput, MethodNotAllowed, NotFound, TooLarge
+from fileapi.web.logs import logger
+
+# Parameter values are echoed in validation messages only from these places, and only short ones.
+_ECHOED_LOCATIONS = frozenset({"query", "path"})
+_MAX_ECHO_CHARS = 40
+
+
+def error_body(exc: ApiError) -> dict[str, str]:
+    """The ApiError JSON object of `exc`."""
+    body = {"error": exc.code, "message": exc.message}
+    if exc.upgrade_url:
+        body["upgrade_url"] = exc.upgrade_url
+    return body
+
+
+def error_response(exc: ApiError) -> Response:
+    """The HTTP response for `exc`: its status, ApiError JSON and its headers."""
+    return JSONResponse(error_body(exc), status_code=exc.http_status, headers=exc.headers)
+
+
+def validation_error(exc: RequestValidationError) -> InvalidInput:
+    """An InvalidInput that names each bad parameter and what is wrong with it."""
+    problems = [_describe(error) for error in exc.errors()]
+    return InvalidInput("; ".join(problems) or "invalid request")
+
+
+def _describe(error: dict[str, Any]) -> str:
+    location = tuple(error.get("loc", ()))
+    where = location[0] if location else "request"
+    name = ".".join(str(part) for part in location[1:]) or where
+    text = f"{name}: {error.get('msg', 'invalid')}"
+    value = error.get("input")
+    if where in _ECHOED_LOCATIONS and isinstance(value, str) and len(value) <= _MAX_ECHO_CHARS:
+        text += f" (got {value!r})"
+    return text
+
+
+def http_error(exc: StarletteHTTPException) -> ApiError:
+    """Starlette's own HTTP errors as ApiErrors."""
+    if exc.status_code == 404:
+        return NotFound("no such endpoint; see /openapi.json for the API's paths")
+    if exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "")
+        error = MethodNotAllowed(f"method not allowed here; allowed: {allowed}" if allowed else "method not allowed")
+        error.headers.update(exc.headers or {})
+        return error
+    if exc.status_code == 413:
+        return TooLarge(str(exc.detail))
+    if 400 <= exc.status_code < 500:
+        return InvalidInput(str(exc.detail))
+    return InternalError("unexpected failure")
+
+
+def unexpected_error(exc: BaseException) -> InternalError:
+    """Log an unexpected exception by type and frames only (its message may hold request content)."""
+    frames = [f"{frame.filename}:{frame.lineno} {frame.name}" for frame in traceback.extract_tb(exc.__traceback__)]
+    logger.error("unexpected error", extra={"exception_type": type(exc).__name__, "frames": frames[-8:]})
+    return InternalError("unexpected failure; it has been logged without the request's content")
+
+
+class CatchAllMiddleware:
+    """Turns any exception that escaped the app into 500 internal_error, and swallows it:
+    Starlette's ServerErrorMiddleware would re-raise it to the server, whose log line
+    would carry the exception's message (which may quote request content)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:
+            error = unexpected_error(exc)
+            if not started and scope["type"] == "http":
+                await error_response(error)(scope, receive, send)
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Route every error of `app` through `error_response` (with CatchAllMiddleware outside it)."""
+
+    async def on_api_error(_: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return error_response(exc)
+
+    async def on_validation_error(_: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        return error_response(validation_error(exc))
+
+    async def on_http_error(_: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        return error_response(http_error(exc))
+
+    app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
