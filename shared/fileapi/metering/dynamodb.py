@@ -55,6 +55,7 @@ CONDITION_FAILED = "ConditionalCheckFailedException"
 
 # Named condition parts, combined per call.
 QUOTA_LEFT = "(attribute_not_exists(used) OR used < :quota)"
+QUOTA_NONE = "(used < :quota)"  # false for a missing `used`: a quota of 0 admits nothing
 BUCKET_IDLE = "(attribute_not_exists(tat) OR tat <= :now)"
 BUCKET_BUSY = "(tat > :now AND tat <= :ceiling)"
 NOT_THIS_REQUEST = "(attribute_not_exists(last_request) OR last_request <> :rid)"
@@ -176,7 +177,7 @@ class DynamoStore(MeteringStore):
 
     def take_token(self, account_id: str, period: str, bucket: Bucket, *, quota: int | None, expires_at: int) -> int:
         key = _usage_key(account_id, period)
-        quota_part = f" AND {QUOTA_LEFT}" if quota is not None else ""
+        quota_part = f" AND {_quota_left(quota)}" if quota is not None else ""
         values: dict[str, Any] = {
             ":now": _n(bucket.now_us),
             ":expires": _n(expires_at),
@@ -227,7 +228,7 @@ class DynamoStore(MeteringStore):
                     Key=_usage_key(account_id, period),
                     UpdateExpression="SET used = if_not_exists(used, :zero) + :one, "
                     "last_request = :rid, expires_at = :expires",
-                    ConditionExpression=f"{QUOTA_LEFT} AND {NOT_THIS_REQUEST}",
+                    ConditionExpression=f"{_quota_left(quota)} AND {NOT_THIS_REQUEST}",
                     ExpressionAttributeValues={
                         ":zero": _n(0),
                         ":one": _n(1),
@@ -317,6 +318,10 @@ class DynamoStore(MeteringStore):
             if attempt < self.attempts:
                 self._sleep(random.uniform(0, 0.025 * 2**attempt))  # noqa: S311 (backoff jitter)
         raise StoreUnavailable(failure)
+
+
+def _quota_left(quota: int) -> str:
+    return QUOTA_LEFT if quota > 0 else QUOTA_NONE
 
 
 def _usage_key(account_id: str, period: str) -> dict[str, Any]:

@@ -1,0 +1,69 @@
+"""Shared fixtures: a real DynamoDB-compatible endpoint (moto's server, single-threaded) for the
+whole session, a Meter over it, keys, and the composed local API as a test client."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from fileapi.local import dynamo
+from fileapi.local.server import create_local_app
+from fileapi.metering.admin import create_key
+from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+from fileapi.metering.meter import Meter
+from fileapi.web.services import set_meter
+
+for _name, _value in dynamo.LOCAL_CREDENTIALS.items():
+    os.environ.setdefault(_name, _value)
+
+MakeKey = Callable[..., str]
+
+
+@pytest.fixture(scope="session")
+def dynamodb_endpoint() -> Iterator[str]:
+    """URL of a moto server started for this test session (one per xdist worker)."""
+    process, url = dynamo.start_process()
+    yield url
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def store(dynamodb_endpoint: str) -> DynamoStore:
+    table = f"fileapi-test-{uuid.uuid4().hex[:8]}"
+    client = create_client(region="us-east-1", endpoint_url=dynamodb_endpoint)
+    create_table(client, table)
+    return DynamoStore(table, client)
+
+
+@pytest.fixture(scope="session")
+def meter(store: DynamoStore) -> Meter:
+    return Meter(store)
+
+
+@pytest.fixture()
+def make_key(store: DynamoStore) -> MakeKey:
+    """Create an account with a fresh e-mail and return its key."""
+
+    def make(plan: str = "business", quota: int | None = None, status: str = "active") -> str:
+        return create_key(store, email=f"{uuid.uuid4().hex}@example.com", plan=plan, quota=quota, status=status)
+
+    return make
+
+
+@pytest.fixture()
+def key(make_key: MakeKey) -> str:
+    return make_key()
+
+
+@pytest.fixture(scope="session")
+def api(meter: Meter) -> Iterator[TestClient]:
+    """The whole API as the local server composes it from template.yaml."""
+    set_meter(meter)
+    with TestClient(create_local_app(), raise_server_exceptions=False) as client:
+        yield client
+    set_meter(None)

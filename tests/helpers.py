@@ -1,0 +1,21 @@
+"""Helpers for tests: auth headers and the shared corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def corpus_dir(name: str) -> Path:
+    """A folder of ../shared/corpus, or skip the test when the corpus is absent."""
+    path = CORPUS / name
+    if not path.is_dir():
+        pytest.skip(f"corpus folder {path} is absent")
+    return path
