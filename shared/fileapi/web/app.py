@@ -20,7 +20,9 @@ def create_app(*routers: APIRouter, title: str) -> FastAPI:
     settings = get_settings()
     app = FastAPI(title=title, version=__version__, openapi_url=None, docs_url=None, redoc_url=None)
     for router in routers:
-        app.include_router(router)
+        # Flat, not include_router: FastAPI >= 0.160 wraps included routers, and app.routes
+        # must list each APIRoute for the template check and the OpenAPI build.
+        app.router.routes.extend(router.routes)
     install_error_handlers(app)
     app.add_middleware(CatchAllMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)

@@ -1,0 +1,114 @@
+"""Each function's Lambda `handler` invoked with the API Gateway v2 sample events of events/."""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_module, load_functions
+from fileapi.metering.meter import Meter
+from fileapi.web.services import set_meter
+from tests.conftest import MakeKey
+
+EVENTS = sorted((PROJECT_ROOT / "events").glob("*.json"))
+FUNCTIONS = load_functions()
+EXPECTED_BODIES: dict[str, bytes] = {
+    "GET /health": b"ok",
+    "POST /v1/data/base64-encode": base64.b64encode(b"\x00\xffhello\r\n"),
+    "POST /v1/data/base64-decode": b"\x00\xffhello\r\n",
+    "POST /v1/data/url-encode": b"a%20b%26c%3D%C3%BC",
+    "POST /v1/data/url-decode": "a b&c=ü".encode(),
+    "POST /v1/data/json-format": b'{\n  "b": 1,\n  "a": [\n    true,\n    null\n  ]\n}\n',
+    "POST /v1/data/json-minify": b'{"a":[1,2]}',
+    "POST /v1/data/csv-to-json": b'[{"a":"1","b":"x,y"}]',
+    "POST /v1/data/json-to-csv": b"a,b,c\r\n1,x,\r\n,,true\r\n",
+}
+
+
+@dataclass
+class LambdaContext:
+    function_name: str = "test"
+    memory_limit_in_mb: int = 512
+    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:test"
+    aws_request_id: str = ""
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 29_000
+
+
+def function_for(route_key: str) -> FunctionSpec:
+    method, path = route_key.split(" ", 1)
+    return next(spec for spec in FUNCTIONS if (method, path) in spec.routes)
+
+
+def invoke(event: dict[str, Any]) -> dict[str, Any]:
+    module = load_function_module(function_for(event["routeKey"]))
+    response: dict[str, Any] = module.handler(event, LambdaContext(aws_request_id=str(uuid.uuid4())))
+    return response
+
+
+def body_of(response: dict[str, Any]) -> bytes:
+    body = response.get("body", "")
+    return base64.b64decode(body) if response.get("isBase64Encoded") else body.encode()
+
+
+@pytest.fixture(autouse=True)
+def _meter(meter: Meter) -> Any:
+    set_meter(meter)
+    yield
+    set_meter(None)
+
+
+def test_every_template_route_has_one_sample_event() -> None:
+    template_routes = {f"{method} {path}" for spec in FUNCTIONS for method, path in spec.routes}
+    event_routes = [json.loads(path.read_text())["routeKey"] for path in EVENTS]
+    assert sorted(event_routes) == sorted(template_routes)
+
+
+@pytest.mark.parametrize("event_path", EVENTS, ids=[path.stem for path in EVENTS])
+def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -> None:
+    event = json.loads(event_path.read_text())
+    if "authorization" in event["headers"]:
+        event["headers"]["authorization"] = f"Bearer {make_key(plan='pro')}"
+    response = invoke(event)
+    assert response["statusCode"] == 200, body_of(response)
+    headers = {name.lower(): value for name, value in response["headers"].items()}
+    if event["routeKey"].startswith(("POST /v1/", "GET /v1/")):
+        assert int(headers["x-quota-remaining"]) >= 0
+        assert headers["ratelimit-limit"] == "15"
+    expected = EXPECTED_BODIES.get(event["routeKey"])
+    if expected is not None:
+        assert body_of(response) == expected
+    elif event["routeKey"] == "GET /openapi.json":
+        assert json.loads(body_of(response))["openapi"].startswith("3.")
+    else:
+        assert json.loads(body_of(response))["plan"] == "pro"
+
+
+def test_binary_response_is_base64_encoded_for_api_gateway(make_key: MakeKey) -> None:
+    event = json.loads((PROJECT_ROOT / "events" / "data-base64-decode.json").read_text())
+    event["headers"]["authorization"] = f"Bearer {make_key()}"
+    response = invoke(event)
+    assert response["isBase64Encoded"] is True
+    assert base64.b64decode(response["body"]) == b"\x00\xffhello\r\n"
+
+
+def test_handler_without_key_answers_401_json(make_key: MakeKey) -> None:
+    event = json.loads((PROJECT_ROOT / "events" / "data-json-minify.json").read_text())
+    del event["headers"]["authorization"]
+    response = invoke(event)
+    assert response["statusCode"] == 401
+    assert json.loads(body_of(response))["error"] == "unauthorized"
+
+
+def test_handler_uses_the_lambda_request_id(make_key: MakeKey) -> None:
+    event = json.loads((PROJECT_ROOT / "events" / "health.json").read_text())
+    module = load_function_module(function_for(event["routeKey"]))
+    response = module.handler(event, LambdaContext(aws_request_id="req-123"))
+    assert response["headers"]["x-request-id"] == "req-123"

@@ -1,0 +1,90 @@
+"""template.yaml, the functions' apps and the OpenAPI document cannot drift apart."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from fastapi.routing import APIRoute
+from openapi_spec_validator import validate
+
+from fileapi.local.cli import render_openapi
+from fileapi.local.server import function_app
+from fileapi.local.template import load_functions
+from fileapi.web.docs import build_openapi
+from fileapi.web.spec import OPENAPI_PATH
+
+FUNCTIONS = load_functions()
+CONTRACT_ERRORS = {"400", "401", "403", "413", "429", "500"}
+
+
+def app_routes(spec: Any) -> set[tuple[str, str]]:
+    return {
+        (method, route.path)
+        for route in function_app(spec).routes
+        if isinstance(route, APIRoute)
+        for method in route.methods
+    }
+
+
+@pytest.mark.parametrize("spec", FUNCTIONS, ids=[spec.logical_id for spec in FUNCTIONS])
+def test_each_function_serves_exactly_its_template_routes(spec: Any) -> None:
+    assert app_routes(spec) == set(spec.routes)
+
+
+def test_template_functions_are_the_families_built_so_far() -> None:
+    assert [spec.logical_id for spec in FUNCTIONS] == ["HealthFunction", "DataFunction", "AccountFunction"]
+    assert {path for spec in FUNCTIONS for _, path in spec.routes} >= {
+        "/health",
+        "/v1/usage",
+        "/v1/data/base64-encode",
+        "/v1/data/json-to-csv",
+    }
+
+
+def test_committed_openapi_is_current() -> None:
+    generated = render_openapi(build_openapi(function_app(spec) for spec in FUNCTIONS))
+    assert OPENAPI_PATH.read_text(encoding="utf-8") == generated, "run `make openapi`"
+
+
+def test_openapi_is_valid_and_documents_every_route() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    validate(spec)
+    documented = {(method.upper(), path) for path, item in spec["paths"].items() for method in item}
+    assert documented == {route for function in FUNCTIONS for route in function.routes}
+
+
+def test_metered_operations_document_errors_headers_and_security() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    assert spec["components"]["securitySchemes"]["apiKey"] == {
+        "type": "http",
+        "description": "API key as a bearer token: `Authorization: Bearer sk_live_...`",
+        "scheme": "bearer",
+    }
+    for path, item in spec["paths"].items():
+        for operation in item.values():
+            if not path.startswith("/v1/"):
+                assert "security" not in operation
+                continue
+            assert operation["security"] == [{"apiKey": []}]
+            assert {"401", "403", "429", "500"} <= set(operation["responses"])
+            assert "X-Quota-Remaining" in operation["responses"]["200"]["headers"]
+            if path.startswith("/v1/data/"):
+                assert CONTRACT_ERRORS <= set(operation["responses"])
+                assert operation["requestBody"]["required"] is True
+                assert operation["summary"]
+
+
+def test_bounds_are_in_the_schema() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    parameters = spec["paths"]["/v1/data/json-format"]["post"]["parameters"]
+    indent = next(parameter for parameter in parameters if parameter["name"] == "indent")
+    assert indent["schema"] == {
+        "type": "integer",
+        "maximum": 8,
+        "minimum": 1,
+        "description": "Spaces per nesting level.",
+        "default": 2,
+        "title": "Indent",
+    }
