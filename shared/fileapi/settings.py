@@ -20,7 +20,7 @@ DEFAULT_MAX_RESPONSE_BYTES = 6_000_000
 
 @dataclass(frozen=True)
 class Settings:
-    """What the service needs to know about where it runs."""
+    """What the service needs to know about where it runs (dev_*: the key `fileapi run` makes sure of)."""
 
     stage: str
     table_name: str
@@ -29,12 +29,18 @@ class Settings:
     max_body_bytes: int
     max_response_bytes: int
     outbox_dir: Path
+    state_dir: Path
     mailer: str
     mail_from: str
     upgrade_url: str | None
+    port: int
+    dev_key: str | None
+    dev_plan: str
+    dev_email: str
+    dev_quota: int | None
 
 
-def _int_env(name: str, default: int) -> int:
+def _int_env(name: str, default: int, *, minimum: int = 1) -> int:
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
@@ -42,8 +48,8 @@ def _int_env(name: str, default: int) -> int:
         value = int(raw)
     except ValueError:
         raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, not {value}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, not {value}")
     return value
 
 
@@ -58,9 +64,15 @@ def load_settings() -> Settings:
         max_body_bytes=_int_env("FILEAPI_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
         max_response_bytes=_int_env("FILEAPI_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES),
         outbox_dir=Path(env.get("FILEAPI_OUTBOX", ".local/outbox")),
+        state_dir=Path(env.get("FILEAPI_STATE_DIR", ".local")),
         mailer=env.get("FILEAPI_MAILER", "outbox"),
         mail_from=env.get("FILEAPI_MAIL_FROM", "no-reply@fileapi.local"),
         upgrade_url=env.get("FILEAPI_UPGRADE_URL") or None,
+        port=_int_env("FILEAPI_PORT", 3000),
+        dev_key=env.get("FILEAPI_DEV_KEY") or None,
+        dev_plan=env.get("FILEAPI_DEV_PLAN", "business"),
+        dev_email=env.get("FILEAPI_DEV_EMAIL", "dev@example.com"),
+        dev_quota=_int_env("FILEAPI_DEV_QUOTA", 0, minimum=0) if env.get("FILEAPI_DEV_QUOTA") else None,
     )
 
 

@@ -18,15 +18,13 @@ import urllib.request
 from pathlib import Path
 
 from fileapi.local import dynamo
-from fileapi.local.template import PROJECT_ROOT
 from fileapi.metering.admin import create_key, ensure_key
 from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
 from fileapi.metering.plans import PLANS
 from fileapi.metering.store import AccountExists
 from fileapi.settings import load_settings
 
-RUN_STATE = PROJECT_ROOT / ".local" / "run.json"
-DEFAULT_PORT = 3000
+RUN_STATE_FILE = "run.json"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -77,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("FILEAPI_PORT", DEFAULT_PORT)))
+    parser.add_argument("--port", type=int, default=load_settings().port, help="default: FILEAPI_PORT or 3000")
     parser.add_argument("--workers", type=int, default=1, help="uvicorn worker processes")
 
 
@@ -101,7 +99,7 @@ def _store(args: argparse.Namespace) -> DynamoStore:
 def _running_endpoint() -> str | None:
     """The DynamoDB endpoint of a running `fileapi run`, if there is one."""
     try:
-        state = json.loads(RUN_STATE.read_text())
+        state = json.loads((load_settings().state_dir / RUN_STATE_FILE).read_text())
         endpoint = str(state["dynamodb_endpoint"])
         urllib.request.urlopen(endpoint, timeout=1).close()  # noqa: S310 (loopback only)
     except urllib.error.HTTPError:
@@ -156,8 +154,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         create_table(store.client, store.table_name)
         key = _dev_key(store)
         base_url = f"http://{args.host}:{args.port}"
-        RUN_STATE.parent.mkdir(parents=True, exist_ok=True)
-        RUN_STATE.write_text(json.dumps({"base_url": base_url, "dynamodb_endpoint": endpoint}))
+        run_state = settings.state_dir / RUN_STATE_FILE
+        run_state.parent.mkdir(parents=True, exist_ok=True)
+        run_state.write_text(json.dumps({"base_url": base_url, "dynamodb_endpoint": endpoint}))
         settings.outbox_dir.mkdir(parents=True, exist_ok=True)
         print(f"File API on {base_url}  (DynamoDB endpoint {endpoint}, outbox {settings.outbox_dir})")
         print(f"API key: {key}")
@@ -167,24 +166,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         process.terminate()
         process.wait(timeout=10)
-        RUN_STATE.unlink(missing_ok=True)
+        (load_settings().state_dir / RUN_STATE_FILE).unlink(missing_ok=True)
     return 0
 
 
 def _dev_key(store: DynamoStore) -> str:
     """FILEAPI_DEV_KEY on FILEAPI_DEV_PLAN (default business) made sure of, or a new key."""
-    env = os.environ
-    plan = env.get("FILEAPI_DEV_PLAN", "business")
-    email = env.get("FILEAPI_DEV_EMAIL", "dev@example.com")
-    quota = int(env["FILEAPI_DEV_QUOTA"]) if env.get("FILEAPI_DEV_QUOTA") else None
-    key = env.get("FILEAPI_DEV_KEY")
-    if key:
-        ensure_key(store, key=key, email=email, plan=plan, quota=quota)
-        return key
-    existing = store.get_account_by_email(email)
-    if existing is not None:
-        email = f"dev+{os.getpid()}@example.com"
-    return create_key(store, email=email, plan=plan, quota=quota)
+    settings = load_settings()
+    if settings.dev_key:
+        ensure_key(
+            store, key=settings.dev_key, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota
+        )
+        return settings.dev_key
+    return create_key(store, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota)
 
 
 def _uvicorn(args: argparse.Namespace) -> None:

@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -45,7 +46,7 @@ def start_process(
     port = port or free_port(host)
     env = {**os.environ, **LOCAL_CREDENTIALS}
     process = subprocess.Popen(
-        [sys.executable, "-m", "fileapi.local.dynamo", host, str(port)],
+        [sys.executable, "-m", "fileapi.local.dynamo", host, str(port), str(os.getpid())],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -66,5 +67,18 @@ def start_process(
     raise RuntimeError(f"the local DynamoDB endpoint did not answer on {url} within {timeout_seconds} s")
 
 
+def exit_with_parent(parent_pid: int, poll_seconds: float = 0.5) -> None:
+    """End this process when `parent_pid` is gone (however the parent died)."""
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(poll_seconds)
+        os._exit(0)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 if __name__ == "__main__":
+    if len(sys.argv) > 3:
+        exit_with_parent(int(sys.argv[3]))
     serve(sys.argv[1], int(sys.argv[2]))
