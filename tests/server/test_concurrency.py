@@ -44,9 +44,7 @@ def test_quota_is_exact_under_concurrency(start_servers: StartServers, server_ta
     requests = workload()
     # WHEN 16 threads send the 330 requests, alternating between the servers
     with ThreadPoolExecutor(max_workers=16) as pool:
-        results = list(
-            pool.map(lambda item: send(urls[item[0] % 2], key, item[1]), enumerate(requests))
-        )
+        results = list(pool.map(lambda item: send(urls[item[0] % 2], key, item[1]), enumerate(requests)))
     valid = [result for result in results if result[0] == VALID[0]]
     invalid = [result for result in results if result[0] == INVALID[0]]
     successes = [result for result in valid if result[1] == 200]
@@ -56,7 +54,9 @@ def test_quota_is_exact_under_concurrency(start_servers: StartServers, server_ta
     # AND every other valid request is refused with quota_exceeded, never anything else
     refused = [result for result in valid if result[1] != 200]
     assert len(refused) == 200
-    assert all(result[1] == 429 and result[3] is not None and result[3]["error"] == "quota_exceeded" for result in refused)
+    assert all(
+        result[1] == 429 and result[3] is not None and result[3]["error"] == "quota_exceeded" for result in refused
+    )
     # AND the invalid ones get 400 and cost nothing
     assert [result[1] for result in invalid] == [400] * 30
     assert all(result[3] is not None and result[3]["error"] == "invalid_input" for result in invalid)

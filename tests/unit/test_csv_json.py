@@ -34,7 +34,9 @@ def test_invalid_utf8_is_rejected() -> None:
         csv_to_json(b"a\n\xff\n")
 
 
-@pytest.mark.parametrize(("text", "sep"), [("a;b\n1;2", ";"), ("a\tb\n1\t2", "\t"), ("a|b\n1|2", "|"), ("a,b\n1,2", ",")])
+@pytest.mark.parametrize(
+    ("text", "sep"), [("a;b\n1;2", ";"), ("a\tb\n1\t2", "\t"), ("a|b\n1|2", "|"), ("a,b\n1,2", ",")]
+)
 def test_delimiter_is_detected(text: str, sep: str) -> None:
     assert detect_delimiter(text) == sep
     assert rows(text.encode()) == [{"a": "1", "b": "2"}]
@@ -115,7 +117,7 @@ def test_json_to_csv_of_empty_array_is_empty() -> None:
     assert json_to_csv(b"[]") == b""
 
 
-cell = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=12)
+cell = st.text(alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=12)
 
 
 @given(st.lists(st.fixed_dictionaries({"a": cell, "b": cell}), min_size=1, max_size=6))

@@ -34,7 +34,7 @@ def test_format_with_indent_4() -> None:
 
 
 def test_format_rejects_indent_out_of_range() -> None:
-    with pytest.raises(InvalidInput, match="indent must be 1..8, not 9"):
+    with pytest.raises(InvalidInput, match=r"indent must be 1\.\.8, not 9"):
         format_json(b"[]", indent=9)
 
 
@@ -65,3 +65,9 @@ def test_format_and_minify_preserve_the_value(value: object) -> None:
     assert json.loads(format_json(text, indent=3)) == value
     assert json.loads(minify_json(text)) == value
     assert minify_json(format_json(text, indent=3)) == minify_json(text)
+
+
+def test_deep_nesting_beyond_orjsons_writer_is_formatted() -> None:
+    deep = b"[" * 500 + b"]" * 500
+    assert minify_json(deep) == deep
+    assert json.loads(format_json(deep)) == json.loads(deep)

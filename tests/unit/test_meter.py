@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -19,7 +19,7 @@ from fileapi.metering.keys import hash_key
 from fileapi.metering.meter import Meter, next_month_start, parse_bearer
 from fileapi.metering.store import AccountExists
 
-T0 = int(datetime(2026, 11, 30, 23, 59, 50, tzinfo=timezone.utc).timestamp() * 1_000_000)
+T0 = int(datetime(2026, 11, 30, 23, 59, 50, tzinfo=UTC).timestamp() * 1_000_000)
 
 
 class Clock:
@@ -175,9 +175,7 @@ def test_usage_report_shape(meter: Meter, store: DynamoStore) -> None:
 
 
 def test_next_month_start_rolls_over_the_year() -> None:
-    assert next_month_start(datetime(2026, 12, 31, 23, 59, tzinfo=timezone.utc)) == datetime(
-        2027, 1, 1, tzinfo=timezone.utc
-    )
+    assert next_month_start(datetime(2026, 12, 31, 23, 59, tzinfo=UTC)) == datetime(2027, 1, 1, tzinfo=UTC)
 
 
 def test_create_key_refuses_a_taken_email(store: DynamoStore) -> None:

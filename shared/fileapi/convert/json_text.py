@@ -51,7 +51,9 @@ def format_json(data: bytes, *, indent: int = 2) -> bytes:
     body = _strip_bom(data)
     value = parse_json(body)
     if indent == 2 and _numbers_are_canonical(body):
-        return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        fast = _dump(value, orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+        if fast is not None:
+            return fast
     return _respace(body, indent) + b"\n"
 
 
@@ -62,9 +64,16 @@ def minify_json(data: bytes) -> bytes:
     """
     body = _strip_bom(data)
     value = parse_json(body)
-    if _numbers_are_canonical(body):
-        return orjson.dumps(value)
-    return _WHITESPACE_OUTSIDE_STRINGS.sub(rb"\1", body)
+    fast = _dump(value) if _numbers_are_canonical(body) else None
+    return fast if fast is not None else _WHITESPACE_OUTSIDE_STRINGS.sub(rb"\1", body)
+
+
+def _dump(value: object, option: int = 0) -> bytes | None:
+    """orjson's serialisation, or None where it gives up (it nests 254 levels at most, parsing 1024)."""
+    try:
+        return orjson.dumps(value, option=option)
+    except orjson.JSONEncodeError:
+        return None
 
 
 def _strip_bom(data: bytes) -> bytes:

@@ -277,7 +277,7 @@ class DynamoStore(MeteringStore):
         return True, dict(response.get("Attributes", {}))
 
     def _old_item(self, exc: ClientError, key: dict[str, Any]) -> dict[str, Any]:
-        item = exc.response.get("Item")
+        item: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]
         if item is not None:
             return dict(item)
         found = self._get(key["pk"]["S"], key["sk"]["S"])
@@ -296,12 +296,9 @@ class DynamoStore(MeteringStore):
         item = self._get(f"ACCOUNT#{account_id}", "PROFILE")
         if item is None:
             return None
-        return Account(
-            account_id=account_id,
-            **{name: item[name]["S"] for name in _PROFILE_FIELDS},
-            **{name: item[name]["S"] for name in _OPTIONAL_STR if name in item},
-            **{name: int(item[name]["N"]) for name in _OPTIONAL_INT if name in item},
-        )
+        fields: dict[str, Any] = {name: item[name]["S"] for name in (*_PROFILE_FIELDS, *_OPTIONAL_STR) if name in item}
+        fields.update({name: int(item[name]["N"]) for name in _OPTIONAL_INT if name in item})
+        return Account(account_id=account_id, **fields)
 
     def _call(self, operation: Callable[[], T]) -> T:
         """Run `operation`, retrying transient failures; raise StoreUnavailable when they persist."""

@@ -1,0 +1,77 @@
+"""Access records: one JSON record per request with the agreed fields; no content, no whole keys."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import sys
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from fileapi.web.logs import logger
+from tests.helpers import auth
+
+SENTINEL = "SENTINEL-7f3a9c"
+
+
+@pytest.fixture()
+def log_output() -> Iterator[io.StringIO]:
+    """What the service's JSON logger writes during the test."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logger.registered_formatter)
+    logger.addHandler(handler)
+    yield stream
+    logger.handlers.remove(handler)
+
+
+def records(output: str) -> list[dict[str, object]]:
+    found = []
+    for line in output.splitlines():
+        if line.startswith("{"):
+            found.append(json.loads(line))
+    return found
+
+
+def test_access_record_fields_without_content_or_key(api: TestClient, key: str, log_output: io.StringIO) -> None:
+    response = api.post(
+        "/v1/data/url-encode", params={"form": "true", "x": SENTINEL}, content=SENTINEL.encode(), headers=auth(key)
+    )
+    assert response.status_code == 200
+    bad = api.post("/v1/data/json-format", content=f'{{"{SENTINEL}": nope}}'.encode(), headers=auth(key))
+    assert bad.status_code == 400
+    assert SENTINEL not in bad.text
+    output = log_output.getvalue()
+    assert SENTINEL not in output
+    assert key not in output
+    access = [record for record in records(output) if record.get("message") == "request"]
+    assert len(access) == 2
+    first = access[0]
+    assert first["route"] == "/v1/data/url-encode"
+    assert first["status"] == 200
+    assert first["bytes_in"] == len(SENTINEL)
+    assert first["bytes_out"] == len(response.content)
+    assert first["key_prefix"] == key[:12]
+    assert isinstance(first["latency_ms"], float)
+    assert first["request_id"] == response.headers["X-Request-Id"]
+    assert access[1]["status"] == 400
+
+
+def test_unexpected_errors_are_logged_without_their_message(
+    api: TestClient, key: str, log_output: io.StringIO, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def explode(data: bytes, **_: object) -> bytes:
+        raise RuntimeError(f"boom {data.decode()}")
+
+    data_app = sys.modules["fileapi_functions.data.app"]
+    monkeypatch.setattr(data_app, "encode_base64", explode)
+    response = api.post("/v1/data/base64-encode", content=SENTINEL.encode(), headers=auth(key))
+    assert response.status_code == 500
+    assert response.json()["error"] == "internal_error"
+    assert SENTINEL not in response.text
+    output = log_output.getvalue()
+    assert SENTINEL not in output
+    assert any(record.get("exception_type") == "RuntimeError" for record in records(output))
