@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -14,6 +12,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from fileapi.local import dynamo
+from fileapi.local.processes import start_api_server
 from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
 
 pytestmark = pytest.mark.server
@@ -53,19 +52,7 @@ def start_servers(dynamodb_endpoint: str, server_table: DynamoStore) -> Iterator
         urls = []
         for _ in range(count):
             port = dynamo.free_port()
-            env = {
-                **os.environ,
-                **dynamo.LOCAL_CREDENTIALS,
-                "FILEAPI_DYNAMODB_ENDPOINT": dynamodb_endpoint,
-                "FILEAPI_TABLE": server_table.table_name,
-                "POWERTOOLS_LOG_LEVEL": "WARNING",
-            }
-            process = subprocess.Popen(
-                [sys.executable, "-m", "fileapi.local.cli", "serve", "--port", str(port)],
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
+            process = start_api_server(port, endpoint=dynamodb_endpoint, table=server_table.table_name)
             processes.append(process)
             urls.append(f"http://127.0.0.1:{port}")
         for url, process in zip(urls, processes[-count:], strict=True):

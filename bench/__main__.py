@@ -1,0 +1,234 @@
+"""make bench: stack overhead, Data throughput against command-line tools, cold-start imports.
+
+Every figure is a median of repeated runs; ratios compare against a reference measured in the
+same run. Nothing here is asserted: targets are read off the report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.timing import command_seconds, median_seconds, row
+from fileapi.convert.encoding import encode_base64
+from fileapi.convert.json_text import format_json, minify_json
+from fileapi.local import dynamo
+from fileapi.local.processes import start_api_server
+from fileapi.local.template import PROJECT_ROOT, load_functions
+from fileapi.metering.admin import create_key
+from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+from fileapi.metering.meter import Meter
+from fileapi.web.logs import logger
+from fileapi.web.services import set_meter
+
+FOUR_MB = 4 * 1024 * 1024
+logger.setLevel("WARNING")  # one access record per request would dominate the report
+
+
+def asgi_call(app: Any, method: str, path: str, body: bytes, headers: list[tuple[bytes, bytes]]) -> int:
+    """One request through an ASGI app, no HTTP client or server in between; returns the status."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(b"content-length", str(len(body)).encode()), *headers],
+        "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }
+    sent = False
+    status = 0
+
+    async def receive() -> dict[str, Any]:
+        nonlocal sent
+        if sent:
+            return {"type": "http.disconnect"}
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+
+    asyncio.run(app(scope, receive, send))
+    return status
+
+
+def bench_overhead(endpoint: str) -> None:
+    print("Stack overhead: base64-encode of 1 KiB")
+    from fileapi.local.server import create_local_app
+
+    client = create_client(region="us-east-1", endpoint_url=endpoint)
+    create_table(client, "fileapi-bench")
+    store = DynamoStore("fileapi-bench", client)
+    set_meter(Meter(store))
+    key = create_key(store, email="bench@example.com", plan="business", quota=10_000_000)
+    body = os.urandom(1024)
+    headers = [(b"authorization", f"Bearer {key}".encode())]
+    app = create_local_app()
+    assert asgi_call(app, "POST", "/v1/data/base64-encode", body, headers) == 200
+
+    bare = median_seconds(lambda: encode_base64(body), number=2000)
+    stack = median_seconds(lambda: asgi_call(app, "POST", "/v1/data/base64-encode", body, headers), repeat=7, number=50)
+    health = median_seconds(lambda: asgi_call(app, "GET", "/health", b"", []), number=200)
+    meter = Meter(store)
+
+    def meter_once() -> None:
+        account = meter.authenticate(f"Bearer {key}")
+        meter.commit(meter.admit(account, counted=True), os.urandom(8).hex())
+
+    metering = median_seconds(meter_once, repeat=7, number=50)
+    print(row("bare converter call", bare))
+    print(row("ASGI stack, no metering (GET /health)", health, bare, "bare"))
+    print(row("metering alone (auth + admit + commit)", metering, bare, "bare"))
+    print(row("full stack incl. metering (ASGI, in-process)", stack, bare, "bare"))
+    own = stack - metering
+    print(f"  -> the stack's own cost (full stack minus the store's 4 round trips): {own * 1e6:.0f} us per request,")
+    print(f"     {own / bare:.0f}x the bare call; at most {1 / own:.0f} req/s per core before the store's latency")
+
+
+def bench_throughput(endpoint: str) -> None:
+    print("\nRequests per second: one `fileapi serve` process (one core) + the local DynamoDB endpoint")
+    port = dynamo.free_port()
+    server = start_api_server(port, endpoint=endpoint, table="fileapi-bench")
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try:
+                httpx.get(base + "/health", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        store = DynamoStore("fileapi-bench", create_client(region="us-east-1", endpoint_url=endpoint))
+        key = create_key(store, email="rps@example.com", plan="business", quota=10_000_000)
+        body = os.urandom(1024)
+        for path, headers, count in (
+            ("/health", {}, 2000),
+            ("/v1/data/base64-encode", {"Authorization": f"Bearer {key}"}, 1000),
+        ):
+            results = _load(base + path, body if path != "/health" else None, headers, count)
+            print(f"  {path:<28} {results}")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _load(url: str, body: bytes | None, headers: dict[str, str], count: int) -> str:
+    latencies: list[float] = []
+
+    def worker(n: int) -> None:
+        with httpx.Client(timeout=10) as client:
+            for _ in range(n):
+                started = time.perf_counter()
+                response = client.post(url, content=body, headers=headers) if body else client.get(url)
+                latencies.append(time.perf_counter() - started)
+                assert response.status_code == 200, response.text
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(worker, [count // 4] * 4))
+    elapsed = time.perf_counter() - started
+    latencies.sort()
+    p50 = statistics.median(latencies) * 1000
+    p99 = latencies[int(len(latencies) * 0.99) - 1] * 1000
+    return f"{len(latencies) / elapsed:8.0f} req/s   p50 {p50:.2f} ms   p99 {p99:.2f} ms"
+
+
+def bench_data(tmp: Path) -> None:
+    print("\nData throughput on 4 MB inputs (in-process converter vs command-line tool, whole process)")
+    blob = tmp / "blob.bin"
+    blob.write_bytes(os.urandom(FOUR_MB))
+    data = blob.read_bytes()
+    ours = median_seconds(lambda: encode_base64(data))
+    tool = command_seconds(["base64", "-w0"], stdin_path=str(blob))
+    print(row("base64-encode 4 MB", ours, tool, "coreutils base64"))
+
+    rng = random.Random(7)
+
+    def item(depth: int = 0) -> Any:
+        if depth > 2:
+            return rng.choice([rng.random() * 1000, "text ✓ " * rng.randint(1, 4), True, None, rng.randint(0, 10**9)])
+        return {f"key{i}": item(depth + 1) for i in range(5)} if depth % 2 == 0 else [item(depth + 1) for _ in range(5)]
+
+    document = json.dumps([item() for _ in range(1200)], ensure_ascii=False).encode()
+    document = document[: FOUR_MB * 2] if len(document) > FOUR_MB * 2 else document
+    doc = tmp / "doc.json"
+    doc.write_bytes(document)
+    mb = len(document) / 1e6
+    canonical = median_seconds(lambda: format_json(document), repeat=5)
+    jq = command_seconds(["jq", "."], stdin_path=str(doc), repeat=5)
+    json_tool = command_seconds([sys.executable, "-m", "json.tool"], stdin_path=str(doc), repeat=5)
+    print(f"  JSON document: {mb:.1f} MB")
+    print(row("json-format", canonical, jq, "jq ."))
+    if json_tool:
+        print(row("json-format", canonical, json_tool, "python -m json.tool"))
+    exact = document.replace(b"true", b"1.50", 50)  # numbers orjson would rewrite: the exact path
+    print(
+        row(
+            "json-format, non-canonical numbers (exact path)",
+            median_seconds(lambda: format_json(exact), repeat=5),
+            jq,
+            "jq .",
+        )
+    )
+    print(
+        row(
+            "json-minify",
+            median_seconds(lambda: minify_json(document), repeat=5),
+            command_seconds(["jq", "-c", "."], stdin_path=str(doc), repeat=5),
+            "jq -c .",
+        )
+    )
+    if jq is None:
+        print("  (jq is not installed: `apt-get install jq` for the jq ratios)")
+
+
+def bench_imports() -> None:
+    print("\nCold-start import time of each function's module (fresh interpreter, median of 5)")
+    shared = PROJECT_ROOT / "shared"
+    for spec in load_functions():
+        code = (
+            f"import sys, time; sys.path[:0] = [{str(spec.code_dir)!r}, {str(shared)!r}]; "
+            "t = time.perf_counter(); import app; print(time.perf_counter() - t)"
+        )
+        times = []
+        for _ in range(5):
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+            times.append(float(out.stdout.strip()))
+        print(f"  {spec.logical_id:<20} {statistics.median(times) * 1000:8.1f} ms")
+
+
+def main() -> None:
+    process, endpoint = dynamo.start_process()
+    try:
+        for name, value in dynamo.LOCAL_CREDENTIALS.items():
+            os.environ.setdefault(name, value)
+        bench_overhead(endpoint)
+        bench_throughput(endpoint)
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_data(Path(tmp))
+        bench_imports()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Account services: e-mail delivery (and, with the account endpoints, keys and billing)."""
