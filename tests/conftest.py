@@ -3,6 +3,8 @@ whole session, a Meter over it, keys, and the composed local API as a test clien
 
 from __future__ import annotations
 
+import io
+import logging
 import os
 import uuid
 from collections.abc import Callable, Iterator
@@ -15,6 +17,7 @@ from fileapi.local.server import create_local_app
 from fileapi.metering.admin import create_key
 from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
 from fileapi.metering.meter import Meter
+from fileapi.web.logs import logger
 from fileapi.web.services import set_meter
 
 for _name, _value in dynamo.LOCAL_CREDENTIALS.items():
@@ -67,3 +70,14 @@ def api(meter: Meter) -> Iterator[TestClient]:
     with TestClient(create_local_app(), raise_server_exceptions=False) as client:
         yield client
     set_meter(None)
+
+
+@pytest.fixture()
+def log_output() -> Iterator[io.StringIO]:
+    """What the service's JSON logger writes during the test."""
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(logger.registered_formatter)
+    logger.addHandler(handler)
+    yield stream
+    logger.handlers.remove(handler)

@@ -6,12 +6,11 @@ from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
-from mangum import Mangum
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 
 from fileapi.metering.meter import Admission
-from fileapi.web.app import create_app
+from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import error_responses, success_response
 from fileapi.web.metering import MeteredRoute, self_service
 from fileapi.web.services import get_meter
@@ -59,4 +58,4 @@ async def usage(admission: Annotated[Admission, Depends(self_service)]) -> Respo
 
 
 app = create_app(router, title="Account")
-handler = Mangum(app, lifespan="off")
+handler = lambda_handler(app)

@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
-from mangum import Mangum
 from starlette.responses import Response
 
 from fileapi.convert.csv_json import csv_to_json, json_to_csv
 from fileapi.convert.encoding import decode_base64, decode_url, encode_base64, encode_url
 from fileapi.convert.json_text import MAX_INDENT, format_json, minify_json
-from fileapi.web.app import create_app
+from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import METERED_STATUSES, binary_body, error_responses, success_response
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
@@ -189,4 +188,4 @@ def json_to_csv_route(
 
 
 app = create_app(router, title="Data")
-handler = Mangum(app, lifespan="off")
+handler = lambda_handler(app)

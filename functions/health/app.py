@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from fastapi import APIRouter
-from mangum import Mangum
 from starlette.responses import PlainTextResponse, Response
 
-from fileapi.web.app import create_app
+from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import PUBLIC_STATUSES, error_responses, success_response
 from fileapi.web.spec import load_openapi_bytes
 
@@ -38,4 +37,4 @@ def openapi_document() -> Response:
 
 
 app = create_app(router, title="Health")
-handler = Mangum(app, lifespan="off")
+handler = lambda_handler(app)

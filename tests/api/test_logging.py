@@ -4,28 +4,14 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import sys
-from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 
-from fileapi.web.logs import logger
 from tests.helpers import auth
 
 SENTINEL = "SENTINEL-7f3a9c"
-
-
-@pytest.fixture()
-def log_output() -> Iterator[io.StringIO]:
-    """What the service's JSON logger writes during the test."""
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(logger.registered_formatter)
-    logger.addHandler(handler)
-    yield stream
-    logger.handlers.remove(handler)
 
 
 def records(output: str) -> list[dict[str, object]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 import uuid
 from dataclasses import dataclass
@@ -112,3 +113,13 @@ def test_handler_uses_the_lambda_request_id(make_key: MakeKey) -> None:
     module = load_function_module(function_for(event["routeKey"]))
     response = module.handler(event, LambdaContext(aws_request_id="req-123"))
     assert response["headers"]["x-request-id"] == "req-123"
+
+
+def test_lambda_log_records_carry_the_context_and_correlation_id(log_output: io.StringIO) -> None:
+    event = json.loads((PROJECT_ROOT / "events" / "health.json").read_text())
+    invoke(event)
+    record = json.loads(log_output.getvalue().splitlines()[-1])
+    assert record["message"] == "request"
+    assert record["correlation_id"] == event["requestContext"]["requestId"]
+    assert record["function_name"] == "test"
+    assert "cold_start" in record

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
 from fastapi import APIRouter, FastAPI
+from mangum import Mangum
 
 from fileapi import __version__
 from fileapi.settings import get_settings
 from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
 from fileapi.web.limits import BodyLimitMiddleware
-from fileapi.web.logs import AccessLogMiddleware
+from fileapi.web.logs import AccessLogMiddleware, logger
 
 
 def create_app(*routers: APIRouter, title: str) -> FastAPI:
@@ -28,3 +33,15 @@ def create_app(*routers: APIRouter, title: str) -> FastAPI:
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(AccessLogMiddleware)
     return app
+
+
+def lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+    """The Lambda entry point of a function: Mangum over `app` (API Gateway HTTP API payload v2,
+    bodies base64-encoded both ways where binary), with the Lambda context and API Gateway's
+    request id injected into every log record."""
+    handler: Callable[[dict[str, Any], Any], dict[str, Any]] = logger.inject_lambda_context(
+        Mangum(app, lifespan="off"),
+        correlation_id_path=correlation_paths.API_GATEWAY_HTTP,
+        clear_state=True,
+    )
+    return handler
