@@ -29,6 +29,21 @@ EXPECTED_BODIES: dict[str, bytes] = {
     "POST /v1/data/json-minify": b'{"a":[1,2]}',
     "POST /v1/data/csv-to-json": b'[{"a":"1","b":"x,y"}]',
     "POST /v1/data/json-to-csv": b"a,b,c\r\n1,x,\r\n,,true\r\n",
+    "POST /v1/file/hash": b'{"algorithm":"sha256",'
+    b'"hex":"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824",'
+    b'"base64":"LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ=","bytes":5}',
+    "POST /v1/file/detect": b'{"mime":"image/png","extension":"png","description":"PNG image"}',
+    "POST /v1/text/word-count": b'{"words":5,"characters":25,"charactersNoSpaces":21,"sentences":2,"paragraphs":1,'
+    b'"lines":1,"readingTimeMinutes":0.02}',
+    "POST /v1/text/diff": b'{"identical":false,"added":1,"removed":1,'
+    b'"unified":"--- a\\n+++ b\\n@@ -1,2 +1,2 @@\\n one\\n-two\\n+three\\n",'
+    b'"hunks":[{"oldStart":1,"oldLines":2,"newStart":1,"newLines":2,"lines":[{"type":"context",'
+    b'"text":"one"},{"type":"removed","text":"two"},{"type":"added","text":"three"}]}]}',
+    "POST /v1/text/markdown-to-html": b'<h1>Title</h1>\n<ul class="contains-task-list">\n'
+    b'<li class="task-list-item"><input class="task-list-item-checkbox" checked="checked" '
+    b'disabled="disabled" type="checkbox"> done</li>\n</ul>\n',
+    "POST /v1/color/convert": b'{"hex":"#663399","rgb":{"r":102,"g":51,"b":153},"hsl":{"h":270.0,"s":50.0,"l":40.0},'
+    b'"hsv":{"h":270.0,"s":66.7,"v":60.0},"cmyk":{"c":33.3,"m":66.7,"y":0.0,"k":40.0}}',
 }
 
 

@@ -34,7 +34,12 @@ def test_each_function_serves_exactly_its_template_routes(spec: Any) -> None:
 
 
 def test_template_functions_are_the_families_built_so_far() -> None:
-    assert [spec.logical_id for spec in FUNCTIONS] == ["HealthFunction", "DataFunction", "AccountFunction"]
+    assert [spec.logical_id for spec in FUNCTIONS] == [
+        "HealthFunction",
+        "DataFunction",
+        "TextFunction",
+        "AccountFunction",
+    ]
     assert {path for spec in FUNCTIONS for _, path in spec.routes} >= {
         "/health",
         "/v1/usage",

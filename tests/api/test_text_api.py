@@ -1,0 +1,94 @@
+"""The File, Text and Colour endpoints through the composed local API."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.helpers import auth
+
+
+@pytest.mark.parametrize("algorithm", ["md5", "sha1", "sha256", "sha384", "sha512"])
+def test_file_hash(api: TestClient, key: str, algorithm: str) -> None:
+    data = bytes(range(256)) * 3
+    response = api.post("/v1/file/hash", params={"algorithm": algorithm}, content=data, headers=auth(key))
+    assert response.status_code == 200
+    body = response.json()
+    assert body["hex"] == hashlib.new(algorithm, data).hexdigest()
+    assert (body["algorithm"], body["bytes"]) == (algorithm, 768)
+
+
+def test_file_hash_defaults_to_sha256_and_rejects_unknown(api: TestClient, key: str) -> None:
+    assert api.post("/v1/file/hash", content=b"x", headers=auth(key)).json()["algorithm"] == "sha256"
+    response = api.post("/v1/file/hash", params={"algorithm": "crc32"}, content=b"x", headers=auth(key))
+    assert response.status_code == 400
+    assert response.json()["message"].startswith("algorithm:")
+
+
+def test_file_detect(api: TestClient, key: str) -> None:
+    response = api.post("/v1/file/detect", content=b"%PDF-1.7\n", headers=auth(key))
+    assert response.json() == {"mime": "application/pdf", "extension": "pdf", "description": "PDF document"}
+    text = api.post("/v1/file/detect", content="héllo".encode(), headers=auth(key)).json()
+    assert (text["mime"], text["description"]) == ("text/plain", "UTF-8 text")
+    unknown = api.post("/v1/file/detect", content=b"\x00\x01\x02\x03\xfe", headers=auth(key)).json()
+    assert unknown["mime"] == "application/octet-stream"
+
+
+def test_file_detect_empty_body_is_400(api: TestClient, key: str) -> None:
+    response = api.post("/v1/file/detect", content=b"", headers=auth(key))
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_input"
+
+
+def test_word_count(api: TestClient, key: str) -> None:
+    response = api.post("/v1/text/word-count", content=b"One two. Three!", headers=auth(key))
+    assert response.json()["words"] == 3
+    assert response.json()["sentences"] == 2
+    assert api.post("/v1/text/word-count", content=b"\xff", headers=auth(key)).status_code == 400
+
+
+def test_text_diff(api: TestClient, key: str) -> None:
+    response = api.post(
+        "/v1/text/diff", json={"a": "x\ny\n", "b": "x\nz\n", "labelA": "old", "labelB": "new"}, headers=auth(key)
+    )
+    body = response.json()
+    assert body["unified"] == "--- old\n+++ new\n@@ -1,2 +1,2 @@\n x\n-y\n+z\n"
+    assert (body["identical"], body["added"], body["removed"]) == (False, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("payload", "field"),
+    [({"b": "x"}, "a:"), ({"a": "x", "b": "y", "context": -1}, "context:"), ({"a": 1, "b": "y"}, "a:")],
+)
+def test_text_diff_validation(api: TestClient, key: str, payload: dict[str, object], field: str) -> None:
+    response = api.post("/v1/text/diff", json=payload, headers=auth(key))
+    assert response.status_code == 400
+    assert response.json()["message"].startswith(field)
+
+
+def test_text_diff_malformed_json_is_400(api: TestClient, key: str) -> None:
+    response = api.post("/v1/text/diff", content=b"{nope", headers={**auth(key), "Content-Type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_input"
+
+
+def test_markdown_to_html(api: TestClient, key: str) -> None:
+    response = api.post("/v1/text/markdown-to-html", content=b"# Hi <b>x</b>", headers=auth(key))
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    assert response.text == "<h1>Hi &lt;b&gt;x&lt;/b&gt;</h1>\n"
+    raw = api.post("/v1/text/markdown-to-html", params={"allowHtml": "true"}, content=b"<b>x</b>", headers=auth(key))
+    assert raw.text == "<p><b>x</b></p>\n"
+
+
+def test_color_convert(api: TestClient, key: str) -> None:
+    response = api.post("/v1/color/convert", json={"color": "teal"}, headers=auth(key))
+    assert response.status_code == 200
+    assert response.json()["hex"] == "#008080"
+    bad = api.post("/v1/color/convert", json={"color": "rgb(999,0,0)"}, headers=auth(key))
+    assert bad.status_code == 400
+    assert "rgb(999,0,0)" in bad.json()["message"]
+    missing = api.post("/v1/color/convert", json={}, headers=auth(key))
+    assert missing.status_code == 400
+    assert missing.json()["message"].startswith("color:")
