@@ -23,7 +23,9 @@ import httpx
 
 from bench.timing import command_seconds, median_seconds, row
 from fileapi.convert.encoding import encode_base64
+from fileapi.convert.hashing import hash_bytes
 from fileapi.convert.json_text import format_json, minify_json
+from fileapi.convert.markdown_html import markdown_to_html
 from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server
 from fileapi.local.template import PROJECT_ROOT, load_functions
@@ -200,6 +202,34 @@ def bench_data(tmp: Path) -> None:
         print("  (jq is not installed: `apt-get install jq` for the jq ratios)")
 
 
+def bench_text(tmp: Path) -> None:
+    print("\nText family")
+    blob = tmp / "hash.bin"
+    blob.write_bytes(os.urandom(FOUR_MB))
+    data = blob.read_bytes()
+    ours = median_seconds(lambda: hash_bytes(data))
+    tool = command_seconds(["sha256sum"], stdin_path=str(blob))
+    print(row("sha256 of 4 MB (file/hash)", ours, tool, "sha256sum"))
+    if tool:
+        print(f"  -> throughput ratio to sha256sum: {tool / ours:.2f} (goal >= 0.8)")
+    spec_path = PROJECT_ROOT.parent / "shared" / "corpus" / "commonmark-spec" / "spec.txt"
+    if not spec_path.is_file():
+        print("  (../shared/corpus/commonmark-spec is absent: Markdown timings skipped)")
+        return
+    import markdown
+    from markdown_it import MarkdownIt
+
+    text = spec_path.read_bytes()
+    source = text.decode()
+    ours_md = median_seconds(lambda: markdown_to_html(text), repeat=5)
+    plain = MarkdownIt("commonmark")
+    print(f"  Markdown: CommonMark spec.txt ({len(text) / 1000:.0f} kB)")
+    print(row("markdown-to-html (markdown-it-py, GFM)", ours_md))
+    print(row("markdown-it-py, CommonMark preset", median_seconds(lambda: plain.render(source), repeat=5)))
+    python_markdown = median_seconds(lambda: markdown.markdown(source, extensions=["tables"]), repeat=5)
+    print(row("Python-Markdown (tables)", python_markdown, ours_md, "ours"))
+
+
 def bench_imports() -> None:
     print("\nCold-start import time of each function's module (fresh interpreter, median of 5)")
     shared = PROJECT_ROOT / "shared"
@@ -224,6 +254,7 @@ def main() -> None:
         bench_throughput(endpoint)
         with tempfile.TemporaryDirectory() as tmp:
             bench_data(Path(tmp))
+            bench_text(Path(tmp))
         bench_imports()
     finally:
         process.terminate()
