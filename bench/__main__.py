@@ -102,7 +102,7 @@ def bench_overhead(endpoint: str) -> None:
     print(row("metering alone (auth + admit + commit)", metering, bare, "bare"))
     print(row("full stack incl. metering (ASGI, in-process)", stack, bare, "bare"))
     own = stack - metering
-    print(f"  -> the stack's own cost (full stack minus the store's 4 round trips): {own * 1e6:.0f} us per request,")
+    print(f"  -> the stack's own cost (full stack minus the store's 3 round trips): {own * 1e6:.0f} us per request,")
     print(f"     {own / bare:.0f}x the bare call; at most {1 / own:.0f} req/s per core before the store's latency")
 
 

@@ -2,7 +2,8 @@
 
 Items:
     ACCOUNT#<id> / PROFILE       e-mail, plan, status, key hash, overrides, customer id
-    KEY#<sha256> / KEY           account id of the active key
+    KEY#<sha256> / KEY           account id of the active key and a copy of the profile (one read
+                                 authenticates; the two are written together in transactions)
     EMAIL#<address> / EMAIL      account id (unique e-mail index)
     ACCOUNT#<id> / USAGE#<YYYY-MM>  used (count), tat (bucket, microseconds), last_request
 
@@ -125,13 +126,12 @@ class DynamoStore(MeteringStore):
     # accounts
 
     def get_account_by_key(self, key_hash: str) -> Account | None:
+        # One read on the hot path: the key item carries a copy of the profile.
         key_item = self._get(f"KEY#{key_hash}", "KEY")
         if key_item is None:
             return None
-        account = self._get_account(key_item["account_id"]["S"])
-        if account is None or account.key_hash != key_hash:
-            return None
-        return account
+        account = _account_from_item(key_item["account_id"]["S"], key_item)
+        return account if account.key_hash == key_hash else None
 
     def get_account_by_email(self, email: str) -> Account | None:
         email_item = self._get(f"EMAIL#{email.lower()}", "EMAIL")
@@ -141,7 +141,12 @@ class DynamoStore(MeteringStore):
         account_id = {"S": account.account_id}
         items = [
             {"pk": {"S": f"ACCOUNT#{account.account_id}"}, "sk": {"S": "PROFILE"}, **_profile_attributes(account)},
-            {"pk": {"S": f"KEY#{account.key_hash}"}, "sk": {"S": "KEY"}, "account_id": account_id},
+            {
+                "pk": {"S": f"KEY#{account.key_hash}"},
+                "sk": {"S": "KEY"},
+                "account_id": account_id,
+                **_profile_attributes(account),
+            },
             {"pk": {"S": f"EMAIL#{account.email.lower()}"}, "sk": {"S": "EMAIL"}, "account_id": account_id},
         ]
         try:
@@ -167,14 +172,25 @@ class DynamoStore(MeteringStore):
         expression = "SET " + ", ".join(f"#{name} = :{name}" for name in attributes)
         if removed:
             expression += " REMOVE " + ", ".join(f"#{name}" for name in removed)
+        keys = (
+            {"pk": {"S": f"ACCOUNT#{account.account_id}"}, "sk": {"S": "PROFILE"}},
+            {"pk": {"S": f"KEY#{account.key_hash}"}, "sk": {"S": "KEY"}},
+        )
         self._call(
-            lambda: self.client.update_item(
-                TableName=self.table_name,
-                Key={"pk": {"S": f"ACCOUNT#{account.account_id}"}, "sk": {"S": "PROFILE"}},
-                UpdateExpression=expression,
-                ConditionExpression=ITEM_PRESENT,
-                ExpressionAttributeNames=names,
-                ExpressionAttributeValues=values,
+            lambda: self.client.transact_write_items(
+                TransactItems=[
+                    {
+                        "Update": {
+                            "TableName": self.table_name,
+                            "Key": key,
+                            "UpdateExpression": expression,
+                            "ConditionExpression": ITEM_PRESENT,
+                            "ExpressionAttributeNames": names,
+                            "ExpressionAttributeValues": values,
+                        }
+                    }
+                    for key in keys
+                ]
             )
         )
 
@@ -299,11 +315,7 @@ class DynamoStore(MeteringStore):
 
     def _get_account(self, account_id: str) -> Account | None:
         item = self._get(f"ACCOUNT#{account_id}", "PROFILE")
-        if item is None:
-            return None
-        fields: dict[str, Any] = {name: item[name]["S"] for name in (*_PROFILE_FIELDS, *_OPTIONAL_STR) if name in item}
-        fields.update({name: int(item[name]["N"]) for name in _OPTIONAL_INT if name in item})
-        return Account(account_id=account_id, **fields)
+        return None if item is None else _account_from_item(account_id, item)
 
     def _call(self, operation: Callable[[], T]) -> T:
         """Run `operation`, retrying transient failures; raise StoreUnavailable when they persist."""
@@ -320,6 +332,12 @@ class DynamoStore(MeteringStore):
             if attempt < self.attempts:
                 self._sleep(random.uniform(0, 0.025 * 2**attempt))  # noqa: S311 (backoff jitter)
         raise StoreUnavailable(failure)
+
+
+def _account_from_item(account_id: str, item: dict[str, Any]) -> Account:
+    fields: dict[str, Any] = {name: item[name]["S"] for name in (*_PROFILE_FIELDS, *_OPTIONAL_STR) if name in item}
+    fields.update({name: int(item[name]["N"]) for name in _OPTIONAL_INT if name in item})
+    return Account(account_id=account_id, **fields)
 
 
 def _quota_left(quota: int) -> str:
