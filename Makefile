@@ -8,7 +8,7 @@ SAM := $(SAM_VENV)/bin/sam
 SAM_VERSION := 1.170.0
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-fast lint format bench openapi template-check sam-build clean
+.PHONY: install tools run test lint format bench openapi template-check clean
 
 $(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=$(PYTHON))")'
@@ -20,12 +20,16 @@ $(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml
 
 install: $(STAMP)
 
+## Independent tools the tests check outputs with (apt-get when root; otherwise their tests skip).
+tools:
+	@bash .ci/install-tools
+
 ## Serve the whole API on http://127.0.0.1:$${FILEAPI_PORT:-3000} with a local DynamoDB endpoint.
 run: install
 	$(BIN)/fileapi run
 
 ## The whole test suite (unit, API, Lambda-handler, server, corpus when ../shared/corpus exists).
-test: install
+test: install tools
 	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 lint: install
@@ -38,7 +42,7 @@ format: install
 	$(BIN)/ruff format .
 
 ## Benchmarks: medians and ratios against independent tools in the same run.
-bench: install
+bench: install tools
 	$(BIN)/python -m bench
 
 ## Regenerate shared/fileapi/openapi.json from the functions' apps (a test fails when it is stale).
