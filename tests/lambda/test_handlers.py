@@ -99,12 +99,40 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
         assert int(headers["x-quota-remaining"]) >= 0
         assert headers["ratelimit-limit"] == "15"
     expected = EXPECTED_BODIES.get(event["routeKey"])
-    if expected is not None:
+    if event["routeKey"].startswith("POST /v1/image/"):
+        assert_image_response(event["routeKey"], headers, body_of(response))
+    elif expected is not None:
         assert body_of(response) == expected
     elif event["routeKey"] == "GET /openapi.json":
         assert json.loads(body_of(response))["openapi"].startswith("3.")
     else:
         assert json.loads(body_of(response))["plan"] == "pro"
+
+
+IMAGE_RESULTS = {
+    "convert": ("image/webp", (8, 6)),
+    "resize": ("image/png", (4, 4)),
+    "compress": ("image/png", (8, 6)),
+    "strip-metadata": ("image/png", (8, 6)),
+    "crop": ("image/png", (4, 3)),
+    "rotate": ("image/png", (6, 8)),
+    "flip": ("image/png", (8, 6)),
+}
+
+
+def assert_image_response(route_key: str, headers: dict[str, str], body: bytes) -> None:
+    from PIL import Image
+
+    name = route_key.rsplit("/", 1)[1]
+    if name == "read-metadata":
+        assert json.loads(body)["width"] == 8
+        return
+    if name == "favicon-set":
+        assert set(json.loads(body)) == {"ico", "pngs", "manifest"}
+        return
+    media_type, size = IMAGE_RESULTS[name]
+    assert headers["content-type"] == media_type
+    assert Image.open(io.BytesIO(body)).size == size
 
 
 def test_binary_response_is_base64_encoded_for_api_gateway(make_key: MakeKey) -> None:

@@ -37,6 +37,7 @@ def test_template_functions_are_the_families_built_so_far() -> None:
     assert [spec.logical_id for spec in FUNCTIONS] == [
         "HealthFunction",
         "DataFunction",
+        "ImageFunction",
         "TextFunction",
         "AccountFunction",
     ]

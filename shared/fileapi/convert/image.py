@@ -1,0 +1,318 @@
+"""Image operations: convert, resize, compress, crop, rotate, flip, favicon set.
+
+Every operation works on the image as displayed (EXIF orientation applied first) and writes
+no EXIF or XMP (so no stale Orientation); the ICC profile is kept. When no output format is
+given, the input's format is kept if it is jpeg, png, webp or avif, else PNG.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from dataclasses import dataclass
+from enum import IntEnum, StrEnum
+from typing import TYPE_CHECKING
+
+from fileapi.convert.image_io import (
+    ImageFormat,
+    check_output_size,
+    encode,
+    icc_of,
+    open_image,
+    source_format,
+)
+from fileapi.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+
+class Rotation(IntEnum):
+    """Clockwise rotations."""
+
+    QUARTER = 90
+    HALF = 180
+    THREE_QUARTERS = 270
+
+
+class FlipDirection(StrEnum):
+    HORIZONTAL = "horizontal"  # left and right swap
+    VERTICAL = "vertical"  # top and bottom swap
+
+
+class Fit(StrEnum):
+    """How a resize fills width x height (the semantics of sharp)."""
+
+    COVER = "cover"  # exactly width x height, cropped centrally
+    CONTAIN = "contain"  # exactly width x height, letterboxed (transparent, or white for JPEG)
+    FILL = "fill"  # exactly width x height, stretched
+    INSIDE = "inside"  # within width x height, aspect kept
+    OUTSIDE = "outside"  # covering width x height, aspect kept
+
+
+@dataclass(frozen=True)
+class ImageResult:
+    """Encoded image bytes and their format."""
+
+    data: bytes
+    format: ImageFormat
+
+    @property
+    def media_type(self) -> str:
+        return self.format.media_type
+
+
+def _check_quality(quality: int | None) -> None:
+    if quality is not None and not 1 <= quality <= 100:
+        raise InvalidInput(f"quality must be 1..100, not {quality}")
+
+
+def _output(image: Image.Image, fmt: ImageFormat | None, quality: int | None) -> ImageResult:
+    _check_quality(quality)
+    target = fmt or source_format(image) or ImageFormat.PNG
+    return ImageResult(encode(image, target, quality=quality, icc_profile=icc_of(image)), target)
+
+
+def convert_image(data: bytes, *, to: ImageFormat, quality: int | None = None) -> ImageResult:
+    """Re-encode as `to` (alpha flattened onto white for JPEG).
+
+    :param quality: 1..100 (None: the format's default).
+    """
+    _check_quality(quality)
+    return _output(open_image(data), to, quality)
+
+
+def resize_image(
+    data: bytes,
+    *,
+    width: int | None,
+    height: int | None,
+    fit: Fit = Fit.COVER,
+    fmt: ImageFormat | None = None,
+    quality: int | None = None,
+) -> ImageResult:
+    """Resize to `width` x `height` pixels by `fit`; with one of them, the other keeps the aspect ratio.
+
+    High-quality Lanczos resampling; JPEG inputs are first reduced by the decoder's DCT scaling
+    when shrinking by 2x or more. Upscaling is allowed up to the output bounds (16383 px a side,
+    50 megapixels).
+
+    :raises InvalidInput: neither width nor height, or a value < 1.
+    """
+    if width is None and height is None:
+        raise InvalidInput("give width, height or both")
+    for name, value in (("width", width), ("height", height)):
+        if value is not None and value < 1:
+            raise InvalidInput(f"{name} must be >= 1, not {value}")
+    _check_quality(quality)
+    image = open_image_for_size(data, width, height)
+    source_w, source_h = image.size
+    if width is None or height is None:
+        scale = (width / source_w) if width is not None else (height / source_h)  # type: ignore[operator]
+        size = (width or max(1, round(source_w * scale)), height or max(1, round(source_h * scale)))
+        check_output_size(*size)
+        return _output(_resample(image, size), fmt, quality)
+    check_output_size(width, height)
+    if fit is Fit.FILL:
+        result = _resample(image, (width, height))
+    elif fit is Fit.COVER:
+        result = _resample(image, (width, height), box=_centred_box(image.size, width / height))
+    elif fit is Fit.CONTAIN:
+        inner = _resample(image, _scaled(image.size, min(width / source_w, height / source_h)))
+        target = fmt or source_format(image) or ImageFormat.PNG
+        result = _letterbox(inner, (width, height), transparent=target.has_alpha)
+        result.format = image.format
+    else:
+        factor = (min if fit is Fit.INSIDE else max)(width / source_w, height / source_h)
+        size = _scaled(image.size, factor)
+        check_output_size(*size)
+        result = _resample(image, size)
+    result.info.setdefault("icc_profile", image.info.get("icc_profile"))
+    result.format = image.format
+    return _output(result, fmt, quality)
+
+
+def open_image_for_size(data: bytes, width: int | None, height: int | None) -> Image.Image:
+    """Decode, letting a JPEG decoder scale down by 1/2, 1/4 or 1/8 when the target is that much smaller."""
+    from PIL import Image, ImageOps
+
+    from fileapi.convert.image_io import MAX_INPUT_PIXELS, _pillow, _to_rgb_if_cmyk, check_pixels, decode
+
+    _pillow()
+    try:
+        probe = Image.open(io.BytesIO(data))
+    except Exception:
+        return open_image(data)
+    if probe.format not in ("JPEG", "MPO") or probe.mode == "CMYK":
+        return open_image(data)
+    check_pixels(probe.size, limit=MAX_INPUT_PIXELS, what="the image")
+    orientation = probe.getexif().get(0x0112, 1)
+    wanted_w, wanted_h = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
+    source_w, source_h = probe.size
+    scale = max((wanted_w or 0) / source_w, (wanted_h or 0) / source_h)
+    if 0 < scale <= 0.5:
+        probe.draft("RGB", (max(1, round(source_w * scale)), max(1, round(source_h * scale))))
+    return _to_rgb_if_cmyk(decode(probe, ImageOps.exif_transpose))
+
+
+def _scaled(size: tuple[int, int], factor: float) -> tuple[int, int]:
+    return max(1, round(size[0] * factor)), max(1, round(size[1] * factor))
+
+
+def _centred_box(size: tuple[int, int], aspect: float) -> tuple[float, float, float, float]:
+    """The largest centred region of `size` with the aspect ratio `aspect` (width / height)."""
+    width, height = size
+    if width / height > aspect:
+        inner = height * aspect
+        return ((width - inner) / 2, 0.0, (width + inner) / 2, float(height))
+    inner = width / aspect
+    return (0.0, (height - inner) / 2, float(width), (height + inner) / 2)
+
+
+def _resample(
+    image: Image.Image, size: tuple[int, int], *, box: tuple[float, float, float, float] | None = None
+) -> Image.Image:
+    from PIL import Image
+
+    if image.mode == "P":
+        image = image.convert("RGBA")
+    resized = image.resize(size, Image.Resampling.LANCZOS, box=box, reducing_gap=3.0)
+    resized.info = dict(image.info)
+    return resized
+
+
+def _letterbox(image: Image.Image, size: tuple[int, int], *, transparent: bool) -> Image.Image:
+    from PIL import Image
+
+    if transparent:
+        canvas = Image.new("RGBA", size, (0, 0, 0, 0))
+        canvas.paste(image.convert("RGBA"), ((size[0] - image.width) // 2, (size[1] - image.height) // 2))
+    else:
+        canvas = Image.new("RGB", size, (255, 255, 255))
+        rgba = image.convert("RGBA")
+        canvas.paste(rgba, ((size[0] - image.width) // 2, (size[1] - image.height) // 2), mask=rgba.getchannel("A"))
+    canvas.info = dict(image.info)
+    return canvas
+
+
+def compress_image(
+    data: bytes, *, quality: int, fmt: ImageFormat | None = None, palette_colors: int | None = None
+) -> ImageResult:
+    """Re-encode at `quality` to make the file smaller.
+
+    PNG output is lossless (optimised) unless `palette_colors` (2..256) asks for quantisation.
+    When the result in the input's own format is not smaller than the input, the input is
+    returned unchanged.
+    """
+    _check_quality(quality)
+    if palette_colors is not None and not 2 <= palette_colors <= 256:
+        raise InvalidInput(f"colors must be 2..256, not {palette_colors}")
+    image = open_image(data)
+    same = source_format(image)
+    target = fmt or same or ImageFormat.PNG
+    if palette_colors is not None and target is not ImageFormat.PNG:
+        raise InvalidInput("colors (palette quantisation) applies to PNG output only")
+    encoded = encode(image, target, quality=quality, icc_profile=icc_of(image), palette_colors=palette_colors)
+    if target is same and len(encoded) >= len(data):
+        return ImageResult(data, target)
+    return ImageResult(encoded, target)
+
+
+def crop_image(
+    data: bytes,
+    *,
+    x: int,
+    y: int,
+    width: int,
+    height: int,
+    fmt: ImageFormat | None = None,
+    quality: int | None = None,
+) -> ImageResult:
+    """Cut the rectangle at (`x`, `y`) of `width` x `height` displayed pixels.
+
+    :raises InvalidInput: a rectangle not wholly inside the image.
+    """
+    if x < 0 or y < 0 or width < 1 or height < 1:
+        raise InvalidInput(f"the rectangle needs x, y >= 0 and width, height >= 1 (got {x},{y} {width}x{height})")
+    _check_quality(quality)
+    image = open_image(data)
+    if x + width > image.width or y + height > image.height:
+        raise InvalidInput(f"the rectangle {x},{y} {width}x{height} is outside the {image.width}x{image.height} image")
+    cropped = image.crop((x, y, x + width, y + height))
+    cropped.info = dict(image.info)
+    cropped.format = image.format
+    return _output(cropped, fmt, quality)
+
+
+def rotate_image(data: bytes, *, degrees: int, fmt: ImageFormat | None = None) -> ImageResult:
+    """Rotate clockwise by 90, 180 or 270 degrees."""
+    from PIL import Image
+
+    transposes = {90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180, 270: Image.Transpose.ROTATE_90}
+    if degrees not in transposes:
+        raise InvalidInput(f"degrees must be 90, 180 or 270, not {degrees}")
+    return _transposed(data, transposes[degrees], fmt)
+
+
+def flip_image(data: bytes, *, direction: str, fmt: ImageFormat | None = None) -> ImageResult:
+    """Mirror: 'horizontal' swaps left and right, 'vertical' swaps top and bottom."""
+    from PIL import Image
+
+    transposes = {"horizontal": Image.Transpose.FLIP_LEFT_RIGHT, "vertical": Image.Transpose.FLIP_TOP_BOTTOM}
+    if direction not in transposes:
+        raise InvalidInput(f"direction must be horizontal or vertical, not {direction!r}")
+    return _transposed(data, transposes[direction], fmt)
+
+
+def _transposed(data: bytes, method: Image.Transpose, fmt: ImageFormat | None) -> ImageResult:
+    image = open_image(data)
+    result = image.transpose(method)
+    result.info = dict(image.info)
+    result.format = image.format
+    return _output(result, fmt, None)
+
+
+FAVICON_PNGS = {
+    "favicon-16x16.png": 16,
+    "favicon-32x32.png": 32,
+    "favicon-48x48.png": 48,
+    "apple-touch-icon.png": 180,
+    "android-chrome-192x192.png": 192,
+    "android-chrome-512x512.png": 512,
+}
+ICO_SIZES = (16, 32, 48)
+
+
+@dataclass(frozen=True)
+class FaviconSet:
+    ico: str
+    pngs: dict[str, str]
+    manifest: str
+
+
+def favicon_set(data: bytes) -> FaviconSet:
+    """favicon.ico (16, 32, 48 px), six square PNGs (FAVICON_PNGS) and a web manifest snippet.
+
+    A non-square image is centred on a transparent square first.
+    """
+    from PIL import Image
+
+    image = open_image(data).convert("RGBA")
+    side = max(image.size)
+    square = Image.new("RGBA", (side, side), (0, 0, 0, 0))
+    square.paste(image, ((side - image.width) // 2, (side - image.height) // 2))
+    pngs = {
+        name: base64.b64encode(encode(_resample(square, (size, size)), ImageFormat.PNG)).decode()
+        for name, size in FAVICON_PNGS.items()
+    }
+    ico = io.BytesIO()
+    _resample(square, (48, 48)).save(ico, format="ICO", sizes=[(size, size) for size in ICO_SIZES])
+    manifest = {
+        "icons": [
+            {"src": f"/{name}", "sizes": f"{size}x{size}", "type": "image/png"}
+            for name, size in FAVICON_PNGS.items()
+            if name.startswith("android-chrome")
+        ]
+    }
+    return FaviconSet(ico=base64.b64encode(ico.getvalue()).decode(), pngs=pngs, manifest=json.dumps(manifest, indent=2))

@@ -1,0 +1,229 @@
+"""Decoding and encoding images with bounds: formats, pixel limits, orientation, alpha, colour.
+
+Inputs: JPEG, PNG, WebP, AVIF, HEIC/HEIF (pillow-heif), GIF, BMP, TIFF, detected from the bytes.
+Outputs: jpeg, png, webp, avif. Default qualities: JPEG 85, WebP 80, AVIF 60 (AVIF is encoded at
+speed 8); PNG is lossless (quality does not apply; it is written with optimize).
+"""
+
+from __future__ import annotations
+
+import io
+from enum import StrEnum
+from typing import TYPE_CHECKING
+
+from fileapi.errors import InvalidInput, TooLarge, UnsupportedFormat
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+MAX_INPUT_PIXELS = 50_000_000
+MAX_OUTPUT_PIXELS = 50_000_000
+MAX_OUTPUT_SIDE = 16_383  # WebP's limit; the same bound for every output format
+INPUT_FORMATS = {"JPEG", "PNG", "WEBP", "AVIF", "HEIF", "GIF", "BMP", "TIFF", "MPO"}
+
+
+class ImageFormat(StrEnum):
+    """Output formats."""
+
+    JPEG = "jpeg"
+    PNG = "png"
+    WEBP = "webp"
+    AVIF = "avif"
+
+    @property
+    def media_type(self) -> str:
+        return f"image/{self.value}"
+
+    @property
+    def has_alpha(self) -> bool:
+        return self is not ImageFormat.JPEG
+
+
+DEFAULT_QUALITY = {ImageFormat.JPEG: 85, ImageFormat.WEBP: 80, ImageFormat.AVIF: 60, ImageFormat.PNG: 100}
+_PIL_NAMES = {ImageFormat.JPEG: "JPEG", ImageFormat.PNG: "PNG", ImageFormat.WEBP: "WEBP", ImageFormat.AVIF: "AVIF"}
+_BY_PIL_NAME = {"JPEG": ImageFormat.JPEG, "MPO": ImageFormat.JPEG, "PNG": ImageFormat.PNG, "WEBP": ImageFormat.WEBP}
+_BY_PIL_NAME["AVIF"] = ImageFormat.AVIF
+
+_registered = False
+
+
+def _pillow() -> None:
+    """Import Pillow and register HEIF once; decompression bombs are ours to refuse."""
+    global _registered
+    if not _registered:
+        import pillow_heif
+        from PIL import Image
+
+        pillow_heif.register_heif_opener()
+        Image.MAX_IMAGE_PIXELS = None  # checked in open_image, with our own error
+        _registered = True
+
+
+def parse_format(name: str) -> ImageFormat:
+    """The output format called `name` (case-insensitive; 'jpg' is jpeg).
+
+    :raises UnsupportedFormat: not one of jpeg, png, webp, avif.
+    """
+    key = name.strip().lower()
+    key = "jpeg" if key == "jpg" else key
+    try:
+        return ImageFormat(key)
+    except ValueError:
+        raise UnsupportedFormat(f"output format must be jpeg, png, webp or avif, not {name!r}") from None
+
+
+def open_image(data: bytes) -> Image.Image:
+    """Open and decode `data`, with its EXIF orientation applied (what a viewer shows).
+
+    :raises UnsupportedFormat: not an image, or a format other than the accepted inputs.
+    :raises TooLarge: more than 50 megapixels.
+    :raises InvalidInput: truncated or corrupt.
+    """
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    _pillow()
+    if not data:
+        raise InvalidInput("the body is empty: send the image's bytes")
+    try:
+        image = Image.open(io.BytesIO(data))
+    except UnidentifiedImageError:
+        raise UnsupportedFormat(
+            "not an image in a supported format (JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP, TIFF)"
+        ) from None
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise InvalidInput(f"the image is truncated or corrupt: {_reason(exc)}") from None
+    if image.format not in INPUT_FORMATS:
+        raise UnsupportedFormat(f"{image.format} images are not supported as input")
+    check_pixels(image.size, limit=MAX_INPUT_PIXELS, what="the image")
+    return _to_rgb_if_cmyk(decode(image, ImageOps.exif_transpose))
+
+
+def decode(image: Image.Image, orient: object) -> Image.Image:
+    """Load the pixels (first frame) and apply the EXIF orientation."""
+    try:
+        image.load()
+        oriented = orient(image)  # type: ignore[operator]
+    except (OSError, ValueError, SyntaxError, EOFError) as exc:
+        raise InvalidInput(f"the image is truncated or corrupt: {_reason(exc)}") from None
+    result: Image.Image = oriented if oriented is not None else image
+    result.format = image.format  # a transposed copy does not carry it
+    return result
+
+
+def _to_rgb_if_cmyk(image: Image.Image) -> Image.Image:
+    """CMYK pixels to RGB, through the embedded ICC profile when there is one (else naively)."""
+    if image.mode != "CMYK":
+        return image
+    from PIL import ImageCms
+
+    profile = image.info.get("icc_profile")
+    if isinstance(profile, bytes):
+        try:
+            source = ImageCms.ImageCmsProfile(io.BytesIO(profile))
+            converted = ImageCms.profileToProfile(image, source, ImageCms.createProfile("sRGB"), outputMode="RGB")
+        except (ImageCms.PyCMSError, OSError):
+            converted = None
+        if converted is not None:
+            converted.info.pop("icc_profile", None)
+            converted.format = image.format
+            return converted
+    rgb = image.convert("RGB")
+    rgb.info.pop("icc_profile", None)  # the CMYK profile does not describe RGB pixels
+    rgb.format = image.format
+    return rgb
+
+
+def check_pixels(size: tuple[int, int], *, limit: int, what: str) -> None:
+    """Refuse sizes above `limit` pixels (or a side above the output bound for outputs).
+
+    :raises TooLarge: the message gives the size and the limit.
+    """
+    width, height = size
+    if width * height > limit:
+        raise TooLarge(f"{what} is {width}x{height} = {width * height:,} pixels, over the limit of {limit:,} pixels")
+
+
+def check_output_size(width: int, height: int) -> None:
+    """Bounds of any output image: each side <= 16383 px and at most 50 megapixels."""
+    if width > MAX_OUTPUT_SIDE or height > MAX_OUTPUT_SIDE:
+        raise TooLarge(f"the result would be {width}x{height}; each side can be at most {MAX_OUTPUT_SIDE} pixels")
+    check_pixels((width, height), limit=MAX_OUTPUT_PIXELS, what="the result")
+
+
+def source_format(image: Image.Image) -> ImageFormat | None:
+    """The output format matching the input's, when it is one of the four."""
+    return _BY_PIL_NAME.get(image.format or "")
+
+
+def encode(
+    image: Image.Image,
+    fmt: ImageFormat,
+    *,
+    quality: int | None = None,
+    icc_profile: bytes | None = None,
+    palette_colors: int | None = None,
+) -> bytes:
+    """Encode `image` as `fmt` (no EXIF or XMP is written; the ICC profile is kept).
+
+    :param quality: 1..100 (None: the format's default); not used by PNG.
+    :param palette_colors: for PNG, quantise to this many colours (2..256) instead of lossless.
+    """
+    from PIL import Image
+
+    check_output_size(*image.size)
+    image = _prepare_mode(image, fmt)
+    if palette_colors is not None:
+        image = image.quantize(colors=palette_colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    options: dict[str, object] = {}
+    if icc_profile and image.mode in ("RGB", "RGBA", "L", "LA", "P"):
+        options["icc_profile"] = icc_profile
+    q = quality if quality is not None else DEFAULT_QUALITY[fmt]
+    if fmt is ImageFormat.JPEG:
+        options.update(quality=q, optimize=True, progressive=image.width * image.height > 10_000)
+    elif fmt is ImageFormat.WEBP:
+        options.update(quality=q, method=4)
+    elif fmt is ImageFormat.AVIF:
+        options.update(quality=q, speed=8)
+    else:
+        options.update(optimize=True)
+    out = io.BytesIO()
+    try:
+        image.save(out, format=_PIL_NAMES[fmt], **options)
+    except (OSError, ValueError) as exc:
+        from fileapi.errors import ConversionFailed
+
+        raise ConversionFailed(f"the image could not be encoded as {fmt.value}: {_reason(exc)}") from None
+    return out.getvalue()
+
+
+def _prepare_mode(image: Image.Image, fmt: ImageFormat) -> Image.Image:
+    """Modes each encoder takes: 16-bit to 8-bit, CMYK to RGB, alpha flattened on white for JPEG."""
+    from PIL import Image
+
+    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
+        image = image.convert("I").point(lambda value: value * (1 / 257)).convert("L")
+    if image.mode in ("CMYK", "YCbCr", "LAB", "HSV", "1", "F"):
+        image = image.convert("RGB" if image.mode != "1" else "L")
+    if image.mode == "P":
+        image = image.convert("RGBA" if "transparency" in image.info else "RGB")
+    has_alpha = image.mode in ("RGBA", "LA", "PA", "RGBa", "La")
+    if not fmt.has_alpha:
+        if has_alpha:
+            background = Image.new("RGB", image.size, (255, 255, 255))
+            background.paste(image.convert("RGBA"), mask=image.convert("RGBA").getchannel("A"))
+            return background
+        return image if image.mode in ("RGB", "L") else image.convert("RGB")
+    if image.mode not in ("RGB", "RGBA", "L", "LA") or (fmt is not ImageFormat.PNG and image.mode in ("L", "LA")):
+        return image.convert("RGBA" if has_alpha else "RGB")
+    return image
+
+
+def icc_of(image: Image.Image) -> bytes | None:
+    """The ICC profile to carry into the output (CMYK inputs were converted to sRGB: none)."""
+    profile = image.info.get("icc_profile")
+    return profile if isinstance(profile, bytes) and image.mode != "CMYK" else None
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).split("\n")[0][:200]
+    return text or type(exc).__name__

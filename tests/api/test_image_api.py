@@ -1,0 +1,87 @@
+"""The Image family through the composed local API: formats, parameters, errors."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from fastapi.testclient import TestClient
+from PIL import Image
+
+from tests.helpers import auth
+
+
+def png(width: int = 40, height: int = 30) -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (10, 200, 30)).save(out, "PNG")
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("to", ["jpeg", "png", "webp", "avif"])
+def test_convert_content_type_matches_the_bytes(api: TestClient, key: str, to: str) -> None:
+    response = api.post("/v1/image/convert", params={"to": to}, content=png(), headers=auth(key))
+    assert response.status_code == 200
+    assert response.headers["content-type"] == f"image/{to}"
+    assert Image.open(io.BytesIO(response.content)).format == to.upper()
+    assert int(response.headers["X-Quota-Remaining"]) >= 0
+
+
+def test_convert_needs_to_and_refuses_unknown_formats(api: TestClient, key: str) -> None:
+    missing = api.post("/v1/image/convert", content=png(), headers=auth(key))
+    assert (missing.status_code, missing.json()["error"]) == (400, "invalid_input")
+    unknown = api.post("/v1/image/convert", params={"to": "gif"}, content=png(), headers=auth(key))
+    assert unknown.status_code == 400
+    assert unknown.json()["message"].startswith("to:")
+
+
+def test_octet_stream_input_is_detected(api: TestClient, key: str) -> None:
+    response = api.post(
+        "/v1/image/rotate",
+        params={"degrees": "270"},
+        content=png(),
+        headers={**auth(key), "Content-Type": "application/octet-stream"},
+    )
+    assert Image.open(io.BytesIO(response.content)).size == (30, 40)
+
+
+@pytest.mark.parametrize(
+    ("path", "params"),
+    [
+        ("/v1/image/convert", {"to": "png", "quality": "0"}),
+        ("/v1/image/resize", {"width": "0"}),
+        ("/v1/image/compress", {}),
+        ("/v1/image/compress", {"quality": "101"}),
+        ("/v1/image/rotate", {"degrees": "45"}),
+        ("/v1/image/flip", {"direction": "diagonal"}),
+        ("/v1/image/crop", {"x": "0", "y": "0", "width": "100", "height": "1"}),
+        ("/v1/image/resize", {}),
+    ],
+)
+def test_bad_parameters_are_400(api: TestClient, key: str, path: str, params: dict[str, str]) -> None:
+    response = api.post(path, params=params, content=png(), headers=auth(key))
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_input"
+
+
+def test_not_an_image_is_unsupported_format(api: TestClient, key: str) -> None:
+    response = api.post("/v1/image/convert", params={"to": "png"}, content=b"%PDF-1.4 hello", headers=auth(key))
+    assert (response.status_code, response.json()["error"]) == (400, "unsupported_format")
+
+
+def test_corrupt_image_is_invalid_input(api: TestClient, key: str) -> None:
+    response = api.post("/v1/image/convert", params={"to": "png"}, content=png()[:60], headers=auth(key))
+    assert (response.status_code, response.json()["error"]) == (400, "invalid_input")
+
+
+def test_read_metadata_and_favicon_set_are_json(api: TestClient, key: str) -> None:
+    meta = api.post("/v1/image/read-metadata", content=png(), headers=auth(key)).json()
+    assert (meta["width"], meta["height"], meta["exif"]) == (40, 30, {})
+    favicons = api.post("/v1/image/favicon-set", content=png(), headers=auth(key)).json()
+    assert len(favicons["pngs"]) == 6
+
+
+def test_strip_metadata_of_gif_is_unsupported(api: TestClient, key: str) -> None:
+    out = io.BytesIO()
+    Image.new("P", (4, 4)).save(out, "GIF")
+    response = api.post("/v1/image/strip-metadata", content=out.getvalue(), headers=auth(key))
+    assert (response.status_code, response.json()["error"]) == (400, "unsupported_format")
