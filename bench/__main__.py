@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from bench.image import bench_image
 from bench.timing import command_seconds, median_seconds, row
 from fileapi.convert.encoding import encode_base64
 from fileapi.convert.hashing import hash_bytes
@@ -255,6 +256,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             bench_data(Path(tmp))
             bench_text(Path(tmp))
+            bench_image(Path(tmp))
         bench_imports()
     finally:
         process.terminate()

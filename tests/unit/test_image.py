@@ -137,6 +137,8 @@ def test_parse_format() -> None:
 )
 def test_resize_fit_modes_give_exact_sizes(fit: Fit, size: tuple[int, int]) -> None:
     assert decoded(resize_image(PNG, width=100, height=100, fit=fit).data).size == size
+    jpeg = resize_image(encoded(quadrants(), "JPEG"), width=100, height=100, fit=fit)
+    assert (jpeg.format, decoded(jpeg.data).size) == (ImageFormat.JPEG, size)
 
 
 def test_resize_cover_crops_centrally() -> None:
@@ -158,8 +160,10 @@ def test_resize_one_side_keeps_the_aspect_ratio() -> None:
 
 def test_resize_large_jpeg_uses_dct_scaling_and_stays_right() -> None:
     big = encoded(quadrants(4000, 3000), "JPEG", quality=90)
-    image = decoded(resize_image(big, width=400, height=None).data)
-    assert image.size == (400, 300)
+    result = resize_image(big, width=400, height=None)
+    assert result.format is ImageFormat.JPEG
+    image = decoded(result.data)
+    assert (image.format, image.size) == ("JPEG", (400, 300))
     assert close(corners(image), (RED, GREEN, BLUE, YELLOW))
 
 

@@ -179,6 +179,7 @@ def _resample(
         image = image.convert("RGBA")
     resized = image.resize(size, Image.Resampling.LANCZOS, box=box, reducing_gap=3.0)
     resized.info = dict(image.info)
+    resized.format = image.format
     return resized
 
 
