@@ -396,3 +396,17 @@ def test_imagemagick_identifies_the_output(fmt: ImageFormat, tmp_path: Path) -> 
     command = ["identify", "-format", "%m %w %h", str(path)]
     described = subprocess.run(command, capture_output=True, text=True, check=True)
     assert described.stdout.split() == [fmt.value.upper(), "64", "48"]
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "WEBP", "AVIF", "HEIF"])
+def test_read_metadata_in_other_containers(fmt: str) -> None:
+    import pillow_heif
+
+    pillow_heif.register_heif_opener()
+    exif = Image.Exif()
+    exif[0x010F] = "ContainerMake"
+    exif[0x0112] = 6
+    data = encoded(quadrants(), fmt, exif=exif.tobytes())
+    meta = read_metadata(data)
+    assert meta.camera == {"make": "ContainerMake"}
+    assert (meta.width, meta.height) == (100, 200)  # displayed: orientation 6 turns it upright
