@@ -16,23 +16,41 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import regex
+from functools import lru_cache
+from typing import Any
 
 from fileapi.convert.encoding import decode_utf8
 
 WORDS_PER_MINUTE = 238
 
 _IDEOGRAPHIC = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Ideographic}"
-_WORD = regex.compile(
-    rf"[{_IDEOGRAPHIC}]|(?:(?![{_IDEOGRAPHIC}])[\p{{L}}\p{{N}}\p{{M}}])+"
-    rf"(?:['’\-.](?:(?![{_IDEOGRAPHIC}])[\p{{L}}\p{{N}}\p{{M}}])+)*"
-)
-# Latin terminators end a sentence before white space; full-width ones (CJK) end it anywhere.
-_SENTENCE_END = regex.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)|[。！？]+[」』”’）]*")
-_PARAGRAPH_BREAK = regex.compile(r"\n[ \t]*(?:\r?\n[ \t]*)+")
-_GRAPHEME = regex.compile(r"\X")
-_WHITESPACE = regex.compile(r"\s")
+
+
+@dataclass(frozen=True)
+class _Patterns:
+    word: Any
+    sentence_end: Any
+    paragraph_break: Any
+    grapheme: Any
+    whitespace: Any
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> _Patterns:
+    """Compiled once, on first use (the `regex` module costs cold start to the other Text routes)."""
+    import regex
+
+    return _Patterns(
+        word=regex.compile(
+            rf"[{_IDEOGRAPHIC}]|(?:(?![{_IDEOGRAPHIC}])[\p{{L}}\p{{N}}\p{{M}}])+"
+            rf"(?:['’\-.](?:(?![{_IDEOGRAPHIC}])[\p{{L}}\p{{N}}\p{{M}}])+)*"
+        ),
+        # Latin terminators end a sentence before white space; full-width ones (CJK) end it anywhere.
+        sentence_end=regex.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)|[。！？]+[」』”’）]*"),
+        paragraph_break=regex.compile(r"\n[ \t]*(?:\r?\n[ \t]*)+"),
+        grapheme=regex.compile(r"\X"),
+        whitespace=regex.compile(r"\s"),
+    )
 
 
 @dataclass(frozen=True)
@@ -52,28 +70,29 @@ def count_text(data: bytes) -> TextCounts:
     :raises InvalidInput: the body is not UTF-8.
     """
     text = decode_utf8(data).replace("\r\n", "\n").replace("\r", "\n")
-    words = sum(1 for _ in _WORD.finditer(text))
-    graphemes = _GRAPHEME.findall(text)
+    patterns = _patterns()
+    words = sum(1 for _ in patterns.word.finditer(text))
+    graphemes = patterns.grapheme.findall(text)
     characters = len(graphemes)
-    no_spaces = sum(1 for grapheme in graphemes if not _WHITESPACE.fullmatch(grapheme))
+    no_spaces = sum(1 for grapheme in graphemes if not patterns.whitespace.fullmatch(grapheme))
     return TextCounts(
         words=words,
         characters=characters,
         charactersNoSpaces=no_spaces,
-        sentences=_count_sentences(text),
-        paragraphs=sum(1 for block in _PARAGRAPH_BREAK.split(text) if block.strip()),
+        sentences=_count_sentences(text, patterns),
+        paragraphs=sum(1 for block in patterns.paragraph_break.split(text) if block.strip()),
         lines=text.count("\n") + 1 if text else 0,
         readingTimeMinutes=round(words / WORDS_PER_MINUTE, 2),
     )
 
 
-def _count_sentences(text: str) -> int:
+def _count_sentences(text: str, patterns: _Patterns) -> int:
     count = 0
     start = 0
-    for end in _SENTENCE_END.finditer(text):
-        if _WORD.search(text, start, end.start()):
+    for end in patterns.sentence_end.finditer(text):
+        if patterns.word.search(text, start, end.start()):
             count += 1
         start = end.end()
-    if _WORD.search(text, start):
+    if patterns.word.search(text, start):
         count += 1
     return count

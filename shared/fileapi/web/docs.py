@@ -6,7 +6,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fastapi import FastAPI
-from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel, Field
 
 from fileapi import __version__
@@ -98,7 +97,9 @@ def success_response(
 
 
 def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utility API") -> dict[str, Any]:
-    """One OpenAPI document over the routes of every function's app."""
+    """One OpenAPI document over the routes of every function's app (a build-time tool: imported lazily)."""
+    from fastapi.openapi.utils import get_openapi
+
     routes = [route for app in apps for route in app.routes]
     spec = get_openapi(
         title=title,
