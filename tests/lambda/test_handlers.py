@@ -42,6 +42,8 @@ EXPECTED_BODIES: dict[str, bytes] = {
     "POST /v1/text/markdown-to-html": b'<h1>Title</h1>\n<ul class="contains-task-list">\n'
     b'<li class="task-list-item"><input class="task-list-item-checkbox" checked="checked" '
     b'disabled="disabled" type="checkbox"> done</li>\n</ul>\n',
+    "POST /v1/qr/read": b'{"text":"https://example.com","format":"qr_code"}',
+    "POST /v1/barcode/read": b'{"codes":[{"text":"https://example.com","format":"qr_code"}]}',
     "POST /v1/color/convert": b'{"hex":"#663399","rgb":{"r":102,"g":51,"b":153},"hsl":{"h":270.0,"s":50.0,"l":40.0},'
     b'"hsv":{"h":270.0,"s":66.7,"v":60.0},"cmyk":{"c":33.3,"m":66.7,"y":0.0,"k":40.0}}',
 }
@@ -103,6 +105,9 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
         assert_image_response(event["routeKey"], headers, body_of(response))
     elif expected is not None:
         assert body_of(response) == expected
+    elif event["routeKey"] in ("POST /v1/qr/generate", "POST /v1/barcode/generate"):
+        assert headers["content-type"] == "image/svg+xml"
+        assert body_of(response).startswith(b"<?xml")
     elif event["routeKey"] == "GET /openapi.json":
         assert json.loads(body_of(response))["openapi"].startswith("3.")
     else:

@@ -1,0 +1,185 @@
+"""QR and barcode generation round trips, validation, colours, and an independent decoder."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import resvg_py
+from PIL import Image
+
+from fileapi.convert.codes import (
+    BarcodeFormat,
+    QrOutput,
+    generate_barcode,
+    generate_qr,
+    gs1_check_digit,
+    read_codes,
+    upca_to_upce,
+    upce_to_upca,
+    validate_barcode_text,
+)
+from fileapi.errors import InvalidInput, TooLarge
+
+SAMPLES = {
+    BarcodeFormat.EAN13: ("400638133393", "4006381333931"),
+    BarcodeFormat.EAN8: ("9638507", "96385074"),
+    BarcodeFormat.UPCA: ("03600029145", "036000291452"),
+    BarcodeFormat.UPCE: ("0123456", "01234565"),
+    BarcodeFormat.CODE128: ("Hello-128 é", "Hello-128 é"),
+    BarcodeFormat.CODE39: ("CODE 39-$", "CODE 39-$"),
+    BarcodeFormat.ITF14: ("1540014128876", "15400141288763"),
+    BarcodeFormat.ITF: ("123456", "123456"),
+    BarcodeFormat.DATAMATRIX: ("Data Matrix ✓ 日本", "Data Matrix ✓ 日本"),
+    BarcodeFormat.PDF417: ("PDF417 text", "PDF417 text"),
+    BarcodeFormat.AZTEC: ("Aztec ✓", "Aztec ✓"),
+}
+# zbarimg's names for the formats it reads (it reads no DataMatrix, PDF417 or Aztec).
+ZBAR_NAMES = {
+    BarcodeFormat.EAN13: "EAN-13",
+    BarcodeFormat.EAN8: "EAN-8",
+    BarcodeFormat.UPCA: "UPC-A",
+    BarcodeFormat.UPCE: "UPC-E",
+    BarcodeFormat.CODE128: "CODE-128",
+    BarcodeFormat.CODE39: "CODE-39",
+    BarcodeFormat.ITF14: "I2/5",
+    BarcodeFormat.ITF: "I2/5",
+}
+
+
+def rasterise(svg: bytes, background: str = "#ffffff") -> bytes:
+    return bytes(resvg_py.svg_to_bytes(svg_string=svg.decode(), background=background))
+
+
+@pytest.mark.parametrize("fmt", list(BarcodeFormat))
+def test_every_barcode_format_decodes_back(fmt: BarcodeFormat) -> None:
+    text, expected = SAMPLES[fmt]
+    svg = generate_barcode(text, fmt, scale=3, height=None if fmt is BarcodeFormat.ITF14 else 60)
+    assert svg.startswith(b"<?xml")
+    codes = read_codes(rasterise(svg))
+    assert [(code.text, code.format) for code in codes] == [(expected, fmt.value)]
+
+
+@pytest.mark.tools
+@pytest.mark.skipif(shutil.which("zbarimg") is None, reason="zbarimg (zbar-tools) is not installed")
+@pytest.mark.parametrize("fmt", list(ZBAR_NAMES))
+def test_zbarimg_reads_the_linear_codes(fmt: BarcodeFormat, tmp_path: Path) -> None:
+    text, expected = SAMPLES[fmt]
+    if fmt is BarcodeFormat.CODE128:
+        text = expected = "Hello-128"  # zbar does not decode Latin-1 bytes as Latin-1
+    path = tmp_path / "code.png"
+    path.write_bytes(rasterise(generate_barcode(text, fmt, scale=3)))
+    found = subprocess.run(["zbarimg", "--quiet", str(path)], capture_output=True, text=True).stdout.strip()
+    name, _, value = found.partition(":")
+    # zbar reports UPC-A and UPC-E as the EAN-13 of their 12-digit form
+    if fmt is BarcodeFormat.UPCA:
+        assert (name, value) == ("EAN-13", "0" + expected)
+    elif fmt is BarcodeFormat.UPCE:
+        assert (name, value) == ("EAN-13", "0" + upce_to_upca(expected))
+    else:
+        assert (name, value) == (ZBAR_NAMES[fmt], expected)
+
+
+def test_barcode_colours_and_height() -> None:
+    svg = generate_barcode(
+        "400638133393", BarcodeFormat.EAN13, scale=2, height=120, foreground="#ff0000", background="#00ff00"
+    )
+    image = Image.open(io.BytesIO(rasterise(svg))).convert("RGB")
+    colours = {colour for _, colour in image.getcolors(maxcolors=100000)}  # type: ignore[union-attr]
+    assert (255, 0, 0) in colours and (0, 255, 0) in colours
+    assert image.height > 120
+    transparent = generate_barcode("400638133393", BarcodeFormat.EAN13, background="transparent")
+    assert b"#FFFFFF" not in transparent and b'fill="#ffffff"' not in transparent
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt", "reason"),
+    [
+        ("12345", BarcodeFormat.EAN13, "12 digits"),
+        ("4006381333932", BarcodeFormat.EAN13, "wrong check digit"),
+        ("abcdefghijkl", BarcodeFormat.EAN13, "digits"),
+        ("12345", BarcodeFormat.ITF, "even number"),
+        ("1234", BarcodeFormat.ITF, "at least 6"),
+        ("lower", BarcodeFormat.CODE39, "A-Z"),
+        ("日本", BarcodeFormat.CODE128, "Latin-1"),
+        ("2123456", BarcodeFormat.UPCE, "starting with 0 or 1"),
+        ("01234564", BarcodeFormat.UPCE, "wrong check digit"),
+    ],
+)
+def test_barcode_validation(text: str, fmt: BarcodeFormat, reason: str) -> None:
+    with pytest.raises(InvalidInput, match=reason):
+        validate_barcode_text(text, fmt)
+
+
+def test_two_d_capacity_is_a_clear_400() -> None:
+    with pytest.raises(InvalidInput, match="datamatrix cannot hold this text"):
+        generate_barcode("x" * 4000, BarcodeFormat.DATAMATRIX)
+
+
+def test_gs1_and_upce_helpers() -> None:
+    assert gs1_check_digit("400638133393") == "1"
+    assert upce_to_upca("01234565") == "012345000065"
+    assert upca_to_upce("012345000065") == "01234565"
+    assert upca_to_upce("036000291452") is None
+
+
+@pytest.mark.parametrize("text", ["https://example.com/path?q=1", "Grüße ✓ 日本語", "x"])
+def test_qr_round_trips_unicode(text: str) -> None:
+    codes = read_codes(generate_qr(text).data, qr_only=True)
+    assert [(code.text, code.format) for code in codes] == [(text, "qr_code")]
+
+
+def test_qr_default_size_makes_a_short_url_about_300_px() -> None:
+    assert Image.open(io.BytesIO(generate_qr("https://example.com/abc").data)).size == (297, 297)
+
+
+def test_qr_svg_and_colours() -> None:
+    svg = generate_qr("hello", output=QrOutput.SVG, foreground="#112233", background="#ffeedd").data
+    assert (svg.startswith(b"<?xml") and b"#123" in svg) or b"#112233" in svg
+    png = Image.open(io.BytesIO(generate_qr("hello", foreground="#ff0000", background="#0000ff").data)).convert("RGB")
+    assert {colour for _, colour in png.getcolors()} == {(255, 0, 0), (0, 0, 255)}  # type: ignore[union-attr]
+    assert read_codes(rasterise(svg), qr_only=True)[0].text == "hello"
+
+
+def test_qr_transparent_background() -> None:
+    png = Image.open(io.BytesIO(generate_qr("hello", background="transparent").data)).convert("RGBA")
+    assert png.getpixel((0, 0))[3] == 0  # type: ignore[index]
+
+
+def test_qr_reads_inverted_rotated_and_low_contrast_codes() -> None:
+    from PIL import ImageOps
+
+    source = Image.open(io.BytesIO(generate_qr("tricky", size=6).data)).convert("L")
+    variants = [
+        ImageOps.invert(source),
+        source.rotate(33, expand=True, fillcolor=255),
+        source.point(lambda v: 110 + v * 40 // 255),
+    ]
+    for variant in variants:
+        out = io.BytesIO()
+        variant.save(out, "PNG")
+        assert read_codes(out.getvalue(), qr_only=True)[0].text == "tricky"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "reason"),
+    [
+        ({"text": ""}, InvalidInput, "empty"),
+        ({"text": "x", "foreground": "red"}, InvalidInput, "foreground must be a colour"),
+        ({"text": "x", "error_correction": "Z"}, InvalidInput, "L, M, Q or H"),
+        ({"text": "x" * 3000}, InvalidInput, "at most 2331 bytes"),
+        ({"text": "x", "size": 400}, TooLarge, "at most 10000"),
+    ],
+)
+def test_qr_validation(kwargs: dict[str, object], error: type[Exception], reason: str) -> None:
+    with pytest.raises(error, match=reason):
+        generate_qr(**kwargs)  # type: ignore[arg-type]
+
+
+def test_no_code_found_is_an_empty_list() -> None:
+    out = io.BytesIO()
+    Image.effect_noise((200, 200), 30).save(out, "PNG")
+    assert read_codes(out.getvalue()) == []
