@@ -105,6 +105,11 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
         assert_image_response(event["routeKey"], headers, body_of(response))
     elif expected is not None:
         assert body_of(response) == expected
+    elif event["routeKey"] == "POST /v1/render/svg-to-png":
+        from PIL import Image
+
+        assert headers["content-type"] == "image/png"
+        assert Image.open(io.BytesIO(body_of(response))).size == (80, 40)
     elif event["routeKey"] in ("POST /v1/qr/generate", "POST /v1/barcode/generate"):
         assert headers["content-type"] == "image/svg+xml"
         assert body_of(response).startswith(b"<?xml")

@@ -39,6 +39,7 @@ def test_template_functions_are_the_families_built_so_far() -> None:
         "DataFunction",
         "ImageFunction",
         "CodesFunction",
+        "RenderFunction",
         "TextFunction",
         "AccountFunction",
     ]

@@ -222,3 +222,10 @@ def test_common_prefix_and_suffix_keep_the_diff_minimal() -> None:
     result = diff_texts(a, a.replace("old", "new"), context=0)
     assert (result.added, result.removed) == (1, 1)
     assert result.hunks[0].oldStart == 5001
+
+
+def test_named_colours_after_pillow_cached_them() -> None:
+    from PIL import Image
+
+    Image.new("RGB", (1, 1), "white")  # Pillow replaces the colormap entry with a parsed tuple
+    assert convert_color("white")["hex"] == "#ffffff"

@@ -94,10 +94,10 @@ def _named(name: str) -> Rgba:
         raise ValueError(name)
     from PIL import ImageColor  # the 148 CSS named colours
 
-    hex_value = ImageColor.colormap.get(name)
-    if not isinstance(hex_value, str):
+    if name not in ImageColor.colormap:  # getrgb also takes other syntaxes: look the name up first
         raise ValueError(name)
-    return _from_hex(hex_value.lstrip("#"))
+    r, g, b = ImageColor.getrgb(name)[:3]  # (Pillow caches parsed entries of colormap as tuples)
+    return Rgba(r / 255, g / 255, b / 255)
 
 
 def _split(body: str, count: int) -> tuple[list[str], float | None]:

@@ -1,0 +1,48 @@
+"""Render function: /v1/render/svg-to-png."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query
+from starlette.responses import Response
+
+from fileapi.convert.render import svg_to_png
+from fileapi.web.app import create_app, lambda_handler
+from fileapi.web.docs import METERED_STATUSES, binary_body, error_responses, success_response
+from fileapi.web.io import RawBody
+from fileapi.web.metering import MeteredRoute, metered
+
+router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Render"])
+
+
+@router.post(
+    "/v1/render/svg-to-png",
+    summary="Render SVG as PNG",
+    description=(
+        "SVG (or gzip-compressed SVGZ) in; PNG out, rendered with resvg and the bundled DejaVu Sans font. "
+        "Size: the SVG's width/height (else its viewBox; with neither, 300 x 150) times `scale` (0.1-10); or "
+        "`width` and/or `height` in pixels (one alone keeps the aspect ratio; both give exactly that canvas, "
+        "the drawing fitted inside and centred). `background`: any CSS colour or `transparent` (default). "
+        "Nothing external is fetched or read: href and CSS url() references other than #fragments and data: "
+        "URIs, and @import rules, are ignored. Malformed XML, entity-expansion bombs, nesting deeper than 256 "
+        "or more than 200,000 elements are 400; outputs over 16383 px a side or 50 megapixels are 413."
+    ),
+    openapi_extra=binary_body(("image/svg+xml", "application/octet-stream"), "SVG or SVGZ document.", text=False),
+    responses={**success_response("image/png", "PNG image"), **error_responses(METERED_STATUSES)},
+)
+def svg_to_png_route(
+    body: RawBody,
+    scale: Annotated[float | None, Query(ge=0.1, le=10, description="Multiplies the intrinsic size.")] = None,
+    width: Annotated[int | None, Query(ge=1, description="Output width in pixels.")] = None,
+    height: Annotated[int | None, Query(ge=1, description="Output height in pixels.")] = None,
+    background: Annotated[
+        str | None, Query(max_length=100, description="CSS colour or `transparent` (default).")
+    ] = None,
+) -> Response:
+    png = svg_to_png(body, scale=scale, width=width, height=height, background=background)
+    return Response(png, media_type="image/png")
+
+
+app = create_app(router, title="Render")
+handler = lambda_handler(app)

@@ -1,0 +1,246 @@
+"""SVG to PNG with resvg (the resvg-py binding), safely.
+
+- SVGZ (gzip) is accepted and inflated up to 16 MB.
+- The document is first parsed with expat: malformed XML, entity-expansion bombs (expat's
+  amplification limit), more than 256 levels of nesting or 200,000 elements are refused (400)
+  before resvg sees them (resvg's recursion would overflow its stack on deep nesting).
+- Nothing external is fetched: href/xlink:href values other than "#fragment" and "data:" URIs,
+  CSS url() references other than those, and CSS @import rules are neutralised before rendering.
+- Text is drawn with the bundled DejaVu Sans (every generic family maps to it); no system font
+  is scanned.
+- Size: the intrinsic size (width/height, else the viewBox; an SVG with neither is given 300 x 150,
+  CSS's default for a replaced element) times `scale`; with
+  `width` or `height` alone the other keeps the aspect ratio; with both, the drawing is scaled to
+  fit inside and centred on a canvas of exactly width x height. Outputs over 16383 px a side or
+  50 megapixels are 413.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from fileapi.convert.color import parse_color
+from fileapi.convert.image_io import check_output_size
+from fileapi.errors import InvalidInput, TooLarge
+
+FONT_PATH = Path(__file__).resolve().parent.parent / "fonts" / "DejaVuSans.ttf"
+FONT_FAMILY = "DejaVu Sans"
+MAX_INFLATED_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 256
+MAX_ELEMENTS = 200_000
+DEFAULT_SIZE = (100.0, 100.0)
+_UNITS = {"": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0, "em": 16.0}
+_LENGTH = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([a-z%]*)\s*$")
+_HREF = re.compile(r"""((?:xlink:)?href\s*=\s*)(["'])(?!\s*#|\s*data:)[^"']*\2""", re.IGNORECASE)
+_CSS_URL = re.compile(r"""url\(\s*(["']?)(?!\s*#|\s*data:)[^)"']*\1\s*\)""", re.IGNORECASE)
+_CSS_IMPORT = re.compile(r"@import[^;<]*;?", re.IGNORECASE)
+_SVG_START = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?svg(?=[\s/>])")
+NO_SIZE_DEFAULT = (300, 150)  # CSS's default size of a replaced element, for SVGs that give none
+_ENCODING = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
+
+
+@dataclass(frozen=True)
+class _Document:
+    text: str
+    size: tuple[float, float]
+
+
+def svg_to_png(
+    data: bytes,
+    *,
+    scale: float | None = None,
+    width: int | None = None,
+    height: int | None = None,
+    background: str | None = None,
+) -> bytes:
+    """Render an SVG (or SVGZ) document as PNG.
+
+    :param scale: 0.1..10, multiplies the intrinsic size (not with width/height).
+    :param width: output width in pixels (>= 1); `height` likewise.
+    :param background: any CSS colour or 'transparent' (default transparent).
+    :raises InvalidInput: not a well-formed, renderable SVG; bad options.
+    :raises TooLarge: the output would be over the bounds, or the SVGZ inflates past 16 MB.
+    """
+    if scale is not None and not 0.1 <= scale <= 10:
+        raise InvalidInput(f"scale must be 0.1..10, not {scale}")
+    if scale is not None and (width is not None or height is not None):
+        raise InvalidInput("give scale, or width and/or height, not both")
+    fill = _background(background)
+    document = _parse(_inflate(data))
+    intrinsic_w, intrinsic_h = document.size
+    if width is not None and height is not None:
+        zoom = min(width / intrinsic_w, height / intrinsic_h)
+        canvas: tuple[int, int] | None = (width, height)
+    else:
+        zoom = scale or (width / intrinsic_w if width else (height / intrinsic_h if height else 1.0))
+        canvas = None
+    target = (max(1, round(intrinsic_w * zoom)), max(1, round(intrinsic_h * zoom)))
+    check_output_size(*(canvas or target))
+    png = _render(document.text, zoom=zoom, background=None if canvas else fill)
+    _check_rendered(png)
+    return _on_canvas(png, canvas, fill) if canvas else png
+
+
+def _check_rendered(png: bytes) -> None:
+    """The rendered size, read from the PNG header, within the output bounds."""
+    if png[12:16] == b"IHDR":
+        check_output_size(int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big"))
+
+
+def _background(background: str | None) -> str | None:
+    if background is None or background.strip().lower() == "transparent":
+        return None
+    color = parse_color(background)
+    alpha = 1.0 if color.alpha is None else color.alpha
+    channels = (color.r, color.g, color.b, alpha)
+    return "#" + "".join(f"{round(channel * 255):02x}" for channel in channels)
+
+
+def _inflate(data: bytes) -> bytes:
+    if not data.startswith(b"\x1f\x8b"):
+        return data
+    inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        inflated = inflater.decompress(data, MAX_INFLATED_BYTES + 1)
+    except zlib.error as exc:
+        raise InvalidInput(f"the SVGZ is not valid gzip: {exc}") from None
+    if len(inflated) > MAX_INFLATED_BYTES or inflater.unconsumed_tail:
+        raise TooLarge(f"the SVGZ inflates to more than {MAX_INFLATED_BYTES:,} bytes")
+    return inflated
+
+
+def _parse(data: bytes) -> _Document:
+    from xml.parsers import expat
+
+    parser = expat.ParserCreate(namespace_separator=" ")
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    state = {"depth": 0, "elements": 0}
+    root: dict[str, str] = {}
+
+    def start(name: str, attributes: dict[str, str]) -> None:
+        state["depth"] += 1
+        state["elements"] += 1
+        if state["depth"] > MAX_DEPTH:
+            raise InvalidInput(f"the SVG nests elements more than {MAX_DEPTH} levels deep")
+        if state["elements"] > MAX_ELEMENTS:
+            raise InvalidInput(f"the SVG has more than {MAX_ELEMENTS:,} elements")
+        if state["elements"] == 1:
+            if name.rpartition(" ")[2] != "svg":
+                raise InvalidInput("the document's root element is not <svg>")
+            root.update(attributes)
+            root.setdefault("", "svg")  # marks the root as seen (it may have no plain attributes)
+
+    def end(_: str) -> None:
+        state["depth"] -= 1
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise InvalidInput(
+            f"not well-formed XML: {expat.errors.messages.get(exc.code, str(exc))} "
+            f"(line {exc.lineno}, column {exc.offset})"
+        ) from None
+    if not root:
+        raise InvalidInput("the document has no <svg> element")
+    text = _neutralised(_text(data))
+    if not any(root.get(name) for name in ("width", "height", "viewBox")):
+        # resvg would size it to its content's bounding box, unknown (and unbounded) until rendered
+        width, height = NO_SIZE_DEFAULT
+        text = _SVG_START.sub(lambda match: f'{match.group(0)} width="{width}" height="{height}"', text, count=1)
+        return _Document(text=text, size=(float(width), float(height)))
+    return _Document(text=text, size=_intrinsic_size(root))
+
+
+def _text(data: bytes) -> str:
+    declared = _ENCODING.match(data)
+    encoding = declared.group(1).decode("ascii") if declared else "utf-8"
+    try:
+        return data.decode("utf-8-sig" if encoding.lower() in ("utf-8", "utf8") else encoding)
+    except (LookupError, UnicodeDecodeError):
+        raise InvalidInput(f"the SVG is not valid {encoding} text") from None
+
+
+def _neutralised(text: str) -> str:
+    """The document with every external reference made harmless (nothing is fetched or read)."""
+    text = _HREF.sub(lambda match: f"{match.group(1)}{match.group(2)}#{match.group(2)}", text)
+    text = _CSS_IMPORT.sub("", text)
+    return _CSS_URL.sub("url(#)", text)
+
+
+def _intrinsic_size(root: dict[str, str]) -> tuple[float, float]:
+    view_box = root.get("viewBox", "").replace(",", " ").split()
+    box = None
+    if len(view_box) == 4:
+        try:
+            box = (float(view_box[2]), float(view_box[3]))
+        except ValueError:
+            box = None
+    width, height = _length(root.get("width")), _length(root.get("height"))
+    if width is None and height is None:
+        return box if box and box[0] > 0 and box[1] > 0 else DEFAULT_SIZE
+    if box and box[0] > 0 and box[1] > 0:
+        width = width if width is not None else (height or 0) * box[0] / box[1]
+        height = height if height is not None else (width or 0) * box[1] / box[0]
+    size = (width if width is not None else DEFAULT_SIZE[0], height if height is not None else DEFAULT_SIZE[1])
+    if size[0] <= 0 or size[1] <= 0:
+        raise InvalidInput(f"the SVG has an invalid size ({size[0]:g} x {size[1]:g})")
+    return size
+
+
+def _length(value: str | None) -> float | None:
+    if value is None:
+        return None
+    match = _LENGTH.match(value)
+    if match is None or match.group(2) == "%" or match.group(2) not in _UNITS:
+        return None
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+@lru_cache(maxsize=1)
+def _font_files() -> list[str]:
+    return [str(FONT_PATH)]
+
+
+def _render(text: str, *, zoom: float, background: str | None) -> bytes:
+    import resvg_py
+
+    try:
+        return bytes(
+            resvg_py.svg_to_bytes(
+                svg_string=text,
+                zoom=zoom,
+                background=background,
+                skip_system_fonts=True,
+                font_files=_font_files(),
+                font_family=FONT_FAMILY,
+                serif_family=FONT_FAMILY,
+                sans_serif_family=FONT_FAMILY,
+                monospace_family=FONT_FAMILY,
+                cursive_family=FONT_FAMILY,
+                fantasy_family=FONT_FAMILY,
+            )
+        )
+    except ValueError as exc:
+        raise InvalidInput(f"the SVG cannot be rendered: {str(exc)[:200]}") from None
+
+
+def _on_canvas(png: bytes, canvas: tuple[int, int], fill: str | None) -> bytes:
+    from PIL import Image
+
+    drawing = Image.open(io.BytesIO(png)).convert("RGBA")
+    colour = fill or "#00000000"
+    board = Image.new("RGBA", canvas, colour)
+    offset = ((canvas[0] - drawing.width) // 2, (canvas[1] - drawing.height) // 2)
+    layer = Image.new("RGBA", canvas, (0, 0, 0, 0))
+    layer.paste(drawing, offset)  # rounding may make the drawing a pixel larger: paste clips
+    board = Image.alpha_composite(board, layer)
+    out = io.BytesIO()
+    board.save(out, "PNG", optimize=False)
+    return out.getvalue()
