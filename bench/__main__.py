@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from bench.codes import bench_codes, bench_render
 from bench.image import bench_image
 from bench.timing import command_seconds, median_seconds, row
 from fileapi.convert.encoding import encode_base64
@@ -257,6 +258,8 @@ def main() -> None:
             bench_data(Path(tmp))
             bench_text(Path(tmp))
             bench_image(Path(tmp))
+        bench_codes()
+        bench_render()
         bench_imports()
     finally:
         process.terminate()
