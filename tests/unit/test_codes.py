@@ -183,3 +183,8 @@ def test_no_code_found_is_an_empty_list() -> None:
     out = io.BytesIO()
     Image.effect_noise((200, 200), 30).save(out, "PNG")
     assert read_codes(out.getvalue()) == []
+
+
+def test_qr_background_with_alpha() -> None:
+    png = Image.open(io.BytesIO(generate_qr("hello", background="#ffffff80").data)).convert("RGBA")
+    assert png.getpixel((0, 0)) == (255, 255, 255, 128)
