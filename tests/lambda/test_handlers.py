@@ -105,6 +105,8 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
         assert_image_response(event["routeKey"], headers, body_of(response))
     elif expected is not None:
         assert body_of(response) == expected
+    elif event["routeKey"].startswith("POST /v1/pdf/"):
+        assert_pdf_response(event["routeKey"].rsplit("/", 1)[1], headers, body_of(response))
     elif event["routeKey"] == "POST /v1/render/svg-to-png":
         from PIL import Image
 
@@ -143,6 +145,22 @@ def assert_image_response(route_key: str, headers: dict[str, str], body: bytes) 
     media_type, size = IMAGE_RESULTS[name]
     assert headers["content-type"] == media_type
     assert Image.open(io.BytesIO(body)).size == size
+
+
+def assert_pdf_response(name: str, headers: dict[str, str], body: bytes) -> None:
+    if name in ("merge", "rotate"):
+        assert headers["content-type"] == "application/pdf"
+        assert body.startswith(b"%PDF-")
+        return
+    result = json.loads(body)
+    if name == "info":
+        assert (result["pageCount"], result["metadata"]) == (2, {"title": "Sample"})
+    elif name == "extract-text":
+        assert result["pages"][0].strip() == "Hello page one"
+    elif name == "render-page":
+        assert (result["pages"][0]["width"], result["pages"][0]["height"]) == (612, 792)
+    else:
+        assert len(result["pdfs"]) == 2
 
 
 def test_binary_response_is_base64_encoded_for_api_gateway(make_key: MakeKey) -> None:

@@ -38,6 +38,7 @@ def test_template_functions_are_the_families_built_so_far() -> None:
         "HealthFunction",
         "DataFunction",
         "ImageFunction",
+        "PdfFunction",
         "CodesFunction",
         "RenderFunction",
         "TextFunction",
