@@ -1,4 +1,4 @@
-"""Pdf function: /v1/pdf/* (info, extract-text, render-page, merge, split, rotate)."""
+"""Pdf function: /v1/pdf/* (all 11 endpoints)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,8 @@ from fileapi.convert.pdf import (
     rotate_pdf,
     split_pdf,
 )
+from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
+from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.errors import InvalidInput
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import METERED_STATUSES, binary_body, error_responses, success_response
@@ -162,22 +164,10 @@ async def merge(request: Request) -> Response:
 
 
 def _json_files(body: bytes) -> list[bytes]:
-    try:
-        payload = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise InvalidInput("send multipart/form-data parts named 'files', or JSON {\"files\": [base64, ...]}") from None
-    files = payload.get("files") if isinstance(payload, dict) else None
+    files = _json_object(body, "the body").get("files")
     if not isinstance(files, list) or not files:
         raise InvalidInput("files: a non-empty array of base64-encoded PDFs is required")
-    documents = []
-    for position, item in enumerate(files, start=1):
-        if not isinstance(item, str):
-            raise InvalidInput(f"files[{position}] is not a base64 string")
-        try:
-            documents.append(base64.b64decode(item, validate=True))
-        except (binascii.Error, ValueError):
-            raise InvalidInput(f"files[{position}] is not valid base64") from None
-    return documents
+    return [_base64(item, f"files[{position}]") for position, item in enumerate(files, start=1)]
 
 
 @router.post(
@@ -219,6 +209,212 @@ def rotate(
     pages: Pages = None,
 ) -> Response:
     return _pdf(rotate_pdf(body, degrees=int(degrees), pages=pages))
+
+
+@router.post(
+    "/v1/pdf/watermark",
+    summary="Watermark PDF pages with text",
+    description=(
+        "text (required, Windows-1252 characters: the standard PDF fonts cover no more; other text is 400) drawn "
+        f"centred on each chosen page (default all) as real text in Helvetica, grey; opacity 0-1 (default "
+        f"{DEFAULT_OPACITY}); rotation in degrees counter-clockwise (default {DEFAULT_ROTATION:g}); fontSize in "
+        "points (default: the text spans about 60% of the page's diagonal)."
+    ),
+    openapi_extra=PDF_BODY,
+    responses={**PDF_OUT, **ERRORS},
+)
+def watermark(
+    body: RawBody,
+    text: Annotated[str, Query(min_length=1, max_length=200, description="Watermark text.")],
+    opacity: Annotated[float, Query(ge=0, le=1, description="0 (invisible) to 1 (opaque).")] = DEFAULT_OPACITY,
+    rotation: Annotated[float, Query(ge=-360, le=360, description="Degrees, counter-clockwise.")] = DEFAULT_ROTATION,
+    fontSize: Annotated[float | None, Query(ge=1, le=1000, description="Points.")] = None,
+    pages: Pages = None,
+) -> Response:
+    return _pdf(watermark_pdf(body, text=text, opacity=opacity, rotation=rotation, font_size=fontSize, pages=pages))
+
+
+@router.post(
+    "/v1/pdf/fill-form",
+    summary="Fill a PDF form",
+    description=(
+        "JSON {pdf: base64, fields: {name: value}, flatten?: boolean} or multipart/form-data with file (the PDF), "
+        "fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false "
+        "or their export value; radio groups an export value; choice fields one of their options (a list for "
+        "multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With "
+        "flatten=true the values are baked into the page content and the widgets and the AcroForm are removed."
+    ),
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["pdf", "fields"],
+                        "properties": {
+                            "pdf": {"type": "string", "format": "byte"},
+                            "fields": {"type": "object", "additionalProperties": True},
+                            "flatten": {"type": "boolean", "default": False},
+                        },
+                    }
+                },
+                "multipart/form-data": {
+                    "schema": {
+                        "type": "object",
+                        "required": ["file", "fields"],
+                        "properties": {
+                            "file": {"type": "string", "format": "binary"},
+                            "fields": {"type": "string", "description": "A JSON object."},
+                            "flatten": {"type": "string", "enum": ["true", "false"]},
+                        },
+                    }
+                },
+            },
+        }
+    },
+    responses={**PDF_OUT, **ERRORS},
+)
+async def fill(request: Request) -> Response:
+    content_type = request.headers.get("content-type", "").lower()
+    if content_type.startswith("multipart/form-data"):
+        form = await request.form(max_files=1, max_fields=10)
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile):
+            raise InvalidInput("file: the PDF is required as a form part named 'file'")
+        document = await upload.read()
+        fields = _json_object(form.get("fields"), "fields")
+        flatten = _flag(form.get("flatten"))
+    else:
+        payload = _json_object(await request.body(), "the body")
+        document = _base64(payload.get("pdf"), "pdf")
+        given_fields, given_flatten = payload.get("fields"), payload.get("flatten", False)
+        if not isinstance(given_fields, dict):
+            raise InvalidInput("fields: an object of field name to value is required")
+        if not isinstance(given_flatten, bool):
+            raise InvalidInput("flatten must be true or false")
+        fields, flatten = given_fields, given_flatten
+    return _pdf(fill_form(document, fields=fields, flatten=flatten))
+
+
+def _json_object(raw: object, what: str) -> dict[str, object]:
+    if not isinstance(raw, str | bytes) or not raw:
+        raise InvalidInput(f"{what}: a JSON object is required")
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise InvalidInput(f"{what} is not valid JSON") from None
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{what} must be a JSON object")
+    return value
+
+
+def _base64(value: object, what: str) -> bytes:
+    if not isinstance(value, str) or not value:
+        raise InvalidInput(f"{what}: a base64-encoded PDF is required")
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidInput(f"{what} is not valid base64") from None
+
+
+def _flag(value: object) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", ""):
+        return value.strip().lower() in ("true", "1")
+    raise InvalidInput("flatten must be 'true' or 'false'")
+
+
+@router.post(
+    "/v1/pdf/flatten",
+    summary="Flatten a PDF form",
+    description=(
+        "Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the "
+        "values can no longer be edited. A PDF without form fields is returned unchanged."
+    ),
+    openapi_extra=PDF_BODY,
+    responses={**PDF_OUT, **ERRORS},
+)
+def flatten(body: RawBody) -> Response:
+    return _pdf(flatten_form(body))
+
+
+@router.post(
+    "/v1/pdf/compress",
+    summary="Compress a PDF",
+    description=(
+        "Lossless structure compression (object streams, recompressed streams, unreferenced resources dropped); "
+        "stripMetadata (default false) removes the info dictionary and XMP metadata; imageMaxSide (16-10000, off "
+        "by default) downsamples images whose longer side is larger, re-encoding them as JPEG quality 85. Never "
+        "returns a larger file: then the input comes back with savedPercent 0. Sizes are integers (bytes); "
+        "savedPercent is a number with one decimal."
+    ),
+    openapi_extra=PDF_BODY,
+    responses={
+        **success_response(
+            "application/json",
+            "Compressed PDF",
+            schema={
+                "type": "object",
+                "required": ["bytes", "originalSize", "compressedSize", "savedPercent"],
+                "properties": {
+                    "bytes": {"type": "string", "format": "byte"},
+                    "originalSize": {"type": "integer"},
+                    "compressedSize": {"type": "integer"},
+                    "savedPercent": {"type": "number"},
+                },
+            },
+            example={"bytes": "JVBERi0xLjcK...", "originalSize": 120000, "compressedSize": 90000, "savedPercent": 25.0},
+        ),
+        **ERRORS,
+    },
+)
+def compress(
+    body: RawBody,
+    stripMetadata: Annotated[bool, Query(description="Remove the info dictionary and XMP.")] = False,
+    imageMaxSide: Annotated[int | None, Query(ge=16, le=10_000, description="Downsample larger images.")] = None,
+) -> Response:
+    result = compress_pdf(body, strip_metadata=stripMetadata, image_max_side=imageMaxSide)
+    return JSONResponse(
+        {
+            "bytes": base64.b64encode(result.data).decode("ascii"),
+            "originalSize": result.originalSize,
+            "compressedSize": result.compressedSize,
+            "savedPercent": result.savedPercent,
+        }
+    )
+
+
+@router.post(
+    "/v1/pdf/protect",
+    summary="Password-protect a PDF (AES-256)",
+    description=(
+        "userPassword (required, 1-128 characters) is needed to open the document. ownerPassword (optional) grants "
+        "full rights; without it a random owner password is used, so the restrictions hold. Permissions: "
+        "allowPrinting (default true), allowCopying (default true), allowModifying (default false)."
+    ),
+    openapi_extra=PDF_BODY,
+    responses={**PDF_OUT, **ERRORS},
+)
+def protect(
+    body: RawBody,
+    userPassword: Annotated[str, Query(min_length=1, max_length=128, description="Password to open.")],
+    ownerPassword: Annotated[str | None, Query(min_length=1, max_length=128, description="Full rights.")] = None,
+    allowPrinting: bool = True,
+    allowCopying: bool = True,
+    allowModifying: bool = False,
+) -> Response:
+    return _pdf(
+        protect_pdf(
+            body,
+            user_password=userPassword,
+            owner_password=ownerPassword,
+            allow_printing=allowPrinting,
+            allow_copying=allowCopying,
+            allow_modifying=allowModifying,
+        )
+    )
 
 
 app = create_app(router, title="Pdf")

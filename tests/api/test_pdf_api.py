@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.helpers import auth
-from tests.pdf_fixtures import make_pdf
+from tests.pdf_fixtures import make_form_pdf, make_pdf
 
 ONE = make_pdf(["first"])
 TWO = make_pdf(["second", "third"])
@@ -87,3 +87,43 @@ def test_render_result_over_the_response_limit_is_413(
     assert "100,000" in response.json()["message"]
     usage = api.get("/v1/usage", headers=auth(key)).json()
     assert usage["used_this_month"] == 0
+
+
+def test_watermark_protect_compress_flatten(api: TestClient, key: str) -> None:
+    marked = api.post("/v1/pdf/watermark", params={"text": "DRAFT"}, content=TWO, headers=auth(key))
+    assert (marked.status_code, marked.headers["content-type"]) == (200, "application/pdf")
+    missing = api.post("/v1/pdf/watermark", content=TWO, headers=auth(key))
+    assert missing.status_code == 400 and missing.json()["message"].startswith("text:")
+    protected = api.post("/v1/pdf/protect", params={"userPassword": "pw"}, content=TWO, headers=auth(key))
+    assert protected.status_code == 200
+    assert api.post("/v1/pdf/protect", content=TWO, headers=auth(key)).status_code == 400
+    compressed = api.post("/v1/pdf/compress", params={"stripMetadata": "true"}, content=TWO, headers=auth(key)).json()
+    assert set(compressed) == {"bytes", "originalSize", "compressedSize", "savedPercent"}
+    assert isinstance(compressed["originalSize"], int) and isinstance(compressed["savedPercent"], float)
+    flat = api.post("/v1/pdf/flatten", content=TWO, headers=auth(key))
+    assert flat.content == TWO  # no form: unchanged
+
+
+def test_fill_form_json_and_multipart(api: TestClient, key: str) -> None:
+    form = make_form_pdf()
+    payload = {"pdf": base64.b64encode(form).decode(), "fields": {"name": "Ada"}, "flatten": True}
+    filled = api.post("/v1/pdf/fill-form", json=payload, headers=auth(key))
+    assert (filled.status_code, filled.headers["content-type"]) == (200, "application/pdf")
+    text = api.post("/v1/pdf/extract-text", content=filled.content, headers=auth(key)).json()["text"]
+    assert "Ada" in text
+    multipart = api.post(
+        "/v1/pdf/fill-form",
+        files={"file": ("form.pdf", form, "application/pdf")},
+        data={"fields": '{"agree": true}', "flatten": "false"},
+        headers=auth(key),
+    )
+    assert multipart.status_code == 200
+    unknown = api.post("/v1/pdf/fill-form", json={**payload, "fields": {"nope": "x"}}, headers=auth(key))
+    assert unknown.status_code == 400 and "nope" in unknown.json()["message"]
+    bad_flag = api.post(
+        "/v1/pdf/fill-form",
+        files={"file": ("form.pdf", form, "application/pdf")},
+        data={"fields": "{}", "flatten": "maybe"},
+        headers=auth(key),
+    )
+    assert bad_flag.status_code == 400

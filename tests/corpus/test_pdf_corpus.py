@@ -51,3 +51,25 @@ def test_every_file_merges() -> None:
     documents = [path.read_bytes() for path in FILES if path.name != PASSWORD_PROTECTED]
     merged = merge_pdfs(documents)
     assert pdf_info(merged).pageCount == sum(pdf_info(document).pageCount for document in documents)
+
+
+def test_the_corpus_forms_fill_and_flatten() -> None:
+    from fileapi.convert.pdf_forms import fill_form
+
+    latex = (corpus_dir("py-pdf-sample-files") / "010-pdflatex-forms" / "pdflatex-forms.pdf").read_bytes()
+    flat = fill_form(latex, fields={"Name": "Ada Lovelace", "Check": True}, flatten=True)
+    assert "Ada Lovelace" in extract_text(flat).text
+    office = (ROOT / "012-libreoffice-form" / "libreoffice-form.pdf").read_bytes()
+    flat = fill_form(office, fields={"Last Name": "Smith", "gdpr": True, "Nationality": "French"}, flatten=True)
+    text = extract_text(flat).text
+    assert "Smith" in text and "French" in text and "Bob" in text  # Bob: a value the form already held
+
+
+def test_every_file_compresses_without_growing() -> None:
+    from fileapi.convert.pdf_edit import compress_pdf
+
+    for path in FILES:
+        if path.name == PASSWORD_PROTECTED:
+            continue
+        result = compress_pdf(path.read_bytes(), strip_metadata=True)
+        assert result.compressedSize <= result.originalSize

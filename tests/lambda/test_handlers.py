@@ -148,11 +148,14 @@ def assert_image_response(route_key: str, headers: dict[str, str], body: bytes) 
 
 
 def assert_pdf_response(name: str, headers: dict[str, str], body: bytes) -> None:
-    if name in ("merge", "rotate"):
+    if name in ("merge", "rotate", "watermark", "flatten", "protect", "fill-form"):
         assert headers["content-type"] == "application/pdf"
         assert body.startswith(b"%PDF-")
         return
     result = json.loads(body)
+    if name == "compress":
+        assert result["originalSize"] >= result["compressedSize"] > 0
+        return
     if name == "info":
         assert (result["pageCount"], result["metadata"]) == (2, {"title": "Sample"})
     elif name == "extract-text":

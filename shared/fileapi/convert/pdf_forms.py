@@ -1,0 +1,160 @@
+"""PDF forms with pypdf: fill fields (with appearance streams) and flatten.
+
+Flattening bakes each widget's appearance into the page content (pypdf), then removes the widget
+annotations and the /AcroForm (pypdf leaves them, which keeps the form editable).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from fileapi.errors import InvalidInput
+
+_RADIO = 1 << 15
+_PUSHBUTTON = 1 << 16
+MAX_FIELDS = 1_000
+
+
+def _writer(data: bytes) -> Any:
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.errors import FileNotDecryptedError, PdfReadError
+
+    from fileapi.convert.pdf import open_pdf
+
+    open_pdf(data)  # the same checks and errors as every PDF endpoint (header, password, page bound)
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            reader.decrypt("")
+        return PdfWriter(clone_from=reader)
+    except (PdfReadError, FileNotDecryptedError, ValueError, KeyError, RecursionError) as exc:
+        raise InvalidInput(f"the PDF's form cannot be read: {str(exc)[:200]}") from None
+
+
+def _field_values(fields: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
+    """pypdf values for `wanted` (name -> value), checked against the form's fields."""
+    values: dict[str, Any] = {}
+    for name, value in wanted.items():
+        field = fields.get(name)
+        if field is None:
+            known = ", ".join(sorted(fields)[:20])
+            raise InvalidInput(f"no field named {name!r}; the form's fields are: {known}")
+        kind = field.get("/FT")
+        flags = int(field.get("/Ff", 0))
+        if kind == "/Btn":
+            values[name] = _button_value(name, field, flags, value)
+        elif kind == "/Ch":
+            values[name] = _choice_value(name, field, value)
+        else:
+            if isinstance(value, bool) or not isinstance(value, str | int | float):
+                raise InvalidInput(f"field {name!r} takes text, not {type(value).__name__}")
+            values[name] = str(value)
+    return values
+
+
+def _button_value(name: str, field: Any, flags: int, value: Any) -> str:
+    if flags & _PUSHBUTTON:
+        raise InvalidInput(f"field {name!r} is a push button and holds no value")
+    states = [str(state) for state in field.get("/_States_", []) if str(state).startswith("/")]
+    on_states = [state for state in states if state != "/Off"]
+    if isinstance(value, bool) and not flags & _RADIO:
+        return (on_states[0] if on_states else "/Yes") if value else "/Off"
+    wanted = "/" + str(value).lstrip("/") if value is not None else "/Off"
+    if wanted in states:
+        return wanted
+    choices = ", ".join(state.lstrip("/") for state in states)
+    raise InvalidInput(f"field {name!r} takes {'true/false or ' if not flags & _RADIO else ''}one of: {choices}")
+
+
+def _choice_value(name: str, field: Any, value: Any) -> str | list[str]:
+    options = []
+    for option in field.get("/Opt", []) or []:
+        options.append(str(option[0]) if isinstance(option, list | tuple) else str(option))
+    values = value if isinstance(value, list) else [value]
+    if not all(isinstance(item, str) for item in values):
+        raise InvalidInput(f"field {name!r} takes text or a list of texts")
+    if options and any(item not in options for item in values):
+        raise InvalidInput(f"field {name!r} takes one of: {', '.join(options)}")
+    return values if isinstance(value, list) else str(value)
+
+
+def fill_form(data: bytes, *, fields: dict[str, Any], flatten: bool = False) -> bytes:
+    """Set form fields: text fields take text; check boxes true/false or their export value; radio
+    groups an export value; choice fields one of their options (a list for multi-select).
+    Appearance streams are generated so every viewer shows the values.
+
+    :raises InvalidInput: no form, a field that does not exist (named), or a value it cannot take.
+    """
+    if not isinstance(fields, dict) or not fields:
+        raise InvalidInput("fields must be a non-empty object of field name to value")
+    if len(fields) > MAX_FIELDS:
+        raise InvalidInput(f"at most {MAX_FIELDS} fields")
+    writer = _writer(data)
+    form_fields = writer.get_fields() or {}
+    if not form_fields:
+        raise InvalidInput("the PDF has no form fields")
+    values = _field_values(form_fields, fields)
+    if flatten:  # every field's widget goes: bake the values the form already holds too
+        values = {**_current_values(form_fields), **values}
+    try:
+        writer.update_page_form_field_values(None, values, auto_regenerate=False, flatten=flatten)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidInput(f"the form could not be filled: {str(exc)[:200]}") from None
+    if flatten:
+        _remove_form(writer)
+    else:
+        writer.set_need_appearances_writer(True)
+    return _written(writer)
+
+
+def flatten_form(data: bytes) -> bytes:
+    """Bake the values a form holds into the pages and remove the form; a PDF without form fields
+    is returned unchanged."""
+    writer = _writer(data)
+    form_fields = writer.get_fields() or {}
+    if not form_fields:
+        return data
+    values = _current_values(form_fields)
+    try:
+        writer.update_page_form_field_values(None, values, auto_regenerate=False, flatten=True)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InvalidInput(f"the form could not be flattened: {str(exc)[:200]}") from None
+    _remove_form(writer)
+    return _written(writer)
+
+
+def _current_values(form_fields: dict[str, Any]) -> dict[str, Any]:
+    """The values the fields hold now, as pypdf takes them."""
+    values: dict[str, Any] = {}
+    for name, field in form_fields.items():
+        value = field.get("/V")
+        if value is not None:
+            values[name] = [str(item) for item in value] if isinstance(value, list) else str(value)
+    return values
+
+
+def _remove_form(writer: Any) -> None:
+    from pypdf.generic import ArrayObject, NameObject
+
+    for page in writer.pages:
+        annotations = page.get("/Annots")
+        if annotations is None:
+            continue
+        kept = ArrayObject(
+            annotation
+            for annotation in annotations.get_object()
+            if annotation.get_object().get("/Subtype") != "/Widget"
+        )
+        if kept:
+            page[NameObject("/Annots")] = kept
+        else:
+            del page["/Annots"]
+    if "/AcroForm" in writer.root_object:
+        del writer.root_object["/AcroForm"]
+
+
+def _written(writer: Any) -> bytes:
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

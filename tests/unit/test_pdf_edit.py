@@ -1,0 +1,169 @@
+"""Watermark, protect, compress, fill-form and flatten, checked with pdftotext and qpdf where installed."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+from pathlib import Path
+
+import pikepdf
+import pytest
+from pypdf import PdfReader
+
+from fileapi.convert.pdf import extract_text, pdf_info
+from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, text_width, watermark_pdf
+from fileapi.convert.pdf_forms import fill_form, flatten_form
+from fileapi.errors import InvalidInput
+from tests.pdf_fixtures import make_form_pdf, make_pdf
+
+TWO = make_pdf(["first page", "second page"], title="Secret title", author="Someone")
+FORM = make_form_pdf()
+
+
+def tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed")
+    return path
+
+
+def squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
+def test_helvetica_widths() -> None:
+    assert text_width("A", 1000) == 667
+    assert text_width("Hi there", 10) == pytest.approx((722 + 222 + 278 + 278 + 556 + 556 + 333 + 556) / 100)
+
+
+def test_watermark_is_real_text_on_the_chosen_pages() -> None:
+    marked = watermark_pdf(TWO, text="CONFIDENTIAL", pages="2")
+    pages = extract_text(marked).pages
+    assert "CONFIDENTIAL" not in squeezed(pages[0])
+    assert "CONFIDENTIAL" in squeezed(pages[1]) and "secondpage" in squeezed(pages[1])
+
+
+@pytest.mark.tools
+def test_pdftotext_finds_the_watermark(tmp_path: Path) -> None:
+    path = tmp_path / "marked.pdf"
+    path.write_bytes(watermark_pdf(TWO, text="DRAFT copy", opacity=0.5, rotation=30, font_size=40))
+    out = subprocess.run([tool("pdftotext"), "-raw", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    assert squeezed(out).count("DRAFTcopy") == 2
+    subprocess.run([tool("qpdf"), "--check", str(path)], capture_output=True, check=True)
+
+
+def test_watermark_opacity_is_in_the_graphics_state() -> None:
+    pdf = pikepdf.Pdf.open(io.BytesIO(watermark_pdf(TWO, text="X", opacity=0.25)))
+    states = pdf.pages[0].Resources.ExtGState
+    assert [float(state.ca) for state in states.values()] == [0.25]
+
+
+@pytest.mark.parametrize(
+    ("options", "reason"),
+    [
+        ({"text": "日本"}, "Windows-1252"),
+        ({"text": " "}, "1..200"),
+        ({"text": "x", "opacity": 1.5}, "opacity"),
+        ({"text": "x", "font_size": 0}, "fontSize"),
+    ],
+)
+def test_watermark_validation(options: dict[str, object], reason: str) -> None:
+    with pytest.raises(InvalidInput, match=reason):
+        watermark_pdf(TWO, **options)  # type: ignore[arg-type]
+
+
+def test_protect_uses_aes_256_and_the_passwords(tmp_path: Path) -> None:
+    protected = protect_pdf(TWO, user_password="open-me", owner_password="own-me", allow_copying=False)
+    with pytest.raises(pikepdf.PasswordError):
+        pikepdf.Pdf.open(io.BytesIO(protected))
+    opened = pikepdf.Pdf.open(io.BytesIO(protected), password="open-me")
+    assert opened.encryption.R == 6 and opened.encryption.bits == 256
+    assert "aes" in str(opened.encryption.stream_method).lower()
+    assert opened.allow.extract is False and opened.allow.print_highres is True
+    with pytest.raises(InvalidInput, match="password-protected"):
+        pdf_info(protected)
+
+
+@pytest.mark.tools
+def test_qpdf_sees_the_protection(tmp_path: Path) -> None:
+    path = tmp_path / "protected.pdf"
+    path.write_bytes(protect_pdf(TWO, user_password="open-me"))
+    assert subprocess.run([tool("qpdf"), "--requires-password", str(path)]).returncode == 0
+    shown = subprocess.run(
+        [tool("qpdf"), "--show-encryption", "--password=open-me", str(path)], capture_output=True, text=True, check=True
+    ).stdout
+    assert "R = 6" in shown and "AESv3" in shown
+
+
+def test_compress_never_grows_and_strips_metadata() -> None:
+    result = compress_pdf(TWO, strip_metadata=True)
+    assert result.originalSize == len(TWO)
+    assert result.compressedSize <= result.originalSize
+    assert pdf_info(result.data).metadata == {} or result.savedPercent == 0.0
+    assert isinstance(result.savedPercent, float)
+
+
+def test_compress_downsamples_large_images() -> None:
+    from PIL import Image
+
+    pdf = pikepdf.Pdf.new()
+    pdf.add_blank_page(page_size=(612, 792))
+    noisy = Image.effect_noise((1600, 1200), 50).convert("RGB")
+    image = pdf.make_stream(noisy.tobytes())
+    image.Type, image.Subtype, image.Width, image.Height = pikepdf.Name.XObject, pikepdf.Name.Image, 1600, 1200
+    image.ColorSpace, image.BitsPerComponent = pikepdf.Name.DeviceRGB, 8
+    pdf.pages[0].add_resource(image, pikepdf.Name.XObject, pikepdf.Name.Im0)
+    pdf.pages[0].contents_add(pdf.make_stream(b"q 612 0 0 459 0 0 cm /Im0 Do Q"))
+    out = io.BytesIO()
+    pdf.save(out)
+    result = compress_pdf(out.getvalue(), image_max_side=400)
+    assert result.savedPercent > 50
+    shrunk = pikepdf.Pdf.open(io.BytesIO(result.data))
+    (only,) = shrunk.pages[0].get_images().values()
+    assert (int(only.Width), int(only.Height)) == (400, 300)
+
+
+def field_values(data: bytes) -> dict[str, object]:
+    return {name: field.get("/V") for name, field in (PdfReader(io.BytesIO(data)).get_fields() or {}).items()}
+
+
+def test_fill_form_sets_each_field_type() -> None:
+    filled = fill_form(FORM, fields={"name": "Ada Lovelace", "agree": True, "colour": "Green"})
+    assert field_values(filled) == {"name": "Ada Lovelace", "agree": "/Yes", "colour": "Green"}
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"nope": "x"}, "no field named 'nope'"),
+        ({"agree": "maybe"}, "true/false or one of"),
+        ({"colour": "Blue"}, "one of: Red, Green"),
+        ({"name": ["a"]}, "takes text"),
+        ({}, "non-empty"),
+    ],
+)
+def test_fill_form_validation(fields: dict[str, object], reason: str) -> None:
+    with pytest.raises(InvalidInput, match=reason):
+        fill_form(FORM, fields=fields)
+
+
+def test_fill_form_without_a_form_is_invalid() -> None:
+    with pytest.raises(InvalidInput, match="no form fields"):
+        fill_form(TWO, fields={"x": "y"})
+
+
+def test_fill_and_flatten_bakes_the_values_and_removes_the_form() -> None:
+    flat = fill_form(FORM, fields={"name": "Ada Lovelace", "agree": True}, flatten=True)
+    pdf = pikepdf.Pdf.open(io.BytesIO(flat))
+    assert "/AcroForm" not in pdf.Root
+    assert all(annotation.get("/Subtype") != "/Widget" for annotation in pdf.pages[0].get("/Annots", []))
+    assert "AdaLovelace" in squeezed(extract_text(flat).pages[0])
+
+
+def test_flatten_keeps_existing_values_and_leaves_formless_pdfs_alone() -> None:
+    filled = fill_form(FORM, fields={"name": "Grace Hopper"})
+    flat = flatten_form(filled)
+    assert "GraceHopper" in squeezed(extract_text(flat).pages[0])
+    assert "/AcroForm" not in pikepdf.Pdf.open(io.BytesIO(flat)).Root
+    assert flatten_form(TWO) == TWO
