@@ -23,6 +23,7 @@ import httpx
 
 from bench.codes import bench_codes, bench_render
 from bench.image import bench_image
+from bench.pdf import bench_pdf
 from bench.timing import command_seconds, median_seconds, row
 from fileapi.convert.encoding import encode_base64
 from fileapi.convert.hashing import hash_bytes
@@ -258,6 +259,7 @@ def main() -> None:
             bench_data(Path(tmp))
             bench_text(Path(tmp))
             bench_image(Path(tmp))
+            bench_pdf(Path(tmp))
         bench_codes()
         bench_render()
         bench_imports()

@@ -167,3 +167,21 @@ def test_outputs_pass_qpdf_check_and_pdfinfo(tmp_path: Path) -> None:
         described = subprocess.run([tool("pdfinfo"), str(path)], capture_output=True, text=True, check=True).stdout
         pages = int(next(line for line in described.splitlines() if line.startswith("Pages:")).split()[1])
         assert pages == {"merged": 6, "split": 1, "rotated": 3}[name]
+
+
+def test_merging_the_same_file_twice_copies_its_resources_once() -> None:
+    from PIL import Image
+
+    pdf = pikepdf.Pdf.new()
+    pdf.add_blank_page(page_size=(200, 200))
+    image = pdf.make_stream(Image.effect_noise((300, 300), 50).convert("L").tobytes())
+    image.Type, image.Subtype, image.Width, image.Height = pikepdf.Name.XObject, pikepdf.Name.Image, 300, 300
+    image.ColorSpace, image.BitsPerComponent = pikepdf.Name.DeviceGray, 8
+    pdf.pages[0].add_resource(image, pikepdf.Name.XObject, pikepdf.Name.Im0)
+    pdf.pages[0].contents_add(pdf.make_stream(b"q 200 0 0 200 0 0 cm /Im0 Do Q"))
+    out = io.BytesIO()
+    pdf.save(out)
+    single = out.getvalue()
+    merged = merge_pdfs([single, single])
+    assert pages_of(merged) == 2
+    assert len(merged) < 1.2 * len(single)

@@ -13,6 +13,7 @@ password are 400 invalid_input.
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -200,8 +201,11 @@ def merge_pdfs(documents: list[bytes]) -> bytes:
         raise InvalidInput("give at least one PDF to merge")
     merged = pikepdf.Pdf.new()
     total = 0
+    sources: dict[bytes, pikepdf.Pdf] = {}
     for position, data in enumerate(documents, start=1):
-        source = open_pdf(data, what=f"file {position}")
+        digest = hashlib.sha256(data).digest()
+        # The same file given twice is opened once, so its fonts and images are copied once.
+        source = sources.get(digest) or sources.setdefault(digest, open_pdf(data, what=f"file {position}"))
         total += len(source.pages)
         if total > MAX_MERGED_PAGES:
             raise TooLarge(f"the merged document would have more than {MAX_MERGED_PAGES} pages")

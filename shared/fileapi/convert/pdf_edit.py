@@ -165,13 +165,17 @@ def compress_pdf(data: bytes, *, strip_metadata: bool = False, image_max_side: i
         _downsample_images(pdf, image_max_side)
     pdf.remove_unreferenced_resources()
     out = io.BytesIO()
-    pdf.save(
-        out,
-        object_stream_mode=pikepdf.ObjectStreamMode.generate,
-        compress_streams=True,
-        recompress_flate=True,
-        stream_decode_level=pikepdf.StreamDecodeLevel.generalized,
-    )
+    pikepdf.settings.set_flate_compression_level(9)
+    try:
+        pdf.save(
+            out,
+            object_stream_mode=pikepdf.ObjectStreamMode.generate,
+            compress_streams=True,
+            recompress_flate=True,
+            stream_decode_level=pikepdf.StreamDecodeLevel.generalized,
+        )
+    finally:
+        pikepdf.settings.set_flate_compression_level(-1)  # back to zlib's default for every other save
     compressed = out.getvalue()
     if len(compressed) >= len(data):
         return CompressResult(data, len(data), len(data), 0.0)
