@@ -185,3 +185,31 @@ def test_merging_the_same_file_twice_copies_its_resources_once() -> None:
     merged = merge_pdfs([single, single])
     assert pages_of(merged) == 2
     assert len(merged) < 1.2 * len(single)
+
+
+def flate_bomb(decoded_mib: int) -> bytes:
+    """A one-page PDF whose content stream inflates to `decoded_mib` MiB of zeros (built in chunks)."""
+    import zlib
+
+    compressor = zlib.compressobj(9)
+    chunk = b"0" * (1024 * 1024)
+    payload = b"".join(compressor.compress(chunk) for _ in range(decoded_mib)) + compressor.flush()
+    pdf = pikepdf.Pdf.new()
+    pdf.add_blank_page()
+    stream = pikepdf.Stream(pdf, payload)
+    stream.Filter = pikepdf.Name.FlateDecode
+    pdf.pages[0].obj.Contents = pdf.make_indirect(stream)
+    out = io.BytesIO()
+    pdf.save(out)
+    return out.getvalue()
+
+
+def test_a_flate_bomb_is_refused_before_pdfium_inflates_it() -> None:
+    from fileapi.convert.pdf_edit import compress_pdf
+
+    bomb = flate_bomb(300)
+    assert len(bomb) < 1_000_000
+    for operation in (extract_text, render_pages):
+        with pytest.raises(TooLarge, match="decodes to more than"):
+            operation(bomb)
+    assert compress_pdf(bomb).compressedSize <= len(bomb)  # qpdf leaves the over-limit stream as it is

@@ -45,6 +45,24 @@ def _check_header(data: bytes, what: str = "the body") -> None:
         raise InvalidInput(f"{what} is not a PDF (no %PDF- header)")
 
 
+# qpdf decodes a stream into at most this much memory; a larger one is left undecoded (a small
+# FlateDecode bomb cannot expand into gigabytes when a PDF is rewritten).
+MAX_DECODED_STREAM_BYTES = 256 * 1024 * 1024
+_limits_set = False
+
+
+def _set_qpdf_limits() -> None:
+    global _limits_set
+    if not _limits_set:
+        import pikepdf
+
+        limit = MAX_DECODED_STREAM_BYTES
+        pikepdf.settings.set_qpdf_limits(
+            flate_max_memory=limit, png_max_memory=limit, run_length_max_memory=limit, tiff_max_memory=limit
+        )
+        _limits_set = True
+
+
 def open_pdf(data: bytes, *, what: str = "the body") -> pikepdf.Pdf:
     """Open with pikepdf (qpdf repairs broken cross-reference tables).
 
@@ -54,6 +72,7 @@ def open_pdf(data: bytes, *, what: str = "the body") -> pikepdf.Pdf:
     import pikepdf
 
     _check_header(data, what)
+    _set_qpdf_limits()
     try:
         pdf = pikepdf.Pdf.open(io.BytesIO(data))
     except pikepdf.PasswordError:
@@ -108,10 +127,31 @@ def pdf_info(data: bytes) -> PdfInfo:
     return PdfInfo(pageCount=len(pdf.pages), pageSizes=sizes, metadata=metadata, encrypted=pdf.is_encrypted)
 
 
+def _check_content_streams(data: bytes) -> None:
+    """Refuse page content streams that decode past the limit before pdfium inflates them
+    (pdfium has no such bound: a 1 MB file whose content inflates to 1 GB took 2 GB of memory)."""
+    import pikepdf
+
+    pdf = open_pdf(data)
+    for number, page in enumerate(pdf.pages, start=1):
+        contents = page.obj.get("/Contents")
+        streams = contents if isinstance(contents, pikepdf.Array) else [contents] if contents is not None else []
+        for stream in streams:
+            try:
+                stream.read_bytes()
+            except pikepdf.DataDecodingError as exc:
+                if "limit" in str(exc):
+                    raise TooLarge(
+                        f"page {number}'s content decodes to more than {MAX_DECODED_STREAM_BYTES:,} bytes"
+                    ) from None
+                raise InvalidInput(f"page {number}'s content cannot be decoded: {str(exc)[:200]}") from None
+
+
 def _pdfium(data: bytes) -> Any:
     import pypdfium2 as pdfium
 
     _check_header(data)
+    _check_content_streams(data)
     try:
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
