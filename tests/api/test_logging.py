@@ -61,3 +61,10 @@ def test_unexpected_errors_are_logged_without_their_message(
     output = log_output.getvalue()
     assert SENTINEL not in output
     assert any(record.get("exception_type") == "RuntimeError" for record in records(output))
+
+
+def test_credentials_that_are_not_api_keys_are_not_logged(api: TestClient, log_output: io.StringIO) -> None:
+    response = api.post("/v1/data/json-minify", content=b"[]", headers={"Authorization": "Basic c2VjcmV0OnNlY3JldA=="})
+    assert response.status_code == 401
+    assert "c2VjcmV0" not in log_output.getvalue()
+    assert "key_prefix" not in records(log_output.getvalue())[-1]

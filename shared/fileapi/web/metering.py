@@ -18,7 +18,7 @@ from fastapi.security import HTTPBearer
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from fileapi.metering.keys import key_prefix
+from fileapi.metering.keys import KEY_PREFIX, key_prefix
 from fileapi.metering.meter import Admission
 from fileapi.settings import get_settings
 from fileapi.web.limits import check_response_size
@@ -36,8 +36,9 @@ POLICY_NAME = "default"
 def _admit(request: Request, *, counted: bool) -> Admission:
     meter = get_meter()
     authorization = request.headers.get("authorization")
-    if authorization:
-        request.state.key_prefix = key_prefix(authorization.partition(" ")[2].strip())
+    presented = (authorization or "").partition(" ")[2].strip()
+    if presented.startswith(KEY_PREFIX):  # anything else may be some other secret: never logged
+        request.state.key_prefix = key_prefix(presented)
     account = meter.authenticate(authorization)
     admission = meter.admit(account, counted=counted)
     request.state.admission = admission
