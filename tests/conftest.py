@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 
@@ -22,6 +23,8 @@ from fileapi.web.services import set_meter
 
 for _name, _value in dynamo.LOCAL_CREDENTIALS.items():
     os.environ.setdefault(_name, _value)
+# E-mail written by the API under test goes to a temporary outbox, not the developer's .local/outbox.
+os.environ.setdefault("FILEAPI_OUTBOX", tempfile.mkdtemp(prefix="fileapi-outbox-"))
 
 MakeKey = Callable[..., str]
 

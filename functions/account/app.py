@@ -1,21 +1,49 @@
-"""Account function: self-service endpoints (/v1/usage); never counted against the quota."""
+"""Account function: self-service endpoints (usage, key rotation and recovery); never counted against the quota."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from dataclasses import asdict
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 
+from fileapi.account.keys import RECOVERY_MESSAGE
 from fileapi.metering.meter import Admission
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import error_responses, success_response
 from fileapi.web.metering import MeteredRoute, self_service
-from fileapi.web.services import get_meter
+from fileapi.web.services import get_key_service, get_meter
 
 router = APIRouter(route_class=MeteredRoute, tags=["Account"])
+public = APIRouter(tags=["Account"])
+# Recovery answers are padded to this many seconds, so that an existing account (an e-mail is sent)
+# and an unknown address take the same time.
+RECOVER_MIN_SECONDS = 0.6
+KEY_RESPONSE = {
+    "type": "object",
+    "required": ["message", "api_key"],
+    "properties": {"message": {"type": "string"}, "api_key": {"type": "string", "description": "sk_live_..."}},
+}
+
+
+class RecoverRequest(BaseModel):
+    email: str = Field(max_length=254, description="The account's e-mail address.")
+
+
+class ConfirmRequest(BaseModel):
+    email: str = Field(max_length=254)
+    code: str = Field(max_length=32, description="The 8 digits from the e-mail.")
+
+
+def _source(request: Request) -> str:
+    context = request.scope.get("aws.event", {}).get("requestContext", {})
+    return str(context.get("http", {}).get("sourceIp") or (request.client.host if request.client else "unknown"))
+
 
 USAGE_SCHEMA = {
     "type": "object",
@@ -57,5 +85,68 @@ async def usage(admission: Annotated[Admission, Depends(self_service)]) -> Respo
     return JSONResponse(asdict(report))
 
 
-app = create_app(router, title="Account")
+@router.post(
+    "/v1/keys/rotate",
+    summary="Rotate the API key",
+    description=(
+        "Issues a new key and invalidates the one used for this request at once (this request itself succeeds). "
+        "Usage and limits carry over; the new key is also e-mailed to the account address. Not counted. "
+        "Response: {message, api_key}."
+    ),
+    responses={
+        **success_response("application/json", "New key", schema=KEY_RESPONSE, metered=True),
+        **error_responses((400, 401, 403, 429, 500, 503)),
+    },
+)
+async def rotate(admission: Annotated[Admission, Depends(self_service)]) -> Response:
+    key = await run_in_threadpool(get_key_service().rotate, admission.account)
+    return JSONResponse({"message": "Your key was rotated; the previous key no longer works.", "api_key": key})
+
+
+@public.post(
+    "/v1/keys/recover",
+    summary="Start key recovery",
+    description=(
+        "JSON {email}. When an account has this address, an 8-digit code valid for 10 minutes is e-mailed. The "
+        "answer is the same, in content and in time, whether or not an account exists. Limited per address (5 per "
+        "hour) and per source address (429 rate_limited with Retry-After). A malformed address is 400. No key needed."
+    ),
+    responses={
+        200: {
+            "description": "Always the same message",
+            "content": {"application/json": {"example": {"message": RECOVERY_MESSAGE}}},
+        },
+        **error_responses((400, 429, 500, 503)),
+    },
+)
+async def recover(payload: RecoverRequest, request: Request) -> Response:
+    started = time.monotonic()
+    try:
+        await run_in_threadpool(get_key_service().start_recovery, payload.email, source=_source(request))
+    finally:
+        await asyncio.sleep(max(0.0, RECOVER_MIN_SECONDS - (time.monotonic() - started)))
+    return JSONResponse({"message": RECOVERY_MESSAGE})
+
+
+@public.post(
+    "/v1/keys/recover/confirm",
+    summary="Finish key recovery",
+    description=(
+        "JSON {email, code}. A valid, unexpired, unused code returns {message, api_key}: a new key (also e-mailed); "
+        "the old key stops working at once. A code that is not 8 digits, or that is wrong, expired (10 minutes) or "
+        "already used, is 400 invalid_input; after 5 wrong tries the code is burnt. No key needed."
+    ),
+    responses={
+        **success_response("application/json", "New key", schema=KEY_RESPONSE, metered=False),
+        **error_responses((400, 429, 500, 503)),
+    },
+)
+async def confirm(payload: ConfirmRequest, request: Request) -> Response:
+    key = await run_in_threadpool(
+        get_key_service().confirm_recovery, payload.email, payload.code, source=_source(request)
+    )
+    return JSONResponse({"message": "Your key was recovered; the previous key no longer works.", "api_key": key})
+
+
+app = create_app(router, public, title="Account")
 handler = lambda_handler(app)

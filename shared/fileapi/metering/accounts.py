@@ -14,7 +14,7 @@ class Limits:
     """Effective limits of an account: its plan's, or its overrides."""
 
     quota_monthly: int
-    sustained_per_second: int
+    sustained_per_second: float
     burst: int
 
 

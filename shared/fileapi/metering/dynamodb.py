@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import botocore.session
@@ -31,6 +32,8 @@ from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.store import (
     AccountExists,
     BucketEmpty,
+    CodeRejected,
+    KeyChanged,
     MeteringStore,
     QuotaUsedUp,
     StoreUnavailable,
@@ -193,6 +196,109 @@ class DynamoStore(MeteringStore):
                 ]
             )
         )
+
+    def replace_key(self, account: Account, new_key_hash: str) -> Account:
+        rotated = replace(account, key_hash=new_key_hash)
+        profile_key = {"pk": {"S": f"ACCOUNT#{account.account_id}"}, "sk": {"S": "PROFILE"}}
+        try:
+            self._call(
+                lambda: self.client.transact_write_items(
+                    TransactItems=[
+                        {
+                            "Update": {
+                                "TableName": self.table_name,
+                                "Key": profile_key,
+                                "UpdateExpression": "SET key_hash = :new",
+                                "ConditionExpression": "key_hash = :old",
+                                "ExpressionAttributeValues": {
+                                    ":new": {"S": new_key_hash},
+                                    ":old": {"S": account.key_hash},
+                                },
+                            }
+                        },
+                        {
+                            "Delete": {
+                                "TableName": self.table_name,
+                                "Key": {"pk": {"S": f"KEY#{account.key_hash}"}, "sk": {"S": "KEY"}},
+                                "ConditionExpression": ITEM_PRESENT,
+                            }
+                        },
+                        {
+                            "Put": {
+                                "TableName": self.table_name,
+                                "Item": {
+                                    "pk": {"S": f"KEY#{new_key_hash}"},
+                                    "sk": {"S": "KEY"},
+                                    "account_id": {"S": account.account_id},
+                                    **_profile_attributes(rotated),
+                                },
+                                "ConditionExpression": ITEM_ABSENT,
+                            }
+                        },
+                    ]
+                )
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == "TransactionCanceledException":
+                raise KeyChanged("the account's key changed meanwhile") from exc
+            raise
+        return rotated
+
+    def put_recovery_code(self, email: str, code_hash: str, *, expires_at: int) -> None:
+        self._call(
+            lambda: self.client.put_item(
+                TableName=self.table_name,
+                Item={
+                    "pk": {"S": f"RECOVERY#{email.lower()}"},
+                    "sk": {"S": "CODE"},
+                    "code_hash": {"S": code_hash},
+                    "valid_until": _n(expires_at),
+                    "tries": _n(0),
+                    "expires_at": _n(expires_at + 86_400),  # TTL cleans up a day later
+                },
+            )
+        )
+
+    def use_recovery_code(self, email: str, code_hash: str, *, now: int, max_tries: int) -> None:
+        key = {"pk": {"S": f"RECOVERY#{email.lower()}"}, "sk": {"S": "CODE"}}
+        try:
+            self._call(
+                lambda: self.client.update_item(
+                    TableName=self.table_name,
+                    Key=key,
+                    UpdateExpression="SET used = :true",
+                    ConditionExpression=(
+                        f"{ITEM_PRESENT} AND code_hash = :hash AND valid_until > :now AND tries < :max "
+                        "AND attribute_not_exists(used)"
+                    ),
+                    ExpressionAttributeValues={
+                        ":true": {"BOOL": True},
+                        ":hash": {"S": code_hash},
+                        ":now": _n(now),
+                        ":max": _n(max_tries),
+                    },
+                )
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != CONDITION_FAILED:
+                raise
+            self._count_failed_try(key, max_tries)
+            raise CodeRejected("wrong, expired or used code") from exc
+
+    def _count_failed_try(self, key: dict[str, Any], max_tries: int) -> None:
+        try:
+            self._call(
+                lambda: self.client.update_item(
+                    TableName=self.table_name,
+                    Key=key,
+                    UpdateExpression="ADD tries :one",
+                    ConditionExpression=f"{ITEM_PRESENT} AND attribute_not_exists(used) AND tries < :max",
+                    ExpressionAttributeValues={":one": _n(1), ":max": _n(max_tries)},
+                )
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != CONDITION_FAILED:
+                raise
 
     # usage
 

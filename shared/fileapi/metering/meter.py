@@ -116,7 +116,7 @@ class Meter:
         :raises ServiceUnavailable: the store could not be reached.
         """
         key = parse_bearer(authorization)
-        account = self._guard(lambda: self.store.get_account_by_key(hash_key(key)))
+        account = guarded(lambda: self.store.get_account_by_key(hash_key(key)))
         if account is None:
             raise Unauthorized("invalid API key")
         if not account.is_active:
@@ -138,7 +138,7 @@ class Meter:
         bucket = Bucket.at(now_us, limits)
         period = month_period(now)
         try:
-            tat = self._guard(
+            tat = guarded(
                 lambda: self.store.take_token(
                     account.account_id,
                     period,
@@ -165,7 +165,7 @@ class Meter:
         quota = admission.limits.quota_monthly
         now = _utc(self.clock())
         try:
-            used = self._guard(
+            used = guarded(
                 lambda: self.store.count_success(
                     admission.account.account_id,
                     admission.period,
@@ -180,13 +180,13 @@ class Meter:
 
     def quota_remaining(self, admission: Admission) -> int:
         """The quota left this month, without counting (for self-service responses)."""
-        usage = self._guard(lambda: self.store.get_usage(admission.account.account_id, admission.period))
+        usage = guarded(lambda: self.store.get_usage(admission.account.account_id, admission.period))
         return max(0, admission.limits.quota_monthly - usage.used)
 
     def usage(self, account: Account) -> UsageReport:
         """The Usage resource of the contract for `account`, this UTC month."""
         now = _utc(self.clock())
-        usage = self._guard(lambda: self.store.get_usage(account.account_id, month_period(now)))
+        usage = guarded(lambda: self.store.get_usage(account.account_id, month_period(now)))
         quota = account.limits.quota_monthly
         return UsageReport(
             plan=account.plan,
@@ -208,14 +208,15 @@ class Meter:
     def _expires_at(now: datetime) -> int:
         return int(next_month_start(now).timestamp()) + USAGE_RETENTION_SECONDS
 
-    @staticmethod
-    def _guard(operation: Callable[[], _T]) -> _T:
-        try:
-            return operation()
-        except StoreUnavailable as exc:
-            raise ServiceUnavailable(
-                f"metering is unavailable ({exc}); the request was not processed or counted"
-            ) from None
+
+def guarded(operation: Callable[[], _T]) -> _T:
+    """Run a store operation; a store that cannot be reached fails the request closed (503)."""
+    try:
+        return operation()
+    except StoreUnavailable as exc:
+        raise ServiceUnavailable(
+            f"the account store is unavailable ({exc}); the request was not processed or counted"
+        ) from None
 
 
 def _utc(now_us: int) -> datetime:

@@ -39,6 +39,14 @@ class AccountExists(StoreError):
     """An account with that e-mail address or key already exists."""
 
 
+class KeyChanged(StoreError):
+    """The account's key is no longer the one the caller saw (a concurrent rotation)."""
+
+
+class CodeRejected(StoreError):
+    """A recovery code that is wrong, expired, used, burnt or absent."""
+
+
 class StoreUnavailable(StoreError):
     """The store could not be reached, or throttled us, after the bounded retries."""
 
@@ -90,6 +98,24 @@ class MeteringStore(ABC):
         that count instead of counting again. Raise QuotaUsedUp when the count is
         already at `quota`.
         """
+
+    @abstractmethod
+    def replace_key(self, account: Account, new_key_hash: str) -> Account:
+        """Make `new_key_hash` the account's only key, all or nothing: the old key stops working at once.
+
+        Raise KeyChanged if the account's key is no longer `account.key_hash`.
+        """
+
+    @abstractmethod
+    def put_recovery_code(self, email: str, code_hash: str, *, expires_at: int) -> None:
+        """Store the e-mail's recovery code (replacing any earlier one), unused, 0 failed tries;
+        `expires_at` in epoch seconds."""
+
+    @abstractmethod
+    def use_recovery_code(self, email: str, code_hash: str, *, now: int, max_tries: int) -> None:
+        """Mark the code used if it matches, is unexpired, unused and has had fewer than
+        `max_tries` failed tries; exactly one concurrent caller can succeed. Otherwise count a
+        failed try and raise CodeRejected."""
 
     @abstractmethod
     def get_usage(self, account_id: str, period: str) -> Usage:

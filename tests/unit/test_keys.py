@@ -1,0 +1,171 @@
+"""Key rotation and recovery over the DynamoDB store (moto in-process), with an injected clock."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from moto import mock_aws
+
+from fileapi.account.keys import MAX_CODE_TRIES, KeyService, check_email
+from fileapi.account.mailer import OutboxMailer
+from fileapi.errors import InvalidInput, RateLimited, Unauthorized
+from fileapi.metering.admin import create_key
+from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+from fileapi.metering.meter import Meter
+
+T0 = 1_795_000_000.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture()
+def store() -> Iterator[DynamoStore]:
+    with mock_aws():
+        client = create_client(region="us-east-1")
+        create_table(client, "t")
+        yield DynamoStore("t", client, sleep=lambda _: None)
+
+
+@pytest.fixture()
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture()
+def outbox(tmp_path: Path) -> Path:
+    return tmp_path / "outbox"
+
+
+@pytest.fixture()
+def service(store: DynamoStore, clock: Clock, outbox: Path) -> KeyService:
+    return KeyService(store, OutboxMailer("no-reply@example.com", outbox), clock=clock)
+
+
+def mails(outbox: Path) -> list[str]:
+    return [
+        email.message_from_bytes(path.read_bytes(), policy=email.policy.default).get_body().get_content()  # type: ignore[union-attr]
+        for path in sorted(outbox.glob("*.eml"), key=lambda p: p.stat().st_mtime_ns)
+    ]
+
+
+def last_code(outbox: Path) -> str:
+    match = re.search(r"\b(\d{8})\b", mails(outbox)[-1])
+    assert match
+    return match.group(1)
+
+
+def test_rotate_invalidates_the_old_key_and_mails_the_new(
+    service: KeyService, store: DynamoStore, outbox: Path
+) -> None:
+    meter = Meter(store)
+    old = create_key(store, email="r@example.com", plan="pro")
+    account = meter.authenticate(f"Bearer {old}")
+    new = service.rotate(account)
+    with pytest.raises(Unauthorized):
+        meter.authenticate(f"Bearer {old}")
+    assert meter.authenticate(f"Bearer {new}").account_id == account.account_id
+    assert new in mails(outbox)[-1] and old not in mails(outbox)[-1]
+
+
+def test_rotating_with_a_stale_account_view_is_refused(service: KeyService, store: DynamoStore) -> None:
+    meter = Meter(store)
+    account = meter.authenticate(f"Bearer {create_key(store, email='s@example.com', plan='pro')}")
+    service.rotate(account)
+    with pytest.raises(InvalidInput, match="rotated by another request"):
+        service.rotate(account)
+
+
+def test_recovery_flow(service: KeyService, store: DynamoStore, outbox: Path) -> None:
+    meter = Meter(store)
+    old = create_key(store, email="Who@Example.com", plan="growth")
+    service.start_recovery("who@example.com ", source="1.2.3.4")
+    code = last_code(outbox)
+    new = service.confirm_recovery("WHO@example.com", code, source="1.2.3.4")
+    with pytest.raises(Unauthorized):
+        meter.authenticate(f"Bearer {old}")
+    assert meter.authenticate(f"Bearer {new}").plan == "growth"
+    with pytest.raises(InvalidInput, match="wrong, expired or already used"):
+        service.confirm_recovery("who@example.com", code, source="1.2.3.4")  # works once
+
+
+def test_unknown_address_gets_no_mail_but_the_same_store_work(
+    service: KeyService, store: DynamoStore, outbox: Path
+) -> None:
+    service.start_recovery("nobody@example.com", source="1.2.3.4")
+    assert not outbox.exists() or mails(outbox) == []
+    item = store._get("RECOVERY#nobody@example.com", "CODE")
+    assert item is not None and "code_hash" in item
+
+
+def test_expired_code_fails(service: KeyService, store: DynamoStore, clock: Clock, outbox: Path) -> None:
+    create_key(store, email="e@example.com", plan="pro")
+    service.start_recovery("e@example.com", source="s")
+    code = last_code(outbox)
+    clock.now += 601
+    with pytest.raises(InvalidInput, match="expired"):
+        service.confirm_recovery("e@example.com", code, source="s")
+
+
+def test_five_wrong_tries_burn_the_code(service: KeyService, store: DynamoStore, outbox: Path) -> None:
+    create_key(store, email="b@example.com", plan="pro")
+    service.start_recovery("b@example.com", source="s")
+    code = last_code(outbox)
+    wrong = f"{(int(code) + 1) % 10**8:08d}"
+    for _ in range(MAX_CODE_TRIES):
+        with pytest.raises(InvalidInput):
+            service.confirm_recovery("b@example.com", wrong, source="s")
+    with pytest.raises(InvalidInput):
+        service.confirm_recovery("b@example.com", code, source="s")
+
+
+def test_a_new_code_replaces_the_old_one(service: KeyService, store: DynamoStore, outbox: Path, clock: Clock) -> None:
+    create_key(store, email="n@example.com", plan="pro")
+    service.start_recovery("n@example.com", source="s")
+    first = last_code(outbox)
+    clock.now += 1
+    service.start_recovery("n@example.com", source="s")
+    second = last_code(outbox)
+    if first != second:
+        with pytest.raises(InvalidInput):
+            service.confirm_recovery("n@example.com", first, source="s")
+    assert service.confirm_recovery("n@example.com", second, source="s").startswith("sk_live_")
+
+
+@pytest.mark.parametrize("code", ["1234567", "123456789", "abcdefgh", 12345678])
+def test_code_must_be_eight_digits(service: KeyService, code: object) -> None:
+    with pytest.raises(InvalidInput, match="8 digits"):
+        service.confirm_recovery("x@example.com", code, source="s")
+
+
+@pytest.mark.parametrize("address", ["", "no-at-sign", "a@b", "a b@example.com", "x" * 250 + "@example.com", 5])
+def test_malformed_addresses_are_rejected(address: object) -> None:
+    with pytest.raises(InvalidInput, match="e-mail address"):
+        check_email(address)
+
+
+def test_recovery_requests_are_limited_per_address(service: KeyService, clock: Clock) -> None:
+    for _ in range(5):
+        service.start_recovery("flood@example.com", source=f"ip-{_}")
+    with pytest.raises(RateLimited) as caught:
+        service.start_recovery("flood@example.com", source="ip-9")
+    assert int(caught.value.headers["Retry-After"]) >= 1
+    clock.now += 3600
+    service.start_recovery("flood@example.com", source="ip-9")
+
+
+def test_recovery_requests_are_limited_per_source(service: KeyService) -> None:
+    for n in range(20):
+        service.start_recovery(f"user{n}@example.com", source="9.9.9.9")
+    with pytest.raises(RateLimited):
+        service.start_recovery("user99@example.com", source="9.9.9.9")
