@@ -5,17 +5,15 @@ from __future__ import annotations
 import email
 import email.policy
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from moto import mock_aws
 
 from fileapi.account.keys import MAX_CODE_TRIES, KeyService, check_email
 from fileapi.account.mailer import OutboxMailer
 from fileapi.errors import InvalidInput, RateLimited, Unauthorized
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+from fileapi.metering.dynamodb import DynamoStore
 from fileapi.metering.meter import Meter
 
 T0 = 1_795_000_000.0
@@ -27,14 +25,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture()
-def store() -> Iterator[DynamoStore]:
-    with mock_aws():
-        client = create_client(region="us-east-1")
-        create_table(client, "t")
-        yield DynamoStore("t", client, sleep=lambda _: None)
 
 
 @pytest.fixture()

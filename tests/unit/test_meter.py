@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from botocore.exceptions import ClientError, EndpointConnectionError
-from moto import mock_aws
 
 from fileapi.errors import QuotaExceeded, RateLimited, ServiceUnavailable, SubscriptionInactive, Unauthorized
 from fileapi.metering.accounts import Account
 from fileapi.metering.admin import create_key, ensure_key
-from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+from fileapi.metering.dynamodb import DynamoStore
 from fileapi.metering.keys import hash_key
 from fileapi.metering.meter import Meter, next_month_start, parse_bearer
 from fileapi.metering.store import AccountExists
@@ -31,14 +29,6 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now_us += int(seconds * 1_000_000)
-
-
-@pytest.fixture()
-def store() -> Iterator[DynamoStore]:
-    with mock_aws():
-        client = create_client(region="us-east-1")
-        create_table(client, "t")
-        yield DynamoStore("t", client, sleep=lambda _: None)
 
 
 @pytest.fixture()
