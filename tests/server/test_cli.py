@@ -115,3 +115,26 @@ def test_cli_help_lists_the_commands() -> None:
     )
     for command in ("run", "serve", "dynamodb", "keys", "tables", "openapi"):
         assert command in result.stdout
+
+
+def test_accounts_commands(tmp_path: Path, stop: list[subprocess.Popen[str]]) -> None:
+    env = run_env(tmp_path, FILEAPI_DEV_KEY=DEV_KEY, FILEAPI_DEV_EMAIL="owner@example.com")
+    process = start_run(env)
+    stop.append(process)
+    base_url, key = read_banner(process)
+    wait_for_health(base_url, process)  # type: ignore[arg-type]
+
+    def cli(*words: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "fileapi.local.cli", "accounts", *words], env=env, capture_output=True, text=True
+        )
+
+    assert "owner@example.com\tbusiness\tactive\t1000000" in cli("list").stdout
+    shown = cli("show", "owner@example.com")
+    assert '"plan": "business"' in shown.stdout and DEV_KEY not in shown.stdout and "key_hash" not in shown.stdout
+    assert cli("set-plan", "owner@example.com", "starter", "--quota", "9").returncode == 0
+    usage = httpx.get(f"{base_url}/v1/usage", headers=auth(key)).json()
+    assert (usage["plan"], usage["quota_monthly"]) == ("starter", 9)
+    assert cli("set-status", "owner@example.com", "past_due").returncode == 0
+    assert httpx.get(f"{base_url}/v1/usage", headers=auth(key)).status_code == 403
+    assert cli("show", "nobody@example.com").returncode == 1

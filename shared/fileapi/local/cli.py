@@ -15,9 +15,11 @@ import json
 import os
 import sys
 import urllib.request
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from fileapi.local import dynamo
+from fileapi.metering.accounts import Account
 from fileapi.metering.admin import create_key, ensure_key
 from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
 from fileapi.metering.plans import PLANS
@@ -61,6 +63,26 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("--quota", type=int, help="monthly quota override")
     _store_options(create)
     create.set_defaults(command=cmd_keys_create)
+
+    accounts = commands.add_parser("accounts", help="accounts").add_subparsers(title="accounts commands")
+    listing = accounts.add_parser("list", help="one line per account: e-mail, plan, status, quota")
+    _store_options(listing)
+    listing.set_defaults(command=cmd_accounts_list)
+    show = accounts.add_parser("show", help="an account as JSON (never its key)")
+    show.add_argument("email")
+    _store_options(show)
+    show.set_defaults(command=cmd_accounts_show)
+    set_plan = accounts.add_parser("set-plan", help="change an account's plan (and quota override)")
+    set_plan.add_argument("email")
+    set_plan.add_argument("plan", choices=sorted(PLANS))
+    set_plan.add_argument("--quota", type=int, help="monthly quota override (omit for the plan's)")
+    _store_options(set_plan)
+    set_plan.set_defaults(command=cmd_accounts_set_plan)
+    set_status = accounts.add_parser("set-status", help="change an account's subscription status")
+    set_status.add_argument("email")
+    set_status.add_argument("status", help="active, trialing, past_due, canceled, ...")
+    _store_options(set_status)
+    set_status.set_defaults(command=cmd_accounts_set_status)
 
     tables = commands.add_parser("tables", help="the metering table").add_subparsers(title="tables commands")
     tables_create = tables.add_parser("create", help="create the table if it does not exist")
@@ -121,6 +143,53 @@ def cmd_keys_create(args: argparse.Namespace) -> int:
         print(f"fileapi: {exc}", file=sys.stderr)
         return 1
     print(key)
+    return 0
+
+
+def _account_or_exit(store: DynamoStore, email: str) -> Account | None:
+    account = store.get_account_by_email(email)
+    if account is None:
+        print(f"fileapi: no account for {email}", file=sys.stderr)
+    return account
+
+
+def _public(account: Account) -> dict[str, object]:
+    fields = {name: value for name, value in asdict(account).items() if name != "key_hash"}
+    fields["quota_monthly"] = account.limits.quota_monthly
+    return fields
+
+
+def cmd_accounts_list(args: argparse.Namespace) -> int:
+    for account in sorted(_store(args).list_accounts(), key=lambda item: item.email):
+        print(f"{account.email}\t{account.plan}\t{account.status}\t{account.limits.quota_monthly}")
+    return 0
+
+
+def cmd_accounts_show(args: argparse.Namespace) -> int:
+    account = _account_or_exit(_store(args), args.email)
+    if account is None:
+        return 1
+    print(json.dumps(_public(account), indent=2))
+    return 0
+
+
+def cmd_accounts_set_plan(args: argparse.Namespace) -> int:
+    store = _store(args)
+    account = _account_or_exit(store, args.email)
+    if account is None:
+        return 1
+    store.update_account(replace(account, plan=args.plan, quota_override=args.quota))
+    print(json.dumps(_public(replace(account, plan=args.plan, quota_override=args.quota)), indent=2))
+    return 0
+
+
+def cmd_accounts_set_status(args: argparse.Namespace) -> int:
+    store = _store(args)
+    account = _account_or_exit(store, args.email)
+    if account is None:
+        return 1
+    store.update_account(replace(account, status=args.status))
+    print(json.dumps(_public(replace(account, status=args.status)), indent=2))
     return 0
 
 

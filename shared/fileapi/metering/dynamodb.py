@@ -21,6 +21,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import botocore.session
@@ -196,6 +197,25 @@ class DynamoStore(MeteringStore):
                 ]
             )
         )
+
+    def list_accounts(self, *, limit: int = 1000) -> list[Account]:
+        accounts: list[Account] = []
+        start: dict[str, Any] | None = None
+        while len(accounts) < limit:
+            request: dict[str, Any] = {
+                "TableName": self.table_name,
+                "FilterExpression": "sk = :profile",
+                "ExpressionAttributeValues": {":profile": {"S": "PROFILE"}},
+            }
+            if start:
+                request["ExclusiveStartKey"] = start
+            page = self._call(partial(self.client.scan, **request))
+            for item in page.get("Items", []):
+                accounts.append(_account_from_item(item["pk"]["S"].removeprefix("ACCOUNT#"), dict(item)))
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                break
+        return accounts[:limit]
 
     def replace_key(self, account: Account, new_key_hash: str) -> Account:
         rotated = replace(account, key_hash=new_key_hash)

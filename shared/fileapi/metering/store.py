@@ -100,6 +100,10 @@ class MeteringStore(ABC):
         """
 
     @abstractmethod
+    def list_accounts(self, *, limit: int = 1000) -> list[Account]:
+        """Accounts, in no particular order, at most `limit` (an administrative scan)."""
+
+    @abstractmethod
     def replace_key(self, account: Account, new_key_hash: str) -> Account:
         """Make `new_key_hash` the account's only key, all or nothing: the old key stops working at once.
 
