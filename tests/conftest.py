@@ -25,6 +25,8 @@ for _name, _value in dynamo.LOCAL_CREDENTIALS.items():
     os.environ.setdefault(_name, _value)
 # E-mail written by the API under test goes to a temporary outbox, not the developer's .local/outbox.
 os.environ.setdefault("FILEAPI_OUTBOX", tempfile.mkdtemp(prefix="fileapi-outbox-"))
+# The Stripe endpoint secret the webhook tests sign with.
+os.environ.setdefault("FILEAPI_STRIPE_WEBHOOK_SECRET", "whsec_test_secret_for_the_suite")
 
 MakeKey = Callable[..., str]
 

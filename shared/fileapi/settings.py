@@ -34,6 +34,8 @@ class Settings:
     mail_from: str
     upgrade_url: str | None
     port: int
+    stripe_webhook_secret: str | None
+    stripe_webhook_secret_parameter: str | None
     dev_key: str | None
     dev_plan: str
     dev_email: str
@@ -69,6 +71,8 @@ def load_settings() -> Settings:
         mail_from=env.get("FILEAPI_MAIL_FROM", "no-reply@fileapi.local"),
         upgrade_url=env.get("FILEAPI_UPGRADE_URL") or None,
         port=_int_env("FILEAPI_PORT", 3000),
+        stripe_webhook_secret=env.get("FILEAPI_STRIPE_WEBHOOK_SECRET") or None,
+        stripe_webhook_secret_parameter=env.get("FILEAPI_STRIPE_WEBHOOK_SECRET_PARAM") or None,
         dev_key=env.get("FILEAPI_DEV_KEY") or None,
         dev_plan=env.get("FILEAPI_DEV_PLAN", "business"),
         dev_email=env.get("FILEAPI_DEV_EMAIL", "dev@example.com"),

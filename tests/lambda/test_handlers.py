@@ -16,6 +16,7 @@ from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_mod
 from fileapi.metering.meter import Meter
 from fileapi.web.services import set_meter
 from tests.conftest import MakeKey
+from tests.stripe_events import signed
 
 EVENTS = sorted((PROJECT_ROOT / "events").glob("*.json"))
 FUNCTIONS = load_functions()
@@ -94,6 +95,13 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
     event = json.loads(event_path.read_text())
     if "authorization" in event["headers"]:
         event["headers"]["authorization"] = f"Bearer {make_key(plan='pro')}"
+    if "stripe-signature" in event["headers"]:  # Stripe signs with the time: sign the sample now
+        payload = json.loads(event["body"])
+        payload["id"] = f"evt_{uuid.uuid4().hex}"
+        payload["data"]["object"]["customer_details"]["email"] = f"{uuid.uuid4().hex[:8]}@example.com"
+        event["body"], event["headers"]["stripe-signature"] = (
+            part.decode() if isinstance(part, bytes) else part for part in signed(payload)
+        )
     response = invoke(event)
     if event["routeKey"] == "POST /v1/keys/recover/confirm":  # the sample code was never issued
         assert response["statusCode"] == 400
@@ -111,6 +119,8 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
         assert body_of(response) == expected
     elif event["routeKey"].startswith("POST /v1/pdf/"):
         assert_pdf_response(event["routeKey"].rsplit("/", 1)[1], headers, body_of(response))
+    elif event["routeKey"] == "POST /webhooks/stripe":
+        assert json.loads(body_of(response)) == {"received": True}
     elif event["routeKey"] == "POST /v1/keys/rotate":
         assert json.loads(body_of(response))["api_key"].startswith("sk_live_")
     elif event["routeKey"] == "POST /v1/keys/recover":

@@ -19,6 +19,7 @@ def create_key(
     quota: int | None = None,
     key: str | None = None,
     status: str = "active",
+    customer_id: str | None = None,
 ) -> str:
     """Create an account holding a new key and return the key.
 
@@ -40,6 +41,7 @@ def create_key(
         status=status,
         key_hash=hash_key(key),
         quota_override=quota,
+        customer_id=customer_id,
     )
     store.create_account(account)
     return key

@@ -145,6 +145,11 @@ class DynamoStore(MeteringStore):
         account_id = {"S": account.account_id}
         items = [
             {"pk": {"S": f"ACCOUNT#{account.account_id}"}, "sk": {"S": "PROFILE"}, **_profile_attributes(account)},
+            *(
+                [{"pk": {"S": f"CUSTOMER#{account.customer_id}"}, "sk": {"S": "CUSTOMER"}, "account_id": account_id}]
+                if account.customer_id
+                else []
+            ),
             {
                 "pk": {"S": f"KEY#{account.key_hash}"},
                 "sk": {"S": "KEY"},
@@ -166,6 +171,32 @@ class DynamoStore(MeteringStore):
             if exc.response["Error"]["Code"] == "TransactionCanceledException":
                 raise AccountExists(f"an account for {account.email} or this key exists") from exc
             raise
+
+    def get_account_by_customer(self, customer_id: str) -> Account | None:
+        link = self._get(f"CUSTOMER#{customer_id}", "CUSTOMER")
+        return None if link is None else self._get_account(link["account_id"]["S"])
+
+    def claim_event(self, event_id: str, *, expires_at: int) -> bool:
+        try:
+            self._call(
+                lambda: self.client.put_item(
+                    TableName=self.table_name,
+                    Item={"pk": {"S": f"EVENT#{event_id}"}, "sk": {"S": "EVENT"}, "expires_at": _n(expires_at)},
+                    ConditionExpression=ITEM_ABSENT,
+                )
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] == CONDITION_FAILED:
+                return False
+            raise
+        return True
+
+    def release_event(self, event_id: str) -> None:
+        self._call(
+            lambda: self.client.delete_item(
+                TableName=self.table_name, Key={"pk": {"S": f"EVENT#{event_id}"}, "sk": {"S": "EVENT"}}
+            )
+        )
 
     def update_account(self, account: Account) -> None:
         attributes = _profile_attributes(account)
@@ -197,6 +228,17 @@ class DynamoStore(MeteringStore):
                 ]
             )
         )
+        if account.customer_id:
+            self._call(
+                lambda: self.client.put_item(
+                    TableName=self.table_name,
+                    Item={
+                        "pk": {"S": f"CUSTOMER#{account.customer_id}"},
+                        "sk": {"S": "CUSTOMER"},
+                        "account_id": {"S": account.account_id},
+                    },
+                )
+            )
 
     def list_accounts(self, *, limit: int = 1000) -> list[Account]:
         accounts: list[Account] = []

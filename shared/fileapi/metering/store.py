@@ -100,6 +100,18 @@ class MeteringStore(ABC):
         """
 
     @abstractmethod
+    def get_account_by_customer(self, customer_id: str) -> Account | None:
+        """The account linked to the payment provider's customer id, or None."""
+
+    @abstractmethod
+    def claim_event(self, event_id: str, *, expires_at: int) -> bool:
+        """Record a webhook event id; False when it was recorded before (a replay or a concurrent delivery)."""
+
+    @abstractmethod
+    def release_event(self, event_id: str) -> None:
+        """Forget a claimed event id (its processing failed, so the provider's retry may run it)."""
+
+    @abstractmethod
     def list_accounts(self, *, limit: int = 1000) -> list[Account]:
         """Accounts, in no particular order, at most `limit` (an administrative scan)."""
 

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import threading
 
+from fileapi.account.billing import BillingEvents
 from fileapi.account.keys import KeyService
 from fileapi.account.mailer import create_mailer
 from fileapi.metering.dynamodb import DynamoStore, create_client
 from fileapi.metering.meter import Meter
-from fileapi.settings import get_settings
+from fileapi.settings import Settings, get_settings
 
 _lock = threading.Lock()
 _meter: Meter | None = None
 _keys: KeyService | None = None
+_billing: BillingEvents | None = None
 
 
 def get_meter() -> Meter:
@@ -32,10 +34,11 @@ def get_meter() -> Meter:
 
 def set_meter(meter: Meter | None) -> None:
     """Install `meter` for this process (None: build it from the settings again on next use)."""
-    global _meter, _keys
+    global _meter, _keys, _billing
     with _lock:
         _meter = meter
         _keys = None
+        _billing = None
 
 
 def get_key_service() -> KeyService:
@@ -47,3 +50,28 @@ def get_key_service() -> KeyService:
             if _keys is None:
                 _keys = KeyService(store, create_mailer(get_settings()))
     return _keys
+
+
+def get_billing_events() -> BillingEvents:
+    """Stripe event handling; the webhook secret comes from FILEAPI_STRIPE_WEBHOOK_SECRET or, in AWS, the
+    SSM SecureString named by FILEAPI_STRIPE_WEBHOOK_SECRET_PARAM (cached for 5 minutes)."""
+    global _billing
+    if _billing is None:
+        store = get_meter().store
+        with _lock:
+            if _billing is None:
+                settings = get_settings()
+                _billing = BillingEvents(store, create_mailer(settings), lambda: webhook_secret(settings))
+    return _billing
+
+
+def webhook_secret(settings: Settings) -> str | None:
+    """The Stripe endpoint secret from the environment, else from SSM Parameter Store."""
+    if settings.stripe_webhook_secret:
+        return settings.stripe_webhook_secret
+    if settings.stripe_webhook_secret_parameter:
+        from aws_lambda_powertools.utilities import parameters
+
+        value = parameters.get_parameter(settings.stripe_webhook_secret_parameter, decrypt=True, max_age=300)
+        return str(value)
+    return None

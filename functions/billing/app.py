@@ -1,0 +1,41 @@
+"""BillingEvents function: POST /webhooks/stripe (Stripe signs it; no API key, not metered)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import JSONResponse, Response
+
+from fileapi.web.app import create_app, lambda_handler
+from fileapi.web.docs import error_responses, success_response
+from fileapi.web.logs import logger
+from fileapi.web.services import get_billing_events
+
+router = APIRouter(tags=["Billing"])
+
+
+@router.post(
+    "/webhooks/stripe",
+    summary="Stripe webhook",
+    description=(
+        "Stripe's event deliveries, verified with the endpoint's signing secret. checkout.session.completed issues a "
+        "key (plan from the session's metadata.plan) and e-mails it; customer.subscription.updated/deleted set the "
+        "account's status and plan; each event id is processed once; other events are acknowledged."
+    ),
+    include_in_schema=True,
+    responses={
+        **success_response(
+            "application/json", "Acknowledged", schema={"type": "object"}, example={"received": True}, metered=False
+        ),
+        **error_responses((400, 500, 503)),
+    },
+)
+async def stripe_webhook(request: Request) -> Response:
+    payload = await request.body()
+    outcome = await run_in_threadpool(get_billing_events().handle, payload, request.headers.get("stripe-signature"))
+    logger.info("billing event", extra={"outcome": outcome})
+    return JSONResponse({"received": True})
+
+
+app = create_app(router, title="BillingEvents")
+handler = lambda_handler(app)
