@@ -10,14 +10,14 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from fileapi.account.keys import RECOVERY_MESSAGE
 from fileapi.metering.meter import Admission
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import error_responses, success_response
 from fileapi.web.metering import MeteredRoute, self_service
-from fileapi.web.services import get_key_service, get_meter
+from fileapi.web.services import get_billing_portal, get_key_service, get_meter
 
 router = APIRouter(route_class=MeteredRoute, tags=["Account"])
 public = APIRouter(tags=["Account"])
@@ -101,6 +101,27 @@ async def usage(admission: Annotated[Admission, Depends(self_service)]) -> Respo
 async def rotate(admission: Annotated[Admission, Depends(self_service)]) -> Response:
     key = await run_in_threadpool(get_key_service().rotate, admission.account)
     return JSONResponse({"message": "Your key was rotated; the previous key no longer works.", "api_key": key})
+
+
+@router.get(
+    "/v1/billing/portal",
+    summary="Open the billing portal",
+    description=(
+        "303 redirect to a one-time session of the payment provider's customer portal (Stripe), where plan, payment "
+        "method, invoices and cancellation are managed; it returns to the configured return URL. When billing is "
+        "not configured (as on a laptop by default) the answer is 503 service_unavailable saying so; a key whose "
+        "account was not created by a checkout is 400. Not counted."
+    ),
+    response_class=RedirectResponse,
+    status_code=303,
+    responses={
+        303: {"description": "Redirect to the portal", "headers": {"Location": {"schema": {"type": "string"}}}},
+        **error_responses((400, 401, 403, 429, 500, 503)),
+    },
+)
+async def billing_portal(admission: Annotated[Admission, Depends(self_service)]) -> Response:
+    url = await run_in_threadpool(get_billing_portal().session_url, admission.account)
+    return RedirectResponse(url, status_code=303)
 
 
 @public.post(

@@ -35,6 +35,10 @@ class Settings:
     upgrade_url: str | None
     port: int
     stripe_webhook_secret: str | None
+    stripe_secret_key: str | None
+    stripe_secret_key_parameter: str | None
+    stripe_api_base: str | None
+    billing_return_url: str
     stripe_webhook_secret_parameter: str | None
     dev_key: str | None
     dev_plan: str
@@ -72,6 +76,10 @@ def load_settings() -> Settings:
         upgrade_url=env.get("FILEAPI_UPGRADE_URL") or None,
         port=_int_env("FILEAPI_PORT", 3000),
         stripe_webhook_secret=env.get("FILEAPI_STRIPE_WEBHOOK_SECRET") or None,
+        stripe_secret_key=env.get("FILEAPI_STRIPE_SECRET_KEY") or None,
+        stripe_secret_key_parameter=env.get("FILEAPI_STRIPE_SECRET_KEY_PARAM") or None,
+        stripe_api_base=env.get("FILEAPI_STRIPE_API_BASE") or None,
+        billing_return_url=env.get("FILEAPI_BILLING_RETURN_URL", "https://example.com/account"),
         stripe_webhook_secret_parameter=env.get("FILEAPI_STRIPE_WEBHOOK_SECRET_PARAM") or None,
         dev_key=env.get("FILEAPI_DEV_KEY") or None,
         dev_plan=env.get("FILEAPI_DEV_PLAN", "business"),

@@ -10,6 +10,7 @@ import threading
 from fileapi.account.billing import BillingEvents
 from fileapi.account.keys import KeyService
 from fileapi.account.mailer import create_mailer
+from fileapi.account.portal import BillingPortal
 from fileapi.metering.dynamodb import DynamoStore, create_client
 from fileapi.metering.meter import Meter
 from fileapi.settings import Settings, get_settings
@@ -18,6 +19,7 @@ _lock = threading.Lock()
 _meter: Meter | None = None
 _keys: KeyService | None = None
 _billing: BillingEvents | None = None
+_portal: BillingPortal | None = None
 
 
 def get_meter() -> Meter:
@@ -34,11 +36,12 @@ def get_meter() -> Meter:
 
 def set_meter(meter: Meter | None) -> None:
     """Install `meter` for this process (None: build it from the settings again on next use)."""
-    global _meter, _keys, _billing
+    global _meter, _keys, _billing, _portal
     with _lock:
         _meter = meter
         _keys = None
         _billing = None
+        _portal = None
 
 
 def get_key_service() -> KeyService:
@@ -65,13 +68,33 @@ def get_billing_events() -> BillingEvents:
     return _billing
 
 
+def get_billing_portal() -> BillingPortal:
+    """Portal sessions with the Stripe secret key from FILEAPI_STRIPE_SECRET_KEY or the SSM SecureString
+    named by FILEAPI_STRIPE_SECRET_KEY_PARAM (cached for 5 minutes)."""
+    global _portal
+    if _portal is None:
+        settings = get_settings()
+        with _lock:
+            if _portal is None:
+                _portal = BillingPortal(
+                    lambda: secret(settings.stripe_secret_key, settings.stripe_secret_key_parameter),
+                    return_url=settings.billing_return_url,
+                    api_base=settings.stripe_api_base,
+                )
+    return _portal
+
+
 def webhook_secret(settings: Settings) -> str | None:
     """The Stripe endpoint secret from the environment, else from SSM Parameter Store."""
-    if settings.stripe_webhook_secret:
-        return settings.stripe_webhook_secret
-    if settings.stripe_webhook_secret_parameter:
+    return secret(settings.stripe_webhook_secret, settings.stripe_webhook_secret_parameter)
+
+
+def secret(value: str | None, parameter: str | None) -> str | None:
+    """A secret given directly (local use), else read from SSM Parameter Store (decrypted, cached 5 minutes)."""
+    if value:
+        return value
+    if parameter:
         from aws_lambda_powertools.utilities import parameters
 
-        value = parameters.get_parameter(settings.stripe_webhook_secret_parameter, decrypt=True, max_age=300)
-        return str(value)
+        return str(parameters.get_parameter(parameter, decrypt=True, max_age=300))
     return None
