@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email
+import io
 import email.policy
 import re
 import time
@@ -66,3 +67,17 @@ def test_recover_validation(api: TestClient) -> None:
     assert api.post("/v1/keys/recover", json={}).status_code == 400
     short = api.post("/v1/keys/recover/confirm", json={"email": "a@example.com", "code": "123"})
     assert (short.status_code, short.json()["message"]) == (400, "code must be the 8 digits from the e-mail")
+
+
+def test_keys_and_codes_never_appear_in_logs(api: TestClient, make_key: MakeKey, log_output: io.StringIO) -> None:
+    old = make_key(plan="pro")
+    new = api.post("/v1/keys/rotate", headers=auth(old)).json()["api_key"]
+    account = get_meter().store.get_account_by_key(hash_key(new))
+    assert account is not None
+    api.post("/v1/keys/recover", json={"email": account.email})
+    code = re.search(r"\b(\d{8})\b", newest_mail_to(account.email)).group(1)  # type: ignore[union-attr]
+    recovered = api.post("/v1/keys/recover/confirm", json={"email": account.email, "code": code}).json()["api_key"]
+    logged = log_output.getvalue()
+    for secret in (old, new, recovered, code):
+        assert secret not in logged
+    assert old[:12] in logged  # the prefix, which is all a log may show
