@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -18,4 +19,12 @@ def corpus_dir(name: str) -> Path:
     path = CORPUS / name
     if not path.is_dir():
         pytest.skip(f"corpus folder {path} is absent")
+    return path
+
+
+def require_tool(name: str) -> str:
+    """The path of a command-line tool, or skip the test that needs it (saying which)."""
+    path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed")
     return path

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import email
-import io
 import email.policy
+import io
 import re
 import time
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import io
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,16 +16,10 @@ from PIL import Image
 from fileapi.convert.pages import parse_pages, parse_ranges
 from fileapi.convert.pdf import RenderFormat, extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
 from fileapi.errors import ApiError, InvalidInput, TooLarge
+from tests.helpers import require_tool
 from tests.pdf_fixtures import make_pdf
 
 THREE = make_pdf(["alpha page", "beta page", "gamma page"], title="Greek", author="Tester")
-
-
-def tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.skip(f"{name} is not installed")
-    return path
 
 
 def pages_of(data: bytes) -> int:
@@ -98,7 +91,9 @@ def test_extract_text_pages_and_form_feed() -> None:
 def test_extract_text_agrees_with_pdftotext(tmp_path: Path) -> None:
     path = tmp_path / "three.pdf"
     path.write_bytes(THREE)
-    theirs = subprocess.run([tool("pdftotext"), str(path), "-"], capture_output=True, text=True, check=True).stdout
+    theirs = subprocess.run(
+        [require_tool("pdftotext"), str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
     ours = extract_text(THREE).pages
     assert [page.strip() for page in theirs.split("\f") if page.strip()] == [page.strip() for page in ours]
 
@@ -163,8 +158,10 @@ def test_outputs_pass_qpdf_check_and_pdfinfo(tmp_path: Path) -> None:
     for name, data in outputs.items():
         path = tmp_path / f"{name}.pdf"
         path.write_bytes(data)
-        subprocess.run([tool("qpdf"), "--check", str(path)], capture_output=True, check=True)
-        described = subprocess.run([tool("pdfinfo"), str(path)], capture_output=True, text=True, check=True).stdout
+        subprocess.run([require_tool("qpdf"), "--check", str(path)], capture_output=True, check=True)
+        described = subprocess.run(
+            [require_tool("pdfinfo"), str(path)], capture_output=True, text=True, check=True
+        ).stdout
         pages = int(next(line for line in described.splitlines() if line.startswith("Pages:")).split()[1])
         assert pages == {"merged": 6, "split": 1, "rotated": 3}[name]
 

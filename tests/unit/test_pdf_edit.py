@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -15,17 +14,11 @@ from fileapi.convert.pdf import extract_text, pdf_info
 from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, text_width, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.errors import InvalidInput
+from tests.helpers import require_tool
 from tests.pdf_fixtures import make_form_pdf, make_pdf
 
 TWO = make_pdf(["first page", "second page"], title="Secret title", author="Someone")
 FORM = make_form_pdf()
-
-
-def tool(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        pytest.skip(f"{name} is not installed")
-    return path
 
 
 def squeezed(text: str) -> str:
@@ -48,9 +41,11 @@ def test_watermark_is_real_text_on_the_chosen_pages() -> None:
 def test_pdftotext_finds_the_watermark(tmp_path: Path) -> None:
     path = tmp_path / "marked.pdf"
     path.write_bytes(watermark_pdf(TWO, text="DRAFT copy", opacity=0.5, rotation=30, font_size=40))
-    out = subprocess.run([tool("pdftotext"), "-raw", str(path), "-"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [require_tool("pdftotext"), "-raw", str(path), "-"], capture_output=True, text=True, check=True
+    ).stdout
     assert squeezed(out).count("DRAFTcopy") == 2
-    subprocess.run([tool("qpdf"), "--check", str(path)], capture_output=True, check=True)
+    subprocess.run([require_tool("qpdf"), "--check", str(path)], capture_output=True, check=True)
 
 
 def test_watermark_opacity_is_in_the_graphics_state() -> None:
@@ -89,9 +84,12 @@ def test_protect_uses_aes_256_and_the_passwords(tmp_path: Path) -> None:
 def test_qpdf_sees_the_protection(tmp_path: Path) -> None:
     path = tmp_path / "protected.pdf"
     path.write_bytes(protect_pdf(TWO, user_password="open-me"))
-    assert subprocess.run([tool("qpdf"), "--requires-password", str(path)]).returncode == 0
+    assert subprocess.run([require_tool("qpdf"), "--requires-password", str(path)]).returncode == 0
     shown = subprocess.run(
-        [tool("qpdf"), "--show-encryption", "--password=open-me", str(path)], capture_output=True, text=True, check=True
+        [require_tool("qpdf"), "--show-encryption", "--password=open-me", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert "R = 6" in shown and "AESv3" in shown
 

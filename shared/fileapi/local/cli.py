@@ -174,22 +174,21 @@ def cmd_accounts_show(args: argparse.Namespace) -> int:
 
 
 def cmd_accounts_set_plan(args: argparse.Namespace) -> int:
-    store = _store(args)
-    account = _account_or_exit(store, args.email)
-    if account is None:
-        return 1
-    store.update_account(replace(account, plan=args.plan, quota_override=args.quota))
-    print(json.dumps(_public(replace(account, plan=args.plan, quota_override=args.quota)), indent=2))
-    return 0
+    return _change_account(args, plan=args.plan, quota_override=args.quota)
 
 
 def cmd_accounts_set_status(args: argparse.Namespace) -> int:
+    return _change_account(args, status=args.status)
+
+
+def _change_account(args: argparse.Namespace, **changes: object) -> int:
     store = _store(args)
     account = _account_or_exit(store, args.email)
     if account is None:
         return 1
-    store.update_account(replace(account, status=args.status))
-    print(json.dumps(_public(replace(account, status=args.status)), indent=2))
+    updated = replace(account, **changes)  # type: ignore[arg-type]
+    store.update_account(updated)
+    print(json.dumps(_public(updated), indent=2))
     return 0
 
 
