@@ -8,7 +8,7 @@ SAM := $(SAM_VENV)/bin/sam
 SAM_VERSION := 1.170.0
 PYTEST_ARGS ?=
 
-.PHONY: install tools run test lint format bench openapi template-check clean
+.PHONY: install tools run test test-integration lint format bench openapi template-check deploy clean
 
 $(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=$(PYTHON))")'
@@ -31,6 +31,10 @@ run: install
 ## The whole test suite (unit, API, Lambda-handler, server, corpus when ../shared/corpus exists).
 test: install tools
 	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+
+## Black-box tests of a running API: FILEAPI_BASE_URL and FILEAPI_API_KEY (skipped without them).
+test-integration: install
+	$(BIN)/python -m pytest tests/integration -m integration -ra
 
 lint: install
 	$(BIN)/ruff check .
@@ -56,8 +60,16 @@ $(SAM):
 ## cfn-lint, `sam validate --lint` and `sam build` (no Docker: layers are cross-installed).
 template-check: install $(SAM)
 	$(BIN)/cfn-lint template.yaml
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	SAM_CLI_TELEMETRY=0 $(SAM) validate --lint --region us-east-1
 	SAM_CLI_TELEMETRY=0 $(SAM) build --parallel
+
+## sam build and deploy a stage (STAGE=dev|staging|prod), with AWS credentials in the environment.
+STAGE ?= dev
+DEPLOY_FLAGS ?=
+deploy: $(SAM)
+	SAM_CLI_TELEMETRY=0 $(SAM) build --parallel
+	SAM_CLI_TELEMETRY=0 $(SAM) deploy --config-env $(STAGE) $(DEPLOY_FLAGS)
 
 clean:
 	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache .local
