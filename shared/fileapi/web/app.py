@@ -14,6 +14,7 @@ from fileapi.settings import get_settings
 from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
 from fileapi.web.limits import BodyLimitMiddleware
 from fileapi.web.logs import AccessLogMiddleware, logger
+from fileapi.web.services import register_snapstart_hooks
 
 
 def create_app(*routers: APIRouter, title: str) -> FastAPI:
@@ -39,6 +40,7 @@ def lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[str, An
     """The Lambda entry point of a function: Mangum over `app` (API Gateway HTTP API payload v2,
     bodies base64-encoded both ways where binary), with the Lambda context and API Gateway's
     request id injected into every log record."""
+    register_snapstart_hooks()
     handler: Callable[[dict[str, Any], Any], dict[str, Any]] = logger.inject_lambda_context(
         Mangum(app, lifespan="off"),
         correlation_id_path=correlation_paths.API_GATEWAY_HTTP,

@@ -5,6 +5,7 @@ Tests and the local runner may install their own with `set_meter`.
 
 from __future__ import annotations
 
+import random
 import threading
 
 from fileapi.account.billing import BillingEvents
@@ -98,3 +99,21 @@ def secret(value: str | None, parameter: str | None) -> str | None:
 
         return str(parameters.get_parameter(parameter, decrypt=True, max_age=300))
     return None
+
+
+def reset_after_restore() -> None:
+    """SnapStart: a function restored from a snapshot must not reuse the snapshot's network clients
+    (their connections are gone, and every restored copy would share them) nor its random state."""
+    global _meter, _keys, _billing, _portal
+    with _lock:
+        _meter = _keys = _billing = _portal = None
+    random.seed()
+
+
+def register_snapstart_hooks() -> None:
+    """Register `reset_after_restore` with the Lambda runtime's SnapStart hooks, where they exist."""
+    try:
+        from snapshot_restore_py import register_after_restore  # only in the Lambda runtime
+    except ImportError:
+        return
+    register_after_restore(reset_after_restore)
