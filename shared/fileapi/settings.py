@@ -34,6 +34,7 @@ class Settings:
     mail_from: str
     upgrade_url: str | None
     port: int
+    emit_metrics: bool
     stripe_webhook_secret: str | None
     stripe_secret_key: str | None
     stripe_secret_key_parameter: str | None
@@ -75,6 +76,7 @@ def load_settings() -> Settings:
         mail_from=env.get("FILEAPI_MAIL_FROM", "no-reply@fileapi.local"),
         upgrade_url=env.get("FILEAPI_UPGRADE_URL") or None,
         port=_int_env("FILEAPI_PORT", 3000),
+        emit_metrics=bool(env.get("AWS_LAMBDA_FUNCTION_NAME")) or env.get("FILEAPI_METRICS") == "1",
         stripe_webhook_secret=env.get("FILEAPI_STRIPE_WEBHOOK_SECRET") or None,
         stripe_secret_key=env.get("FILEAPI_STRIPE_SECRET_KEY") or None,
         stripe_secret_key_parameter=env.get("FILEAPI_STRIPE_SECRET_KEY_PARAM") or None,

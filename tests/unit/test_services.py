@@ -11,3 +11,23 @@ def test_snapstart_reset_drops_the_service_objects() -> None:
     services._keys = marker  # type: ignore[assignment]
     services.reset_after_restore()
     assert services._keys is None and services._meter is None
+
+
+def test_request_metrics_are_embedded_metric_format(capsys: object) -> None:
+    import json
+
+    import pytest
+
+    from fileapi.web.logs import emit_request_metrics
+
+    assert isinstance(capsys, pytest.CaptureFixture)
+    emit_request_metrics({"route": "/v1/data/json-format", "status": 400, "latency_ms": 3.5, "bytes_in": 4})
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    lines = [{key: value[0] if isinstance(value, list) else value for key, value in line.items()} for line in lines]
+    first = lines[0]
+    assert first["route"] == "/v1/data/json-format" and first["status"] == "4xx"
+    assert first["Requests"] == 1 and first["Latency"] == 3.5
+    directives = first["_aws"]["CloudWatchMetrics"][0]
+    assert directives["Namespace"] == "FileApi"
+    assert {metric["Name"] for metric in directives["Metrics"]} == {"Requests", "Latency", "BytesIn", "BytesOut"}
+    assert lines[1]["Errors"] == 1 and lines[1]["status"] == "400"

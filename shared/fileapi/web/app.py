@@ -32,7 +32,7 @@ def create_app(*routers: APIRouter, title: str) -> FastAPI:
     install_error_handlers(app)
     app.add_middleware(CatchAllMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
-    app.add_middleware(AccessLogMiddleware)
+    app.add_middleware(AccessLogMiddleware, emit_metrics=settings.emit_metrics)
     return app
 
 

@@ -14,6 +14,7 @@ from aws_lambda_powertools import Logger
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 logger = Logger(service="fileapi")
+METRICS_NAMESPACE = "FileApi"
 
 
 class AccessLogMiddleware:
@@ -23,8 +24,9 @@ class AccessLogMiddleware:
     and returned in the X-Request-Id header.
     """
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, *, emit_metrics: bool = False) -> None:
         self.app = app
+        self.emit_metrics = emit_metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -59,9 +61,32 @@ class AccessLogMiddleware:
             if "key_prefix" in state:
                 record["key_prefix"] = state["key_prefix"]
             logger.info("request", extra=record)
+            if self.emit_metrics:
+                emit_request_metrics(record)
 
 
 def _request_id(scope: Scope) -> str:
     context = scope.get("aws.context")
     request_id = getattr(context, "aws_request_id", None)
     return str(request_id) if request_id else uuid.uuid4().hex
+
+
+def emit_request_metrics(record: dict[str, Any]) -> None:
+    """CloudWatch embedded-metric-format records (namespace FileApi) per request: Requests, Latency,
+    BytesIn and BytesOut by route and status class; and Errors by status for 4xx and 5xx."""
+    from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
+
+    status = int(record.get("status", 500))
+    metrics = EphemeralMetrics(namespace=METRICS_NAMESPACE)
+    metrics.add_dimension(name="route", value=str(record["route"]))
+    metrics.add_dimension(name="status", value=f"{status // 100}xx")
+    metrics.add_metric(name="Requests", unit=MetricUnit.Count, value=1)
+    metrics.add_metric(name="Latency", unit=MetricUnit.Milliseconds, value=float(record.get("latency_ms", 0)))
+    metrics.add_metric(name="BytesIn", unit=MetricUnit.Bytes, value=float(record.get("bytes_in", 0)))
+    metrics.add_metric(name="BytesOut", unit=MetricUnit.Bytes, value=float(record.get("bytes_out", 0)))
+    metrics.flush_metrics()
+    if status >= 400:
+        errors = EphemeralMetrics(namespace=METRICS_NAMESPACE)
+        errors.add_dimension(name="status", value=str(status))
+        errors.add_metric(name="Errors", unit=MetricUnit.Count, value=1)
+        errors.flush_metrics()
