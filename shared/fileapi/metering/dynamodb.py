@@ -11,14 +11,17 @@ Retries: botocore's own retries are off; every call goes through `_call`, which 
 throttling, 5xx and connection errors at most `attempts` times with jittered backoff and
 then raises StoreUnavailable, so the request fails closed. Retrying `count_success` is
 safe because its update records the request id and a retry that finds its own id
-returns the count it made instead of counting twice. Retrying `take_token` can at worst
-take one extra token (never a count).
+returns the count it made instead of counting twice; the same idea (a token written with the
+change, recognised by the retry) makes create_account, replace_key, use_recovery_code and
+claim_event safe to retry after a lost response. Retrying `take_token` can at worst take one
+extra token (never a count).
 """
 
 from __future__ import annotations
 
 import random
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
@@ -168,26 +171,33 @@ class DynamoStore(MeteringStore):
                 )
             )
         except ClientError as exc:
-            if exc.response["Error"]["Code"] == "TransactionCanceledException":
-                raise AccountExists(f"an account for {account.email} or this key exists") from exc
-            raise
+            if exc.response["Error"]["Code"] != "TransactionCanceledException":
+                raise
+            # A retry after a lost response finds its own items: the account id is fresh, so a
+            # profile under it was written by this very call.
+            if self._get(f"ACCOUNT#{account.account_id}", "PROFILE") is not None:
+                return
+            raise AccountExists(f"an account for {account.email} or this key exists") from exc
 
     def get_account_by_customer(self, customer_id: str) -> Account | None:
         link = self._get(f"CUSTOMER#{customer_id}", "CUSTOMER")
         return None if link is None else self._get_account(link["account_id"]["S"])
 
     def claim_event(self, event_id: str, *, expires_at: int) -> bool:
+        key = {"pk": {"S": f"EVENT#{event_id}"}, "sk": {"S": "EVENT"}}
+        token = uuid.uuid4().hex  # tells a retry of this call from another delivery
         try:
             self._call(
                 lambda: self.client.put_item(
                     TableName=self.table_name,
-                    Item={"pk": {"S": f"EVENT#{event_id}"}, "sk": {"S": "EVENT"}, "expires_at": _n(expires_at)},
+                    Item={**key, "claimed_by": {"S": token}, "expires_at": _n(expires_at)},
                     ConditionExpression=ITEM_ABSENT,
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
                 )
             )
         except ClientError as exc:
             if exc.response["Error"]["Code"] == CONDITION_FAILED:
-                return False
+                return bool(self._old_item(exc, key).get("claimed_by", {}).get("S") == token)
             raise
         return True
 
@@ -301,9 +311,12 @@ class DynamoStore(MeteringStore):
                 )
             )
         except ClientError as exc:
-            if exc.response["Error"]["Code"] == "TransactionCanceledException":
-                raise KeyChanged("the account's key changed meanwhile") from exc
-            raise
+            if exc.response["Error"]["Code"] != "TransactionCanceledException":
+                raise
+            current = self._get_account(account.account_id)
+            if current is not None and current.key_hash == new_key_hash:
+                return rotated  # an earlier attempt of this call, whose answer was lost, did it
+            raise KeyChanged("the account's key changed meanwhile") from exc
         return rotated
 
     def put_recovery_code(self, email: str, code_hash: str, *, expires_at: int) -> None:
@@ -323,18 +336,20 @@ class DynamoStore(MeteringStore):
 
     def use_recovery_code(self, email: str, code_hash: str, *, now: int, max_tries: int) -> None:
         key = {"pk": {"S": f"RECOVERY#{email.lower()}"}, "sk": {"S": "CODE"}}
+        token = uuid.uuid4().hex  # tells a retry of this call from a concurrent confirm
         try:
             self._call(
                 lambda: self.client.update_item(
                     TableName=self.table_name,
                     Key=key,
-                    UpdateExpression="SET used = :true",
+                    UpdateExpression="SET used = :true, used_by = :token",
                     ConditionExpression=(
                         f"{ITEM_PRESENT} AND code_hash = :hash AND valid_until > :now AND tries < :max "
                         "AND attribute_not_exists(used)"
                     ),
                     ExpressionAttributeValues={
                         ":true": {"BOOL": True},
+                        ":token": {"S": token},
                         ":hash": {"S": code_hash},
                         ":now": _n(now),
                         ":max": _n(max_tries),
@@ -344,6 +359,8 @@ class DynamoStore(MeteringStore):
         except ClientError as exc:
             if exc.response["Error"]["Code"] != CONDITION_FAILED:
                 raise
+            if self._old_item(exc, key).get("used_by", {}).get("S") == token:
+                return  # an earlier attempt of this call used it
             self._count_failed_try(key, max_tries)
             raise CodeRejected("wrong, expired or used code") from exc
 
