@@ -142,3 +142,14 @@ def test_bad_options() -> None:
         svg_to_png(SVG, scale=2, width=10)
     with pytest.raises(InvalidInput, match="not a colour"):
         svg_to_png(SVG, background="nope")
+
+
+def test_references_with_the_other_quote_or_another_prefix_are_neutralised() -> None:
+    from fileapi.convert.render import _neutralised
+
+    text = _neutralised(
+        """<image href="/etc/x'y.png"/><image xlink:href='/a"b.png'/><image foo:href="file:///etc/passwd"/>"""
+        """<use href="#ok"/><image href=" data:image/png;base64,AAAA"/>"""
+    )
+    assert "/etc" not in text and "/a" not in text
+    assert 'href="#ok"' in text and "data:image/png" in text

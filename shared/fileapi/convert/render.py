@@ -36,7 +36,7 @@ MAX_ELEMENTS = 200_000
 DEFAULT_SIZE = (100.0, 100.0)
 _UNITS = {"": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0, "em": 16.0}
 _LENGTH = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([a-z%]*)\s*$")
-_HREF = re.compile(r"""((?:xlink:)?href\s*=\s*)(["'])(?!\s*#|\s*data:)[^"']*\2""", re.IGNORECASE)
+_HREF = re.compile(r"""(href\s*=\s*)(?:"(?!\s*#|\s*data:)[^"]*"|'(?!\s*#|\s*data:)[^']*')""", re.IGNORECASE)
 _CSS_URL = re.compile(r"""url\(\s*(["']?)(?!\s*#|\s*data:)[^)"']*\1\s*\)""", re.IGNORECASE)
 _CSS_IMPORT = re.compile(r"@import[^;<]*;?", re.IGNORECASE)
 _SVG_START = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?svg(?=[\s/>])")
@@ -169,7 +169,7 @@ def _text(data: bytes) -> str:
 
 def _neutralised(text: str) -> str:
     """The document with every external reference made harmless (nothing is fetched or read)."""
-    text = _HREF.sub(lambda match: f"{match.group(1)}{match.group(2)}#{match.group(2)}", text)
+    text = _HREF.sub(lambda match: match.group(1) + '"#"', text)
     text = _CSS_IMPORT.sub("", text)
     return _CSS_URL.sub("url(#)", text)
 
