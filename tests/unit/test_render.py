@@ -153,3 +153,13 @@ def test_references_with_the_other_quote_or_another_prefix_are_neutralised() -> 
     )
     assert "/etc" not in text and "/a" not in text
     assert 'href="#ok"' in text and "data:image/png" in text
+
+
+def test_css_urls_in_every_quoting_are_neutralised() -> None:
+    from fileapi.convert.render import _neutralised
+
+    text = _neutralised(
+        """a{b:url("x'y.png")} c{d:url('e"f.png')} g{h:url(/etc/i.png)} j{k:url(#ok)} l{m:url("data:x")}"""
+    )
+    assert "x'y" not in text and "/etc" not in text and 'e"f' not in text
+    assert "url(#ok)" in text and "data:x" in text

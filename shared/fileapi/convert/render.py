@@ -37,7 +37,9 @@ DEFAULT_SIZE = (100.0, 100.0)
 _UNITS = {"": 1.0, "px": 1.0, "pt": 4 / 3, "pc": 16.0, "mm": 96 / 25.4, "cm": 96 / 2.54, "in": 96.0, "em": 16.0}
 _LENGTH = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([a-z%]*)\s*$")
 _HREF = re.compile(r"""(href\s*=\s*)(?:"(?!\s*#|\s*data:)[^"]*"|'(?!\s*#|\s*data:)[^']*')""", re.IGNORECASE)
-_CSS_URL = re.compile(r"""url\(\s*(["']?)(?!\s*#|\s*data:)[^)"']*\1\s*\)""", re.IGNORECASE)
+_CSS_URL = re.compile(
+    r"""url\(\s*(?:"(?!\s*#|\s*data:)[^"]*"|'(?!\s*#|\s*data:)[^']*'|(?!["'#]|data:)[^)]*)\s*\)""", re.IGNORECASE
+)
 _CSS_IMPORT = re.compile(r"@import[^;<]*;?", re.IGNORECASE)
 _SVG_START = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?svg(?=[\s/>])")
 NO_SIZE_DEFAULT = (300, 150)  # CSS's default size of a replaced element, for SVGs that give none
