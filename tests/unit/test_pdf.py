@@ -210,3 +210,9 @@ def test_a_flate_bomb_is_refused_before_pdfium_inflates_it() -> None:
         with pytest.raises(TooLarge, match="decodes to more than"):
             operation(bomb)
     assert compress_pdf(bomb).compressedSize <= len(bomb)  # qpdf leaves the over-limit stream as it is
+
+
+def test_rendering_too_many_pixels_at_once_is_refused_before_rendering() -> None:
+    many = make_pdf([f"page {n}" for n in range(60)])
+    with pytest.raises(TooLarge, match="fewer pages or a lower dpi"):
+        render_pages(many, pages="all", dpi=300)

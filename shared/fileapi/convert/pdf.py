@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 MAX_PAGES = 2_000
 MAX_MERGED_PAGES = 5_000
 MAX_RENDER_PIXELS = 50_000_000
+# All pages of one render-page call: far more pixels than fit a 6 MB answer, refused before rendering.
+MAX_RENDER_TOTAL_PIXELS = 200_000_000
 _METADATA_KEYS = {
     "/Title": "title",
     "/Author": "author",
@@ -211,6 +213,12 @@ def render_pages(
     document.init_forms()
     chosen = parse_pages(pages, len(document), default_all=False)
     scale = dpi / 72 * (1 - 1e-9)  # pdfium rounds up: 792 pt at 150 dpi must give 1650 px, not 1651
+    total = sum(round(w * scale) * round(h * scale) for w, h in (document[n - 1].get_size() for n in chosen))
+    if total > MAX_RENDER_TOTAL_PIXELS:
+        raise TooLarge(
+            f"{len(chosen)} page(s) at {dpi} dpi would be {total:,} pixels, more than one answer can carry; "
+            "ask for fewer pages or a lower dpi"
+        )
     rendered = []
     for number in chosen:
         page = document[number - 1]
