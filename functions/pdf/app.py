@@ -97,7 +97,8 @@ def text(body: RawBody, pages: Pages = None) -> Response:
     description=(
         "pages (default: the first page only), format png (default), jpeg or webp, dpi 72-300 (default 150): a "
         "612 x 792 pt page at 72 dpi is 612 x 792 px. Annotations and form fields are drawn. A page over 50 "
-        "megapixels, or a result over the response limit, is 413 (ask for fewer pages or a lower dpi)."
+        "megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for "
+        "fewer pages or a lower dpi)."
     ),
     openapi_extra=PDF_BODY,
     responses={
