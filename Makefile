@@ -8,7 +8,7 @@ SAM := $(SAM_VENV)/bin/sam
 SAM_VERSION := 1.170.0
 PYTEST_ARGS ?=
 
-.PHONY: install tools run test test-integration lint format bench openapi template-check deploy clean
+.PHONY: install tools run test fuzz test-integration lint format bench openapi template-check deploy clean
 
 $(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=$(PYTHON))")'
@@ -31,6 +31,10 @@ run: install
 ## The whole test suite (unit, API, Lambda-handler, server, corpus when ../shared/corpus exists).
 test: install tools
 	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+
+## The schemathesis run of the suite with many more examples per operation.
+fuzz: install
+	FILEAPI_FUZZ_EXAMPLES=$${FILEAPI_FUZZ_EXAMPLES:-200} $(BIN)/python -m pytest tests/server/test_fuzz_openapi.py -ra
 
 ## Black-box tests of a running API: FILEAPI_BASE_URL and FILEAPI_API_KEY (skipped without them).
 test-integration: install

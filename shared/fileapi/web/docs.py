@@ -87,7 +87,7 @@ def success_response(
     metered: bool = True,
 ) -> dict[int | str, dict[str, Any]]:
     """The 200 response entry with its media type, schema, example and the metering headers."""
-    content: dict[str, Any] = {"schema": schema or {"type": "string", "format": "binary"}}
+    content: dict[str, Any] = {"schema": schema if schema is not None else {"type": "string", "format": "binary"}}
     if example is not None:
         content["example"] = example
     entry: dict[str, Any] = {"description": description, "content": {media_type: content}}
