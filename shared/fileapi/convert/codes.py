@@ -314,7 +314,6 @@ class DecodedCode:
     format: str
 
 
-_QR_FORMATS = {"QRCode", "MicroQRCode", "RMQRCode"}
 # The retry pass (sharpened, contrast-stretched) of a large image runs on a copy at most this big:
 # on a 48 MP image it took as long as the first pass again.
 RETRY_MAX_PIXELS = 4_000_000
