@@ -20,7 +20,6 @@ router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], ta
 ANY_BYTES = ("application/octet-stream", "*/*")
 TEXT = ("text/plain",)
 JSON = ("application/json",)
-CSV = ("text/csv",)
 ERRORS = error_responses(METERED_STATUSES)
 
 Delimiter = Annotated[

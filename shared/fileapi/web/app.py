@@ -24,6 +24,7 @@ def create_app(*routers: APIRouter, title: str) -> FastAPI:
     /openapi.json (see `fileapi.web.docs.build_openapi`), so apps carry no docs routes.
     """
     settings = get_settings()
+    logger.append_keys(stage=settings.stage)
     app = FastAPI(title=title, version=__version__, openapi_url=None, docs_url=None, redoc_url=None)
     for router in routers:
         # Flat, not include_router: FastAPI >= 0.160 wraps included routers, and app.routes
