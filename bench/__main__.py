@@ -173,7 +173,6 @@ def bench_data(tmp: Path) -> None:
         return {f"key{i}": item(depth + 1) for i in range(5)} if depth % 2 == 0 else [item(depth + 1) for _ in range(5)]
 
     document = json.dumps([item() for _ in range(1200)], ensure_ascii=False).encode()
-    document = document[: FOUR_MB * 2] if len(document) > FOUR_MB * 2 else document
     doc = tmp / "doc.json"
     doc.write_bytes(document)
     mb = len(document) / 1e6

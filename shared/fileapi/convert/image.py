@@ -106,7 +106,7 @@ def resize_image(
         if value is not None and value < 1:
             raise InvalidInput(f"{name} must be >= 1, not {value}")
     _check_quality(quality)
-    image = open_image_for_size(data, width, height)
+    image = open_image(data, shrink_to=(width, height))
     source_w, source_h = image.size
     if width is None or height is None:
         scale = (width / source_w) if width is not None else (height / source_h)  # type: ignore[operator]
@@ -131,29 +131,6 @@ def resize_image(
     result.info.setdefault("icc_profile", image.info.get("icc_profile"))
     result.format = image.format
     return _output(result, fmt, quality)
-
-
-def open_image_for_size(data: bytes, width: int | None, height: int | None) -> Image.Image:
-    """Decode, letting a JPEG decoder scale down by 1/2, 1/4 or 1/8 when the target is that much smaller."""
-    from PIL import Image, ImageOps
-
-    from fileapi.convert.image_io import MAX_INPUT_PIXELS, _pillow, _to_rgb_if_cmyk, check_pixels, decode
-
-    _pillow()
-    try:
-        probe = Image.open(io.BytesIO(data))
-    except Exception:
-        return open_image(data)
-    if probe.format not in ("JPEG", "MPO") or probe.mode == "CMYK":
-        return open_image(data)
-    check_pixels(probe.size, limit=MAX_INPUT_PIXELS, what="the image")
-    orientation = probe.getexif().get(0x0112, 1)
-    wanted_w, wanted_h = (height, width) if orientation in (5, 6, 7, 8) else (width, height)
-    source_w, source_h = probe.size
-    scale = max((wanted_w or 0) / source_w, (wanted_h or 0) / source_h)
-    if 0 < scale <= 0.5:
-        probe.draft("RGB", (max(1, round(source_w * scale)), max(1, round(source_h * scale))))
-    return _to_rgb_if_cmyk(decode(probe, ImageOps.exif_transpose))
 
 
 def _scaled(size: tuple[int, int], factor: float) -> tuple[int, int]:

@@ -47,7 +47,7 @@ _BY_PIL_NAME["AVIF"] = ImageFormat.AVIF
 _registered = False
 
 
-def _pillow() -> None:
+def load_pillow() -> None:
     """Import Pillow and register HEIF once; decompression bombs are ours to refuse."""
     global _registered
     if not _registered:
@@ -72,16 +72,19 @@ def parse_format(name: str) -> ImageFormat:
         raise UnsupportedFormat(f"output format must be jpeg, png, webp or avif, not {name!r}") from None
 
 
-def open_image(data: bytes) -> Image.Image:
+def open_image(data: bytes, *, shrink_to: tuple[int | None, int | None] | None = None) -> Image.Image:
     """Open and decode `data`, with its EXIF orientation applied (what a viewer shows).
 
+    :param shrink_to: the (width, height) in displayed pixels the caller will resize to (either may be
+        None): a JPEG decoder then scales down by 1/2, 1/4 or 1/8 while decoding when the target is at
+        least that much smaller.
     :raises UnsupportedFormat: not an image, or a format other than the accepted inputs.
     :raises TooLarge: more than 50 megapixels.
     :raises InvalidInput: truncated or corrupt.
     """
-    from PIL import Image, ImageOps, UnidentifiedImageError
+    from PIL import Image, UnidentifiedImageError
 
-    _pillow()
+    load_pillow()
     if not data:
         raise InvalidInput("the body is empty: send the image's bytes")
     try:
@@ -95,17 +98,32 @@ def open_image(data: bytes) -> Image.Image:
     if image.format not in INPUT_FORMATS:
         raise UnsupportedFormat(f"{image.format} images are not supported as input")
     check_pixels(image.size, limit=MAX_INPUT_PIXELS, what="the image")
-    return _to_rgb_if_cmyk(decode(image, ImageOps.exif_transpose))
+    if shrink_to is not None and image.format in ("JPEG", "MPO") and image.mode != "CMYK":
+        _draft(image, shrink_to)
+    return _to_rgb_if_cmyk(_decode(image))
 
 
-def decode(image: Image.Image, orient: object) -> Image.Image:
+def _draft(image: Image.Image, shrink_to: tuple[int | None, int | None]) -> None:
+    """Let the JPEG decoder reduce by DCT scaling when the target is half the size or less."""
+    width, height = shrink_to
+    if image.getexif().get(0x0112, 1) in (5, 6, 7, 8):  # stored sideways: the target turns too
+        width, height = height, width
+    source_w, source_h = image.size
+    scale = max((width or 0) / source_w, (height or 0) / source_h)
+    if 0 < scale <= 0.5:
+        image.draft("RGB", (max(1, round(source_w * scale)), max(1, round(source_h * scale))))
+
+
+def _decode(image: Image.Image) -> Image.Image:
     """Load the pixels (first frame) and apply the EXIF orientation."""
+    from PIL import ImageOps
+
     try:
         image.load()
-        oriented = orient(image)  # type: ignore[operator]
+        oriented = ImageOps.exif_transpose(image)
     except (OSError, ValueError, SyntaxError, EOFError) as exc:
         raise InvalidInput(f"the image is truncated or corrupt: {_reason(exc)}") from None
-    result: Image.Image = oriented if oriented is not None else image
+    result: Image.Image = oriented
     result.format = image.format  # a transposed copy does not carry it
     return result
 

@@ -173,9 +173,9 @@ def read_metadata(data: bytes) -> ImageMetadata:
     """
     from PIL import ExifTags, Image, UnidentifiedImageError
 
-    from fileapi.convert.image_io import INPUT_FORMATS, MAX_INPUT_PIXELS, _pillow, check_pixels
+    from fileapi.convert.image_io import INPUT_FORMATS, MAX_INPUT_PIXELS, check_pixels, load_pillow
 
-    _pillow()
+    load_pillow()
     try:
         image = Image.open(io.BytesIO(data))
         exif = image.getexif()
