@@ -15,7 +15,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from fileapi.account.keys import RECOVERY_MESSAGE
 from fileapi.metering.meter import Admission
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import error_responses, success_response
+from fileapi.web.docs import error_responses, object_schema, success_response
 from fileapi.web.metering import MeteredRoute, self_service
 from fileapi.web.services import get_billing_portal, get_key_service, get_meter
 
@@ -135,7 +135,12 @@ async def billing_portal(admission: Annotated[Admission, Depends(self_service)])
     responses={
         200: {
             "description": "Always the same message",
-            "content": {"application/json": {"example": {"message": RECOVERY_MESSAGE}}},
+            "content": {
+                "application/json": {
+                    "schema": object_schema({"message": {"type": "string"}}),
+                    "example": {"message": RECOVERY_MESSAGE},
+                }
+            },
         },
         **error_responses((400, 429, 500, 503)),
     },

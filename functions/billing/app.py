@@ -7,7 +7,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, Response
 
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import error_responses, success_response
+from fileapi.web.docs import error_responses, object_schema, success_response
 from fileapi.web.logs import logger
 from fileapi.web.services import get_billing_events
 
@@ -20,12 +20,18 @@ router = APIRouter(tags=["Billing"])
     description=(
         "Stripe's event deliveries, verified with the endpoint's signing secret. checkout.session.completed issues a "
         "key (plan from the session's metadata.plan) and e-mails it; customer.subscription.updated/deleted set the "
-        "account's status and plan; each event id is processed once; other events are acknowledged."
+        "account's status and plan; each event id is processed once; other events are acknowledged. Called by "
+        "Stripe, not by clients: marked x-internal, so the SDKs and the MCP server leave it out."
     ),
     include_in_schema=True,
+    openapi_extra={"x-internal": True},
     responses={
         **success_response(
-            "application/json", "Acknowledged", schema={"type": "object"}, example={"received": True}, metered=False
+            "application/json",
+            "Acknowledged",
+            schema=object_schema({"received": {"type": "boolean"}}),
+            example={"received": True},
+            metered=False,
         ),
         **error_responses((400, 500, 503)),
     },

@@ -18,7 +18,7 @@ from fileapi.convert.codes import (
 )
 from fileapi.errors import InvalidInput
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, binary_body, error_responses, success_response
+from fileapi.web.docs import METERED_STATUSES, STRING, binary_body, error_responses, object_schema, success_response
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 
@@ -101,7 +101,9 @@ def qr_generate(options: QrGenerateOptions) -> Response:
         **success_response(
             "application/json",
             "Decoded",
-            schema={"type": "object", "required": ["text", "format"]},
+            schema=object_schema(
+                {"text": STRING, "format": {"type": "string", "enum": ["qr_code", "micro_qr_code", "rmqr_code"]}}
+            ),
             example={"text": "https://example.com", "format": "qr_code"},
         ),
         **ERRORS,
@@ -157,7 +159,9 @@ def barcode_generate(options: BarcodeGenerateOptions) -> Response:
         **success_response(
             "application/json",
             "Decoded codes",
-            schema={"type": "object", "required": ["codes"]},
+            schema=object_schema(
+                {"codes": {"type": "array", "items": object_schema({"text": STRING, "format": STRING})}}
+            ),
             example={"codes": [{"text": "4006381333931", "format": "ean13"}]},
         ),
         **ERRORS,

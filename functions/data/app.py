@@ -11,7 +11,7 @@ from fileapi.convert.csv_json import csv_to_json, json_to_csv
 from fileapi.convert.encoding import decode_base64, decode_url, encode_base64, encode_url
 from fileapi.convert.json_text import MAX_INDENT, format_json, minify_json
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, binary_body, error_responses, success_response
+from fileapi.web.docs import METERED_STATUSES, STRING, binary_body, error_responses, success_response
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 
@@ -147,7 +147,15 @@ def json_minify(body: RawBody) -> Response:
         **success_response(
             "application/json",
             "JSON array",
-            schema={"type": "array", "items": {}},
+            schema={
+                "type": "array",
+                "items": {
+                    "oneOf": [
+                        {"type": "object", "additionalProperties": STRING},
+                        {"type": "array", "items": STRING},
+                    ]
+                },
+            },
             example=[{"a": "1", "b": "2"}],
         ),
         **ERRORS,

@@ -25,7 +25,16 @@ from fileapi.convert.image import (
 from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.image_metadata import read_metadata, strip_metadata
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, METERING_HEADERS, binary_body, error_responses
+from fileapi.web.docs import (
+    INTEGER,
+    METERED_STATUSES,
+    METERING_HEADERS,
+    NUMBER,
+    STRING,
+    binary_body,
+    error_responses,
+    object_schema,
+)
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 
@@ -152,7 +161,24 @@ def strip(body: RawBody) -> Response:
                 "description": "ImageMetadata",
                 "content": {
                     "application/json": {
-                        "schema": {"type": "object"},
+                        "schema": object_schema(
+                            {
+                                "width": INTEGER,
+                                "height": INTEGER,
+                                "takenAt": {"type": "string", "description": "ISO 8601, with offset when known."},
+                                "camera": {
+                                    "type": "object",
+                                    "additionalProperties": STRING,
+                                    "description": "make, model, lens when present.",
+                                },
+                                "gps": object_schema(
+                                    {"latitude": NUMBER, "longitude": NUMBER, "altitude": NUMBER},
+                                    optional=["altitude"],
+                                ),
+                                "exif": {"type": "object", "description": "Other EXIF tags by name."},
+                            },
+                            optional=["takenAt", "camera", "gps"],
+                        ),
                         "example": {
                             "width": 4000,
                             "height": 3000,

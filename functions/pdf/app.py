@@ -25,7 +25,17 @@ from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.errors import InvalidInput
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, binary_body, error_responses, success_response
+from fileapi.web.docs import (
+    BASE64,
+    INTEGER,
+    METERED_STATUSES,
+    NUMBER,
+    STRING,
+    binary_body,
+    error_responses,
+    object_schema,
+    success_response,
+)
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 
@@ -54,7 +64,18 @@ def _pdf(data: bytes) -> Response:
         **success_response(
             "application/json",
             "PdfInfo",
-            schema={"type": "object", "required": ["pageCount", "pageSizes", "metadata", "encrypted"]},
+            schema=object_schema(
+                {
+                    "pageCount": INTEGER,
+                    "pageSizes": {"type": "array", "items": object_schema({"width": NUMBER, "height": NUMBER})},
+                    "metadata": {
+                        "type": "object",
+                        "additionalProperties": STRING,
+                        "description": "title, author, subject, keywords, producer, creator when present.",
+                    },
+                    "encrypted": {"type": "boolean"},
+                }
+            ),
             example={
                 "pageCount": 1,
                 "pageSizes": [{"width": 612.0, "height": 792.0}],
@@ -81,7 +102,12 @@ def info(body: RawBody) -> Response:
         **success_response(
             "application/json",
             "PdfTextResult",
-            schema={"type": "object", "required": ["text", "pages"]},
+            schema=object_schema(
+                {
+                    "text": {"type": "string", "description": "The pages' text joined by form feeds."},
+                    "pages": {"type": "array", "items": STRING},
+                }
+            ),
             example={"text": "Page one\fPage two", "pages": ["Page one", "Page two"]},
         ),
         **ERRORS,
@@ -105,7 +131,21 @@ def text(body: RawBody, pages: Pages = None) -> Response:
         **success_response(
             "application/json",
             "PdfRenderPageResult",
-            schema={"type": "object", "required": ["pages"]},
+            schema=object_schema(
+                {
+                    "pages": {
+                        "type": "array",
+                        "items": object_schema(
+                            {
+                                "page": {**INTEGER, "description": "1-based page number."},
+                                "bytes": {**BASE64, "description": "The image, base64-encoded."},
+                                "width": INTEGER,
+                                "height": INTEGER,
+                            }
+                        ),
+                    }
+                }
+            ),
             example={"pages": [{"page": 1, "bytes": "iVBORw0KGgo...", "width": 1275, "height": 1650}]},
         ),
         **ERRORS,
@@ -183,7 +223,7 @@ def _json_files(body: bytes) -> list[bytes]:
         **success_response(
             "application/json",
             "PDFs",
-            schema={"type": "object", "required": ["pdfs"]},
+            schema=object_schema({"pdfs": {"type": "array", "items": BASE64, "description": "One PDF per range."}}),
             example={"pdfs": ["JVBERi0xLjcK..."]},
         ),
         **ERRORS,

@@ -16,7 +16,15 @@ from fileapi.convert.markdown_html import markdown_to_html
 from fileapi.convert.textdiff import MAX_CONTEXT, diff_texts
 from fileapi.convert.wordcount import WORDS_PER_MINUTE, count_text
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, binary_body, error_responses, success_response
+from fileapi.web.docs import (
+    INTEGER,
+    METERED_STATUSES,
+    STRING,
+    binary_body,
+    error_responses,
+    object_schema,
+    success_response,
+)
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 
@@ -179,7 +187,34 @@ def word_count(body: RawBody) -> Response:
         **success_response(
             "application/json",
             "Diff",
-            schema={"type": "object"},
+            schema=object_schema(
+                {
+                    "identical": {"type": "boolean"},
+                    "added": INTEGER,
+                    "removed": INTEGER,
+                    "unified": STRING,
+                    "hunks": {
+                        "type": "array",
+                        "items": object_schema(
+                            {
+                                "oldStart": INTEGER,
+                                "oldLines": INTEGER,
+                                "newStart": INTEGER,
+                                "newLines": INTEGER,
+                                "lines": {
+                                    "type": "array",
+                                    "items": object_schema(
+                                        {
+                                            "type": {"type": "string", "enum": ["context", "added", "removed"]},
+                                            "text": STRING,
+                                        }
+                                    ),
+                                },
+                            }
+                        ),
+                    },
+                }
+            ),
             example={
                 "identical": False,
                 "added": 1,
