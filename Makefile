@@ -8,14 +8,14 @@ SAM := $(SAM_VENV)/bin/sam
 SAM_VERSION := 1.170.0
 PYTEST_ARGS ?=
 
-.PHONY: install tools run test fuzz test-integration lint format bench openapi template-check deploy clean
+.PHONY: install tools node run test test-node clients fuzz test-integration lint format bench openapi template-check deploy clean
 
-$(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml
+$(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml clients/python/pyproject.toml clients/mcp/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=$(PYTHON))")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e . -e clients/python -e clients/mcp
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -28,9 +28,20 @@ tools:
 run: install
 	$(BIN)/fileapi run
 
-## The whole test suite (unit, API, Lambda-handler, server, corpus when ../shared/corpus exists).
-test: install tools
+## The Node SDK's dependencies (TypeScript) and build, when npm is there.
+node:
+	@if command -v npm >/dev/null 2>&1; then \
+		cd clients/node && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build; \
+	else echo "npm not found: the Node SDK is not built and its tests do not run"; fi
+
+## The whole test suite (unit, API, Lambda-handler, server, clients, corpus when ../shared/corpus exists),
+## then the Node SDK's own tests (node --test against a `fileapi run` they start).
+test: install tools node
 	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+	@$(MAKE) --no-print-directory test-node
+
+test-node: install node
+	@if command -v npm >/dev/null 2>&1; then cd clients/node && npm test --silent; fi
 
 ## The schemathesis run of the suite with many more examples per operation.
 fuzz: install
@@ -44,6 +55,7 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	@if command -v npm >/dev/null 2>&1 && test -d clients/node/node_modules; then cd clients/node && npx --no-install tsc --noEmit -p .; fi
 
 format: install
 	$(BIN)/ruff check --fix .
@@ -53,9 +65,14 @@ format: install
 bench: install tools
 	$(BIN)/python -m bench
 
-## Regenerate shared/fileapi/openapi.json from the functions' apps (a test fails when it is stale).
+## Regenerate shared/fileapi/openapi.json from the functions' apps, then the SDKs' generated code
+## (tests fail when either is stale).
 openapi: install
 	$(BIN)/fileapi openapi --write
+	$(BIN)/python clients/generate.py
+
+clients: install
+	$(BIN)/python clients/generate.py
 
 $(SAM):
 	$(PYTHON) -m venv $(SAM_VENV)
@@ -76,4 +93,4 @@ deploy: $(SAM)
 	SAM_CLI_TELEMETRY=0 $(SAM) deploy --config-env $(STAGE) $(DEPLOY_FLAGS)
 
 clean:
-	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache .local
+	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache .local clients/node/dist clients/node/node_modules

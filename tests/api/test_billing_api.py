@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 from fastapi.testclient import TestClient
-from httpx import Response
+from httpx2 import Response
 
 from fileapi.settings import get_settings
 from tests.helpers import auth

@@ -1,0 +1,1 @@
+"""MCP server of the File and Data Utility API (`fileapi-mcp`)."""

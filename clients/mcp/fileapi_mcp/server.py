@@ -1,0 +1,155 @@
+"""The MCP server: every API operation as a tool, calling the HTTP API with the user's key.
+
+    fileapi-mcp                       # stdio (what MCP clients start)
+    fileapi-mcp --http --port 8765    # streamable HTTP on 127.0.0.1:8765/mcp
+
+FILEAPI_API_KEY and FILEAPI_BASE_URL configure the API it calls, so the key's quota and rate
+limits apply to every tool call (rate-limited calls are retried after Retry-After by the SDK).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from fileapi_client import ApiError, AsyncFileApi, Result, __version__
+from mcp.server import Server, ServerRequestContext
+from mcp.server.stdio import stdio_server
+
+from fileapi_mcp.tools import OUTPUT_PATH, ToolSpec, build_tools, load_spec, sdk_arguments
+
+INSTRUCTIONS = (
+    "Tools of the File and Data Utility API: images, PDFs, QR codes and barcodes, SVG, data formats, "
+    "hashes, text and colours. Give input files as local paths (*_path) or Base64 (*_base64); binary "
+    "outputs are written to output_path when given. Each call counts against the API key's quota."
+)
+
+
+def _meta(result: Result[Any]) -> dict[str, Any]:
+    meta = {
+        "quotaRemaining": result.quota_remaining,
+        "rateLimitRemaining": result.rate_limit_remaining,
+        "requestId": result.request_id,
+    }
+    return {key: value for key, value in meta.items() if value is not None}
+
+
+def tool_result(tool: ToolSpec, result: Result[Any], output_path: str | None) -> types.CallToolResult:
+    """The MCP answer for an API result: JSON as text and structured content, images as image content."""
+    content: list[types.ContentBlock] = []
+    structured: Any = None
+    media_type = result.content_type.split(";")[0].strip()
+    if isinstance(result.data, bytes):
+        if output_path:
+            path = Path(output_path).expanduser()
+            path.write_bytes(result.data)
+            content.append(types.TextContent(text=f"Wrote {len(result.data)} bytes ({media_type}) to {path}"))
+        if media_type.startswith("image/") and media_type != "image/svg+xml":
+            content.append(types.ImageContent(data=base64.b64encode(result.data).decode(), mime_type=media_type))
+        elif not output_path:
+            blob = types.BlobResourceContents(
+                uri=f"fileapi://{tool.name}/result",
+                mime_type=media_type,
+                blob=base64.b64encode(result.data).decode(),
+            )
+            content.append(types.EmbeddedResource(resource=blob))
+    elif isinstance(result.data, str):
+        content.append(types.TextContent(text=result.data))
+    else:
+        structured = result.data
+        content.append(types.TextContent(text=json.dumps(result.data, ensure_ascii=False, indent=2)))
+    return types.CallToolResult(content=content, structured_content=structured, _meta=_meta(result))
+
+
+def error_result(code: str, message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(text=f"{code}: {message}")],
+        structured_content={"error": code, "message": message},
+        is_error=True,
+    )
+
+
+def create_server(client: AsyncFileApi) -> Server[Any]:
+    """The MCP server over `client` (the caller owns and closes it)."""
+    tools = build_tools(load_spec())
+    listed = [
+        types.Tool(
+            name=tool.name,
+            title=tool.title,
+            description=tool.description,
+            input_schema=tool.input_schema,
+            annotations=types.ToolAnnotations(
+                title=tool.title, read_only_hint=tool.read_only, open_world_hint=False, idempotent_hint=tool.read_only
+            ),
+        )
+        for tool in tools.values()
+    ]
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(ctx: ServerRequestContext[Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        tool = tools.get(params.name)
+        if tool is None:
+            return error_result("unknown_tool", f"no tool named {params.name!r}")
+        arguments = dict(params.arguments or {})
+        try:
+            call_arguments = sdk_arguments(tool, arguments)
+            result = await client._call(tool.name, call_arguments)
+            return tool_result(tool, result, arguments.get(OUTPUT_PATH))
+        except ApiError as error:
+            return error_result(error.code, error.message)
+        except (ValueError, TypeError, OSError) as error:
+            return error_result("invalid_arguments", str(error))
+
+    return Server(
+        "fileapi",
+        version=__version__,
+        title="File and Data Utility API",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+async def serve_stdio() -> None:
+    async with AsyncFileApi() as client:
+        server = create_server(client)
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def serve_http(host: str, port: int) -> None:
+    import uvicorn
+
+    async def main() -> None:
+        async with AsyncFileApi() as client:
+            app = create_server(client).streamable_http_app(host=host)
+            config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+            await uvicorn.Server(config).serve()
+
+    anyio.run(main)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="fileapi-mcp", description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--http", action="store_true", help="serve streamable HTTP instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP host (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765); the endpoint is /mcp")
+    args = parser.parse_args(argv)
+    if args.http:
+        serve_http(args.host, args.port)
+    else:
+        anyio.run(serve_stdio)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

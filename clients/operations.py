@@ -1,0 +1,189 @@
+"""The API's operations as the clients see them, read from the OpenAPI document.
+
+One model serves the three clients: `generate.py` writes the Python SDK's and the Node SDK's typed
+methods from it, and the parity test compares all three with it. Operations marked `x-internal`
+(the payment provider's webhook) are not client operations.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC_PATH = ROOT / "shared" / "fileapi" / "openapi.json"
+
+BodyKind = Literal["none", "file", "text", "json", "fields", "multipart"]
+ResultKind = Literal["json", "text", "bytes", "redirect"]
+# The request body's parameter, by body kind: raw bytes, text, or a JSON document.
+BODY_PARAMETER = {"file": "file", "text": "text", "json": "data"}
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    schema: dict[str, Any]
+    required: bool
+    description: str
+    where: Literal["query", "body"]
+    file: bool = False  # a file input sent as bytes (multipart) or base64 (JSON)
+
+
+@dataclass(frozen=True)
+class Operation:
+    id: str
+    method: str
+    path: str
+    summary: str
+    description: str
+    auth: bool
+    body: BodyKind
+    content_type: str | None
+    parameters: list[Parameter] = field(default_factory=list)
+    result: ResultKind = "json"
+    result_schema: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def camel(self) -> str:
+        head, *rest = self.id.split("_")
+        return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+    @property
+    def pascal(self) -> str:
+        return self.camel[:1].upper() + self.camel[1:]
+
+
+def load_spec(path: Path = SPEC_PATH) -> dict[str, Any]:
+    spec: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return spec
+
+
+def operations(spec: dict[str, Any]) -> list[Operation]:
+    """Every client operation of `spec`, in the document's order."""
+    found = []
+    for path, methods in spec["paths"].items():
+        for method, operation in methods.items():
+            if not operation.get("x-internal"):
+                found.append(_operation(spec, path, method, operation))
+    return found
+
+
+def error_codes(spec: dict[str, Any]) -> list[str]:
+    codes: list[str] = spec["components"]["schemas"]["ApiErrorCode"]["enum"]
+    return codes
+
+
+def resolve(spec: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with a top-level $ref followed (its own description kept)."""
+    while "$ref" in schema:
+        target = spec["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+        extra = {key: value for key, value in schema.items() if key != "$ref"}
+        schema = {**target, **extra}
+    return schema
+
+
+def without_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """`X | null` as X (the clients leave an unset parameter out instead of sending null)."""
+    options = schema.get("anyOf")
+    if options:
+        kept = [option for option in options if option.get("type") != "null"]
+        if len(kept) == 1:
+            rest = {key: value for key, value in schema.items() if key != "anyOf"}
+            return {**kept[0], **rest}
+    return schema
+
+
+def _operation(spec: dict[str, Any], path: str, method: str, operation: dict[str, Any]) -> Operation:
+    parameters = [
+        Parameter(
+            name=item["name"],
+            schema=without_null(item["schema"]),
+            required=bool(item.get("required")),
+            description=item.get("description", ""),
+            where="query",
+        )
+        for item in operation.get("parameters", [])
+        if item["in"] == "query"
+    ]
+    body, content_type, body_parameters = _body(spec, operation.get("requestBody"))
+    result, result_schema = _result(operation["responses"])
+    return Operation(
+        id=operation["operationId"],
+        method=method.upper(),
+        path=path,
+        summary=operation.get("summary", ""),
+        description=operation.get("description", ""),
+        auth=bool(operation.get("security")),
+        body=body,
+        content_type=content_type,
+        parameters=body_parameters + parameters,
+        result=result,
+        result_schema=result_schema,
+    )
+
+
+def _is_file(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "string" and schema.get("format") in ("binary", "byte")
+
+
+def _is_files(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "array" and _is_file(schema.get("items", {}))
+
+
+def _body(spec: dict[str, Any], request_body: dict[str, Any] | None) -> tuple[BodyKind, str | None, list[Parameter]]:
+    if not request_body:
+        return "none", None, []
+    content: dict[str, Any] = request_body["content"]
+    multipart = content.get("multipart/form-data")
+    if multipart:
+        properties = resolve(spec, multipart["schema"]).get("properties", {})
+        if all(_is_file(value) or _is_files(value) for value in properties.values()):
+            return "multipart", "multipart/form-data", _fields(spec, multipart["schema"])
+    json_body = content.get("application/json")
+    if json_body:
+        schema = resolve(spec, json_body["schema"])
+        if "properties" in schema:
+            return "fields", "application/json", _fields(spec, schema)
+        description = (
+            "The JSON document: text or bytes are sent as they are (the numbers keep their text); "
+            "other values are serialized."
+        )
+        return "json", "application/json", [Parameter("data", {}, True, description, "body")]
+    media_type = "application/octet-stream" if "application/octet-stream" in content else next(iter(content))
+    schema = content[next(iter(content))]["schema"]
+    description = request_body.get("description", "")
+    if schema.get("format") == "binary":
+        return "file", media_type, [Parameter("file", schema, True, description, "body", file=True)]
+    return "text", next(iter(content)), [Parameter("text", schema, True, description, "body")]
+
+
+def _fields(spec: dict[str, Any], schema: dict[str, Any]) -> list[Parameter]:
+    schema = resolve(spec, schema)
+    required = set(schema.get("required", []))
+    return [
+        Parameter(
+            name=name,
+            schema=without_null(value),
+            required=name in required,
+            description=value.get("description", ""),
+            where="body",
+            file=_is_file(value) or _is_files(value),
+        )
+        for name, value in schema["properties"].items()
+    ]
+
+
+def _result(responses: dict[str, Any]) -> tuple[ResultKind, dict[str, Any]]:
+    if "200" not in responses:
+        return "redirect", {"type": "string"}
+    content: dict[str, Any] = responses["200"].get("content", {})
+    if list(content) == ["application/json"]:
+        schema = content["application/json"].get("schema", {})
+        # Any JSON (json-format, json-minify): the text is the result, its formatting the point.
+        return ("text", {"type": "string"}) if schema == {} else ("json", schema)
+    schemas = [entry.get("schema", {}) for entry in content.values()]
+    if all(schema.get("type") == "string" and "format" not in schema for schema in schemas):
+        return "text", {"type": "string"}
+    return "bytes", {"type": "string", "format": "binary"}

@@ -1,0 +1,83 @@
+"""Every client operation of the OpenAPI document has exactly one Python method (sync and async),
+one Node function and one MCP tool, with nothing extra; the generated code is current."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CLIENTS = Path(__file__).resolve().parent
+sys.path.insert(0, str(CLIENTS))
+
+import generate  # noqa: E402
+from fileapi_client import AsyncFileApi, FileApi  # noqa: E402
+from fileapi_client._generated import AsyncFileApiOperations, FileApiOperations  # noqa: E402
+from fileapi_mcp.tools import build_tools  # noqa: E402
+from fileapi_mcp.tools import load_spec as mcp_spec  # noqa: E402
+from operations import load_spec, operations  # noqa: E402
+
+SPEC = load_spec()
+OPERATIONS = operations(SPEC)
+IDS = {operation.id for operation in OPERATIONS}
+
+
+def _public_methods(cls: type) -> dict[str, object]:
+    return {name: value for name, value in vars(cls).items() if not name.startswith("_") and callable(value)}
+
+
+def test_the_document_has_the_client_operations() -> None:
+    all_ids = [entry["operationId"] for methods in SPEC["paths"].values() for entry in methods.values()]
+    assert len(all_ids) == len(set(all_ids))
+    internal = set(all_ids) - IDS
+    assert internal == {"webhooks_stripe"}  # called by the payment provider, marked x-internal
+    # /v1: the 39 conversions, usage, key rotation, billing portal and the 2 recovery steps; plus
+    # /health and /openapi.json.
+    assert sum(operation.path.startswith("/v1/") for operation in OPERATIONS) == 44
+    assert len(IDS) == 46
+
+
+def test_generated_files_are_current() -> None:
+    stale = [path for path, text in generate.outputs().items() if path.read_text(encoding="utf-8") != text]
+    assert not stale, f"run `make clients`: stale {stale}"
+
+
+@pytest.mark.parametrize("cls", [FileApiOperations, AsyncFileApiOperations])
+def test_python_sdk_has_one_method_per_operation(cls: type) -> None:
+    methods = _public_methods(cls)
+    assert set(methods) == IDS
+    for operation in OPERATIONS:
+        method = methods[operation.id]
+        assert inspect.iscoroutinefunction(method) == (cls is AsyncFileApiOperations)
+        parameters = set(inspect.signature(method).parameters) - {"self"}  # type: ignore[arg-type]
+        assert parameters == {parameter.name for parameter in operation.parameters}, operation.id
+    assert set(_public_methods(FileApi)) == {"close"}
+    assert set(_public_methods(AsyncFileApi)) == {"aclose"}
+
+
+def test_mcp_server_has_one_tool_per_operation() -> None:
+    assert mcp_spec() == SPEC
+    assert set(build_tools(mcp_spec())) == IDS
+
+
+def test_node_sdk_has_one_function_per_operation() -> None:
+    node = shutil.which("node")
+    dist = CLIENTS / "node" / "dist" / "index.js"
+    if node is None or not dist.exists():
+        pytest.skip("needs node and clients/node built (`make test` builds it)")
+    script = (
+        f"import('{dist.as_uri()}').then((m) => {{"
+        "const p = m.FileApiOperations.prototype; const own = Object.getOwnPropertyNames(p)"
+        ".filter((n) => n !== 'constructor' && typeof p[n] === 'function');"
+        "const extra = Object.getOwnPropertyNames(m.FileApi.prototype).filter((n) => n !== 'constructor');"
+        "console.log(JSON.stringify({own, extra, ops: Object.keys(m.OPERATIONS)}));})"
+    )
+    listed = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
+    assert sorted(listed["own"]) == sorted(operation.camel for operation in OPERATIONS)
+    assert listed["extra"] == []
+    assert set(listed["ops"]) == IDS
