@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from bench.bombs import bench_bombs
 from bench.codes import bench_codes, bench_render
 from bench.image import bench_image
 from bench.pdf import bench_pdf
@@ -261,6 +262,7 @@ def main() -> None:
             bench_pdf(Path(tmp))
         bench_codes()
         bench_render()
+        bench_bombs()
         bench_imports()
     finally:
         process.terminate()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import zlib
 from typing import Any
 
 import pikepdf
@@ -89,6 +90,21 @@ def make_form_pdf() -> bytes:
             DR=pikepdf.Dictionary(Font=pikepdf.Dictionary(Helv=font)),
         )
     )
+    out = io.BytesIO()
+    pdf.save(out)
+    return out.getvalue()
+
+
+def flate_bomb(decoded_mib: int) -> bytes:
+    """A one-page PDF whose content stream inflates to `decoded_mib` MiB of zeros (built in chunks)."""
+    compressor = zlib.compressobj(9)
+    chunk = b"0" * (1024 * 1024)
+    payload = b"".join(compressor.compress(chunk) for _ in range(decoded_mib)) + compressor.flush()
+    pdf = pikepdf.Pdf.new()
+    pdf.add_blank_page()
+    stream = pikepdf.Stream(pdf, payload)
+    stream.Filter = pikepdf.Name.FlateDecode
+    pdf.pages[0].obj.Contents = pdf.make_indirect(stream)
     out = io.BytesIO()
     pdf.save(out)
     return out.getvalue()

@@ -25,6 +25,7 @@ from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.errors import InvalidInput
 from fileapi.web.app import create_app, lambda_handler
+from fileapi.web.deadline import within_deadline
 from fileapi.web.docs import (
     BASE64,
     INTEGER,
@@ -201,7 +202,7 @@ async def merge(request: Request) -> Response:
             raise InvalidInput("send the PDFs as form parts named 'files'")
     else:
         documents = _json_files(await request.body())
-    return _pdf(merge_pdfs(documents))
+    return _pdf(await within_deadline(merge_pdfs, documents))
 
 
 def _json_files(body: bytes) -> list[bytes]:
@@ -335,7 +336,7 @@ async def fill(request: Request) -> Response:
         if not isinstance(given_flatten, bool):
             raise InvalidInput("flatten must be true or false")
         fields, flatten = given_fields, given_flatten
-    return _pdf(fill_form(document, fields=fields, flatten=flatten))
+    return _pdf(await within_deadline(fill_form, document, fields=fields, flatten=flatten))
 
 
 def _json_object(raw: object, what: str) -> dict[str, object]:

@@ -16,6 +16,8 @@ from pathlib import Path
 DEFAULT_MAX_BODY_BYTES = 4_500_000
 # The largest response payload (after base64 for binary bodies) that fits Lambda's 6 MB.
 DEFAULT_MAX_RESPONSE_BYTES = 6_000_000
+# Conversions answer within this many seconds (API Gateway's limit is 30 s; the functions' timeout 29 s).
+DEFAULT_DEADLINE_SECONDS = 20
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,7 @@ class Settings:
     dynamodb_endpoint: str | None
     max_body_bytes: int
     max_response_bytes: int
+    deadline_seconds: int
     outbox_dir: Path
     state_dir: Path
     mailer: str
@@ -70,6 +73,7 @@ def load_settings() -> Settings:
         dynamodb_endpoint=env.get("FILEAPI_DYNAMODB_ENDPOINT") or None,
         max_body_bytes=_int_env("FILEAPI_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
         max_response_bytes=_int_env("FILEAPI_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES),
+        deadline_seconds=_int_env("FILEAPI_DEADLINE_SECONDS", DEFAULT_DEADLINE_SECONDS),
         outbox_dir=Path(env.get("FILEAPI_OUTBOX", ".local/outbox")),
         state_dir=Path(env.get("FILEAPI_STATE_DIR", ".local")),
         mailer=env.get("FILEAPI_MAILER", "outbox"),

@@ -17,7 +17,7 @@ from fileapi.convert.pages import parse_pages, parse_ranges
 from fileapi.convert.pdf import RenderFormat, extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
 from fileapi.errors import ApiError, InvalidInput, TooLarge
 from tests.helpers import require_tool
-from tests.pdf_fixtures import make_pdf
+from tests.pdf_fixtures import flate_bomb, make_pdf
 
 THREE = make_pdf(["alpha page", "beta page", "gamma page"], title="Greek", author="Tester")
 
@@ -182,23 +182,6 @@ def test_merging_the_same_file_twice_copies_its_resources_once() -> None:
     merged = merge_pdfs([single, single])
     assert pages_of(merged) == 2
     assert len(merged) < 1.2 * len(single)
-
-
-def flate_bomb(decoded_mib: int) -> bytes:
-    """A one-page PDF whose content stream inflates to `decoded_mib` MiB of zeros (built in chunks)."""
-    import zlib
-
-    compressor = zlib.compressobj(9)
-    chunk = b"0" * (1024 * 1024)
-    payload = b"".join(compressor.compress(chunk) for _ in range(decoded_mib)) + compressor.flush()
-    pdf = pikepdf.Pdf.new()
-    pdf.add_blank_page()
-    stream = pikepdf.Stream(pdf, payload)
-    stream.Filter = pikepdf.Name.FlateDecode
-    pdf.pages[0].obj.Contents = pdf.make_indirect(stream)
-    out = io.BytesIO()
-    pdf.save(out)
-    return out.getvalue()
 
 
 def test_a_flate_bomb_is_refused_before_pdfium_inflates_it() -> None:

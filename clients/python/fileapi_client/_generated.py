@@ -1335,7 +1335,7 @@ class FileApiOperations(SyncOperations):
     def text_markdown_to_html(self, text: str, *, allowHtml: bool | None = None) -> Result[str]:
         """Render Markdown as HTML.
 
-        UTF-8 Markdown in (CommonMark with tables, strikethrough, task lists and autolinks); an HTML fragment out. Raw HTML in the input is escaped unless `allowHtml=true` (then it passes through unchanged: only for trusted input). javascript:, vbscript:, file: and non-image data: links are never rendered as links.
+        UTF-8 Markdown in (CommonMark with tables, strikethrough, task lists and autolinks); an HTML fragment out. Raw HTML in the input is escaped unless `allowHtml=true` (then it passes through unchanged: only for trusted input). javascript:, vbscript:, file: and non-image data: links are never rendered as links. At most 2,000,000 bytes of Markdown (413 too_large), which keeps the worst input well inside the deadline.
 
         POST /v1/text/markdown-to-html
         """
@@ -1899,7 +1899,7 @@ class AsyncFileApiOperations(AsyncOperations):
     async def text_markdown_to_html(self, text: str, *, allowHtml: bool | None = None) -> Result[str]:
         """Render Markdown as HTML.
 
-        UTF-8 Markdown in (CommonMark with tables, strikethrough, task lists and autolinks); an HTML fragment out. Raw HTML in the input is escaped unless `allowHtml=true` (then it passes through unchanged: only for trusted input). javascript:, vbscript:, file: and non-image data: links are never rendered as links.
+        UTF-8 Markdown in (CommonMark with tables, strikethrough, task lists and autolinks); an HTML fragment out. Raw HTML in the input is escaped unless `allowHtml=true` (then it passes through unchanged: only for trusted input). javascript:, vbscript:, file: and non-image data: links are never rendered as links. At most 2,000,000 bytes of Markdown (413 too_large), which keeps the worst input well inside the deadline.
 
         POST /v1/text/markdown-to-html
         """

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from fileapi.convert import deadline
 from fileapi.convert.image_io import open_image
 from fileapi.errors import InvalidInput, TooLarge
 
@@ -345,6 +346,7 @@ def read_codes(data: bytes, *, qr_only: bool = False) -> list[DecodedCode]:
     if max(image.size) < 1000:
         attempts.append(attempts[-1].resize((image.width * 2, image.height * 2)))
     for attempt in attempts:
+        deadline.check()
         found = zxingcpp.read_barcodes(attempt, formats=formats, try_rotate=True, try_downscale=True, try_invert=True)
         codes = [_decoded(result) for result in found if result.valid and not _implausible(result)]
         if codes:

@@ -15,10 +15,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from fileapi.convert import deadline
 from fileapi.convert.pages import parse_pages, parse_ranges
 from fileapi.errors import InvalidInput, TooLarge
 
@@ -40,6 +43,14 @@ _METADATA_KEYS = {
 }
 
 
+_QPDF_SOURCE = re.compile(r"(?:stream )?<_io\.BytesIO object at 0x[0-9a-f]+>\s*")
+
+
+def qpdf_message(exc: BaseException) -> str:
+    """qpdf's message without the in-memory stream's name it starts with, at most 200 characters."""
+    return _QPDF_SOURCE.sub("", str(exc))[:200]
+
+
 def _check_header(data: bytes, what: str = "the body") -> None:
     if not data:
         raise InvalidInput(f"{what} is empty: send a PDF")
@@ -50,6 +61,12 @@ def _check_header(data: bytes, what: str = "the body") -> None:
 # qpdf decodes a stream into at most this much memory; a larger one is left undecoded (a small
 # FlateDecode bomb cannot expand into gigabytes when a PDF is rewritten).
 MAX_DECODED_STREAM_BYTES = 256 * 1024 * 1024
+# Items in one array or dictionary, and warnings while opening one document. A page tree whose
+# /Kids name one page 3 million times, kept in a compressed object stream (26 KB), made qpdf copy
+# the page 3 million times, with a warning each: 28 s and 6.6 GB before a page count could be
+# checked. With these limits it is refused in under half a second.
+MAX_CONTAINER_ITEMS = 100_000
+MAX_WARNINGS = 5_000
 _limits_set = False
 
 
@@ -60,7 +77,12 @@ def _set_qpdf_limits() -> None:
 
         limit = MAX_DECODED_STREAM_BYTES
         pikepdf.settings.set_qpdf_limits(
-            flate_max_memory=limit, png_max_memory=limit, run_length_max_memory=limit, tiff_max_memory=limit
+            flate_max_memory=limit,
+            png_max_memory=limit,
+            run_length_max_memory=limit,
+            tiff_max_memory=limit,
+            parser_max_container_size=MAX_CONTAINER_ITEMS,
+            doc_max_warnings=MAX_WARNINGS,
         )
         _limits_set = True
 
@@ -80,14 +102,62 @@ def open_pdf(data: bytes, *, what: str = "the body") -> pikepdf.Pdf:
     except pikepdf.PasswordError:
         raise InvalidInput(f"{what} is password-protected; remove the password first") from None
     except (pikepdf.PdfError, ValueError, OSError) as exc:
-        raise InvalidInput(f"{what} cannot be read as a PDF: {str(exc)[:200]}") from None
+        raise InvalidInput(f"{what} cannot be read as a PDF: {qpdf_message(exc)}") from None
+    _check_page_tree(pdf, what)
     try:
         count = len(pdf.pages)
     except (pikepdf.PdfError, RecursionError) as exc:
-        raise InvalidInput(f"{what} has a broken page tree: {str(exc)[:200]}") from None
+        raise InvalidInput(f"{what} has a broken page tree: {qpdf_message(exc)}") from None
     if count > MAX_PAGES:
         raise TooLarge(f"{what} has {count} pages; at most {MAX_PAGES}")
     return pdf
+
+
+MAX_PAGE_TREE_DEPTH = 64
+
+
+def _check_page_tree(pdf: pikepdf.Pdf, what: str) -> None:
+    """Walk the page tree as written, before qpdf builds its page list.
+
+    qpdf flattens the tree first and copies a page listed more than once, so a few kilobytes of
+    /Kids naming one page millions of times (kept in a compressed object stream) cost gigabytes
+    and minutes before a page count could be checked. The walk stops at MAX_PAGES leaves, and
+    refuses loops and trees deeper than MAX_PAGE_TREE_DEPTH.
+    """
+    import pikepdf
+
+    def broken(reason: str) -> InvalidInput:
+        return InvalidInput(f"{what} has a broken page tree: {reason}")
+
+    root = pdf.Root.get("/Pages")
+    if not isinstance(root, pikepdf.Dictionary):
+        raise broken("no /Pages dictionary")
+    levels: list[Iterator[Any]] = [iter([root])]
+    nodes: set[tuple[int, int]] = set()
+    leaves = 0
+    while levels:
+        node = next(levels[-1], None)
+        if node is None:
+            levels.pop()
+            continue
+        if not isinstance(node, pikepdf.Dictionary):
+            raise broken("a /Kids entry is not a dictionary")
+        kids = node.get("/Kids")
+        if kids is None or node.get("/Type") == pikepdf.Name.Page:
+            leaves += 1
+            if leaves > MAX_PAGES:
+                raise TooLarge(f"{what} has more than {MAX_PAGES} pages")
+            continue
+        if not isinstance(kids, pikepdf.Array):
+            raise broken("/Kids is not an array")
+        key = node.objgen
+        if key != (0, 0):
+            if key in nodes:
+                raise broken(f"object {key[0]} appears twice (a loop)")
+            nodes.add(key)
+        if len(levels) >= MAX_PAGE_TREE_DEPTH or len(nodes) > MAX_PAGES:
+            raise broken("it is too deep or has too many intermediate nodes")
+        levels.append(iter(kids))
 
 
 def save_pdf(pdf: pikepdf.Pdf) -> bytes:
@@ -136,6 +206,7 @@ def _check_content_streams(data: bytes) -> None:
 
     pdf = open_pdf(data)
     for number, page in enumerate(pdf.pages, start=1):
+        deadline.check()
         contents = page.obj.get("/Contents")
         streams = contents if isinstance(contents, pikepdf.Array) else [contents] if contents is not None else []
         for stream in streams:
@@ -146,7 +217,7 @@ def _check_content_streams(data: bytes) -> None:
                     raise TooLarge(
                         f"page {number}'s content decodes to more than {MAX_DECODED_STREAM_BYTES:,} bytes"
                     ) from None
-                raise InvalidInput(f"page {number}'s content cannot be decoded: {str(exc)[:200]}") from None
+                raise InvalidInput(f"page {number}'s content cannot be decoded: {qpdf_message(exc)}") from None
 
 
 def _pdfium(data: bytes) -> Any:
@@ -179,6 +250,7 @@ def extract_text(data: bytes, *, pages: str | None = None) -> PdfText:
     chosen = parse_pages(pages, len(document))
     texts = []
     for number in chosen:
+        deadline.check()
         page = document[number - 1]
         textpage = page.get_textpage()
         texts.append(textpage.get_text_bounded().replace("\r\n", "\n"))
@@ -221,6 +293,7 @@ def render_pages(
         )
     rendered = []
     for number in chosen:
+        deadline.check()
         page = document[number - 1]
         width, height = page.get_size()
         pixels = round(width * scale) * round(height * scale)
@@ -251,6 +324,7 @@ def merge_pdfs(documents: list[bytes]) -> bytes:
     total = 0
     sources: dict[bytes, pikepdf.Pdf] = {}
     for position, data in enumerate(documents, start=1):
+        deadline.check()
         digest = hashlib.sha256(data).digest()
         # The same file given twice is opened once, so its fonts and images are copied once.
         source = sources.get(digest) or sources.setdefault(digest, open_pdf(data, what=f"file {position}"))
@@ -268,6 +342,7 @@ def split_pdf(data: bytes, *, ranges: str) -> list[bytes]:
     source = open_pdf(data)
     parts = []
     for first, last in parse_ranges(ranges, len(source.pages)):
+        deadline.check()
         part = pikepdf.Pdf.new()
         part.add_pages_from(source, pages=range(first - 1, last))
         parts.append(save_pdf(part))
@@ -280,6 +355,7 @@ def rotate_pdf(data: bytes, *, degrees: int, pages: str | None = None) -> bytes:
         raise InvalidInput(f"degrees must be 90, 180 or 270, not {degrees}")
     pdf = open_pdf(data)
     for number in parse_pages(pages, len(pdf.pages)):
+        deadline.check()
         page = pdf.pages[number - 1]
         page.rotate(degrees, relative=True)
     return save_pdf(pdf)

@@ -7,6 +7,7 @@ import math
 import secrets
 from dataclasses import dataclass
 
+from fileapi.convert import deadline
 from fileapi.convert.pages import parse_pages
 from fileapi.convert.pdf import open_pdf, save_pdf
 from fileapi.errors import InvalidInput
@@ -76,6 +77,7 @@ def watermark_pdf(
     angle = math.radians(rotation)
     cos, sin = math.cos(angle), math.sin(angle)
     for number in parse_pages(pages, len(pdf.pages)):
+        deadline.check()
         page = pdf.pages[number - 1]
         box = [float(v) for v in page.mediabox]
         width, height = box[2] - box[0], box[3] - box[1]
@@ -189,6 +191,7 @@ def _downsample_images(pdf: object, max_side: int) -> None:
 
     seen: set[tuple[int, int]] = set()
     for page in pdf.pages:  # type: ignore[attr-defined]
+        deadline.check()
         for _, raw in page.get_images().items():
             if raw.objgen in seen:
                 continue

@@ -122,7 +122,8 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
         version=__version__,
         description=(
             "Stateless file and data utilities. Every /v1 request needs `Authorization: Bearer sk_live_...`. "
-            "Errors are ApiError JSON. Request bodies are limited to 4,500,000 bytes by default (413 too_large)."
+            "Errors are ApiError JSON. Request bodies are limited to 4,500,000 bytes by default (413 too_large). "
+            "Every conversion answers within 20 s by default: past that it is 500 conversion_failed (not counted)."
         ),
         routes=routes,
     )

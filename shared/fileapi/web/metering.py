@@ -21,6 +21,7 @@ from starlette.responses import Response
 from fileapi.metering.keys import KEY_PREFIX, key_prefix
 from fileapi.metering.meter import Admission
 from fileapi.settings import get_settings
+from fileapi.web.deadline import with_deadline
 from fileapi.web.limits import check_response_size
 from fileapi.web.services import get_meter
 
@@ -72,9 +73,13 @@ def metering_headers(admission: Admission, quota_remaining: int) -> dict[str, st
 
 
 class MeteredRoute(APIRoute):
-    """A route whose successful responses are size-checked, counted (when admitted as counted)
+    """A route whose synchronous endpoint runs within the conversion deadline (web.deadline), and
+    whose successful responses are size-checked, counted (when admitted as counted)
     and given the metering headers. A failed count (quota used up by concurrent requests)
     turns the response into 429 quota_exceeded and the work is thrown away."""
+
+    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        super().__init__(path, with_deadline(endpoint), **kwargs)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
