@@ -8,7 +8,7 @@ SAM := $(SAM_VENV)/bin/sam
 SAM_VERSION := 1.170.0
 PYTEST_ARGS ?=
 
-.PHONY: install tools node run test test-node clients fuzz test-integration lint format bench openapi template-check deploy clean
+.PHONY: install tools node run test test-node clients fuzz load test-integration lint format bench openapi template-check deploy clean
 
 $(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml clients/python/pyproject.toml clients/mcp/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=$(PYTHON))")'
@@ -46,6 +46,10 @@ test-node: install node
 ## The schemathesis run of the suite with many more examples per operation.
 fuzz: install
 	FILEAPI_FUZZ_EXAMPLES=$${FILEAPI_FUZZ_EXAMPLES:-200} $(BIN)/python -m pytest tests/server/test_fuzz_openapi.py -ra
+
+## The local load test alone (60 s and at least 10,000 requests; prints throughput, latency, memory).
+load: install
+	$(BIN)/python -m tests.load 60 10000
 
 ## Black-box tests of a running API: FILEAPI_BASE_URL and FILEAPI_API_KEY (skipped without them).
 test-integration: install
