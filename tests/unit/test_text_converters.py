@@ -194,9 +194,19 @@ def test_color_alpha_is_reported_when_given() -> None:
 @pytest.mark.parametrize(
     "color", ["", "#12", "#gggggg", "rgb(256,0,0)", "rgb(1,2)", "hsl(1,2%,300%)", "bluish", "x" * 300]
 )
-def test_invalid_colours_are_rejected_naming_the_input(color: str) -> None:
-    with pytest.raises(InvalidInput, match="not a colour"):
+def test_invalid_colours_are_rejected_without_repeating_the_input(color: str) -> None:
+    with pytest.raises(InvalidInput, match="not a colour") as caught:
         convert_color(color)
+    assert "expected #rgb" in caught.value.message
+    if len(color) > 3:
+        assert color not in caught.value.message
+
+
+def test_colour_errors_name_an_out_of_range_number_or_the_component_count() -> None:
+    with pytest.raises(InvalidInput, match=r"\(256 is out of range\)"):
+        convert_color("rgb(256, 0, 0)")
+    with pytest.raises(InvalidInput, match=r"\(2 components where 3 are needed\)"):
+        convert_color("rgb(1, 2)")
 
 
 @given(st.text(max_size=40))

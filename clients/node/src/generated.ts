@@ -1059,7 +1059,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Convert a colour.
    *
-   * JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(), hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent), cmyk (percent), one decimal; alpha (0-1, three decimals) where given. Out-of-range or unreadable colours are 400 naming the input.
+   * JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(), hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent), cmyk (percent), one decimal; alpha (0-1, three decimals) where given. Out-of-range or unreadable colours are 400 (naming an out-of-range number, never echoing the rest of the input).
    *
    * POST /v1/color/convert
    */

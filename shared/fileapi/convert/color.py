@@ -38,20 +38,34 @@ class Rgba:
     alpha: float | None = None
 
 
+EXPECTED = "expected #rgb, #rrggbb (either with alpha), rgb(), hsl(), hwb(), cmyk() or a CSS colour name"
+
+
+class _OutOfRange(ValueError):
+    """A well-formed number outside its component's range (safe to name: it matched _NUMBER)."""
+
+
+class _Shape(ValueError):
+    """A function with the wrong number of components (the message is ours)."""
+
+
 def parse_color(text: str) -> Rgba:
     """Parse a CSS colour.
 
-    :raises InvalidInput: not a colour (the message quotes the input).
+    :raises InvalidInput: not a colour. The message says what is wrong without repeating the
+        input's text (an out-of-range number is named).
     """
     raw = text.strip().lower()
     if not raw or len(raw) > MAX_INPUT_CHARS:
-        raise InvalidInput(f"not a colour: {text[:MAX_INPUT_CHARS]!r}")
+        raise InvalidInput(f"not a colour (empty or over {MAX_INPUT_CHARS} characters): {EXPECTED}")
     try:
         return _parse(raw)
-    except ValueError as exc:
-        part = str(exc.args[0]) if exc.args else ""
-        detail = f" (cannot read {part!r})" if part and part != raw else ""
-        raise InvalidInput(f"not a colour: {text!r}{detail}") from None
+    except _OutOfRange as exc:
+        raise InvalidInput(f"not a colour ({exc.args[0]} is out of range): {EXPECTED}") from None
+    except _Shape as exc:
+        raise InvalidInput(f"not a colour ({exc.args[0]}): {EXPECTED}") from None
+    except ValueError:
+        raise InvalidInput(f"not a colour: {EXPECTED}") from None
 
 
 def _parse(raw: str) -> Rgba:
@@ -112,7 +126,7 @@ def _split(body: str, count: int) -> tuple[list[str], float | None]:
         components = main.split()
         alpha_text = alpha_part.strip() if slash else None
     if len(components) != count:
-        raise ValueError(f"{len(components)} components where {count} are needed")
+        raise _Shape(f"{len(components)} components where {count} are needed")
     return components, _unit(alpha_text) if alpha_text is not None else None
 
 
@@ -131,14 +145,14 @@ def _channel(text: str) -> float:
     value, unit = _number(text)
     scaled = value / 100 if unit == "%" else value / 255
     if unit not in ("", "%") or not 0 <= scaled <= 1:
-        raise ValueError(text)
+        raise _OutOfRange(text)
     return scaled
 
 
 def _percent(text: str) -> float:
     value, unit = _number(text)
     if unit not in ("%", "") or not 0 <= value <= 100:
-        raise ValueError(text)
+        raise _OutOfRange(text)
     return value / 100
 
 
@@ -147,14 +161,14 @@ def _unit(text: str) -> float:
     value, unit = _number(text)
     scaled = value / 100 if unit == "%" else value
     if unit not in ("", "%") or not 0 <= scaled <= 1:
-        raise ValueError(text)
+        raise _OutOfRange(text)
     return scaled
 
 
 def _hue(text: str) -> float:
     value, unit = _number(text)
     if unit == "%":
-        raise ValueError(text)
+        raise _OutOfRange(text)
     return (value * _HUE_UNITS[unit]) % 360
 
 
