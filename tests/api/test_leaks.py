@@ -59,6 +59,9 @@ def test_no_sentinel_in_logs_files_or_messages(api: TestClient, key: str, log_ou
             if response.status_code >= 400:
                 assert SENTINEL not in response.text, (path, response.text)
     assert answered > 40
+    for method, unknown in (("GET", f"/v1/{SENTINEL}"), ("DELETE", "/v1/data/base64-encode"), ("POST", f"/{SENTINEL}")):
+        response = api.request(method, unknown, params={"q": SENTINEL}, headers=auth(key))
+        assert response.status_code in (404, 405) and SENTINEL not in response.text
     assert SENTINEL not in log_output.getvalue()
     for folder in watched:
         created = {name for name in set(os.listdir(folder)) - before[folder] if SENTINEL in name}

@@ -36,7 +36,7 @@ class AccessLogMiddleware:
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
         started = time.perf_counter()
-        record: dict[str, Any] = {"request_id": request_id, "method": scope["method"], "route": scope["path"]}
+        record: dict[str, Any] = {"request_id": request_id, "method": scope["method"]}
         counts = {"bytes_in": 0, "bytes_out": 0, "status": 500}
 
         async def counting_receive() -> Message:
@@ -57,6 +57,8 @@ class AccessLogMiddleware:
             await self.app(scope, counting_receive, tagging_send)
         finally:
             record.update(counts)
+            # The matched route's template, never the raw path (an unknown path is the caller's text).
+            record["route"] = getattr(scope.get("route"), "path", None) or "(no route)"
             record["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
             if "key_prefix" in state:
                 record["key_prefix"] = state["key_prefix"]
