@@ -15,6 +15,7 @@ from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
 from fileapi.web.limits import BodyLimitMiddleware
 from fileapi.web.logs import AccessLogMiddleware, logger
 from fileapi.web.services import register_snapstart_hooks
+from fileapi.web.tracing import get_tracer
 
 
 def create_app(*routers: APIRouter, title: str) -> FastAPI:
@@ -47,4 +48,15 @@ def lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[str, An
         correlation_id_path=correlation_paths.API_GATEWAY_HTTP,
         clear_state=True,
     )
-    return handler
+    tracer = get_tracer()
+    if tracer is None:
+        return handler
+    logged = handler
+
+    def traced(event: dict[str, Any], context: Any) -> dict[str, Any]:  # "## traced" in X-Ray
+        return logged(event, context)
+
+    traced_handler: Callable[[dict[str, Any], Any], dict[str, Any]] = tracer.capture_lambda_handler(
+        traced, capture_response=False
+    )
+    return traced_handler

@@ -19,6 +19,7 @@ import anyio.to_thread
 from fileapi.convert.deadline import budget, exceeded_message
 from fileapi.errors import ConversionFailed
 from fileapi.settings import get_settings
+from fileapi.web.tracing import subsegment
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -29,7 +30,7 @@ async def within_deadline(function: Callable[P, R], *args: P.args, **kwargs: P.k
     seconds = get_settings().deadline_seconds
 
     def run() -> R:
-        with budget(seconds):
+        with budget(seconds), subsegment(f"## {getattr(function, '__name__', 'conversion')}"):
             return function(*args, **kwargs)
 
     try:

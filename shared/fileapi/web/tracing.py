@@ -1,0 +1,45 @@
+"""AWS X-Ray tracing with Powertools' Tracer, on in Lambda unless POWERTOOLS_TRACE_DISABLED=true
+(the template's TracingEnabled parameter sets both the function's tracing mode and that variable).
+
+Traced: the invocation (not its response: capture_response is off, no content goes to X-Ray),
+each DynamoDB call (botocore is the only patched module: patching everything cost ~150 ms more
+at init), and each conversion as a `## <converter>` subsegment. Off the Lambda runtime, or when
+disabled, nothing is imported and `subsegment` does nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools import Tracer
+
+
+def tracing_enabled() -> bool:
+    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME")) and os.environ.get(
+        "POWERTOOLS_TRACE_DISABLED", "false"
+    ).lower() not in ("true", "1")
+
+
+@lru_cache(maxsize=1)
+def get_tracer() -> Tracer | None:
+    if not tracing_enabled():
+        return None
+    from aws_lambda_powertools import Tracer
+
+    return Tracer(service=os.environ.get("POWERTOOLS_SERVICE_NAME", "fileapi"), patch_modules=["botocore"])
+
+
+@contextlib.contextmanager
+def subsegment(name: str) -> Iterator[None]:
+    """An X-Ray subsegment around the block when tracing is on."""
+    tracer = get_tracer()
+    if tracer is None:
+        yield
+        return
+    with tracer.provider.in_subsegment(name):
+        yield
