@@ -11,7 +11,8 @@ from openapi_spec_validator import validate
 
 from fileapi.local.cli import render_openapi
 from fileapi.local.server import function_app
-from fileapi.local.template import load_functions
+from fileapi.local.template import load_functions, load_template
+from fileapi.settings import DEFAULT_DEADLINE_SECONDS
 from fileapi.web.docs import build_openapi
 from fileapi.web.spec import OPENAPI_PATH
 
@@ -52,6 +53,22 @@ def test_template_functions_are_the_families_built_so_far() -> None:
         "/v1/data/base64-encode",
         "/v1/data/json-to-csv",
     }
+
+
+def test_operational_settings_of_the_template() -> None:
+    template = load_template()
+    resources, conditions = template["Resources"], template["Conditions"]
+    globals_ = template["Globals"]["Function"]
+    # The conversion deadline answers well before the function's timeout and API Gateway's 30 s.
+    assert DEFAULT_DEADLINE_SECONDS + 5 <= globals_["Timeout"] < 30
+    assert "POWERTOOLS_TRACE_DISABLED" in globals_["Environment"]["Variables"]
+    # The custom domain is optional: its resources and outputs exist only with a DomainName.
+    assert "HasDomain" in conditions
+    for name in ("ApiDomain", "ApiDomainMapping"):
+        assert resources[name]["Condition"] == "HasDomain"
+    assert resources["ApiDomainMapping"]["Properties"]["Stage"] == "$default"
+    for name in ("CustomDomainUrl", "CustomDomainTarget"):
+        assert template["Outputs"][name]["Condition"] == "HasDomain"
 
 
 def test_committed_openapi_is_current() -> None:

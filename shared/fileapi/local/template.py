@@ -45,9 +45,15 @@ def _any_tag(loader: yaml.SafeLoader, _suffix: str, node: yaml.Node) -> Any:
 _CloudFormationLoader.add_multi_constructor("!", _any_tag)
 
 
+def load_template(template_path: Path = TEMPLATE_PATH) -> dict[str, Any]:
+    """template.yaml as plain data (short-form tags read as their arguments)."""
+    template: dict[str, Any] = yaml.load(template_path.read_text(encoding="utf-8"), Loader=_CloudFormationLoader)  # noqa: S506 (a SafeLoader)
+    return template
+
+
 def load_functions(template_path: Path = TEMPLATE_PATH) -> list[FunctionSpec]:
     """The template's functions that serve HTTP API routes, in template order."""
-    template = yaml.load(template_path.read_text(encoding="utf-8"), Loader=_CloudFormationLoader)  # noqa: S506 (a SafeLoader)
+    template = load_template(template_path)
     specs: list[FunctionSpec] = []
     for logical_id, resource in template["Resources"].items():
         if resource.get("Type") != "AWS::Serverless::Function":
