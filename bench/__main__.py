@@ -25,6 +25,7 @@ from bench.bombs import bench_bombs
 from bench.codes import bench_codes, bench_render
 from bench.image import bench_image
 from bench.pdf import bench_pdf
+from bench.sizing import bench_sizing
 from bench.timing import command_seconds, median_seconds, row
 from fileapi.convert.encoding import encode_base64
 from fileapi.convert.hashing import hash_bytes
@@ -264,6 +265,7 @@ def main() -> None:
         bench_render()
         bench_bombs()
         bench_imports()
+        bench_sizing()
     finally:
         process.terminate()
         process.wait(timeout=10)

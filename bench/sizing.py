@@ -1,0 +1,203 @@
+"""Function sizing: per function, in a fresh process each, the import (init) time, the p50 of a
+typical request through the function's own app, and the peak resident memory after typical
+requests and after the largest input the limits allow. The README's memory table comes from here.
+
+    python -m bench.sizing            # the table
+    python -m bench.sizing CHILD NAME # one function (what the table runs)
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from fileapi.local.template import PROJECT_ROOT, load_functions
+
+
+@dataclass(frozen=True)
+class Request:
+    label: str
+    method: str
+    path: str
+    build: Callable[[], bytes] = lambda: b""
+    params: dict[str, str] = field(default_factory=dict)
+    content_type: str = "application/octet-stream"
+
+
+def _jpeg(width: int, height: int) -> bytes:
+    from PIL import Image
+
+    gradient = Image.linear_gradient("L").resize((width, height))
+    image = Image.merge("RGB", (gradient, gradient.rotate(90), gradient.transpose(Image.Transpose.FLIP_LEFT_RIGHT)))
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=80)
+    return out.getvalue()
+
+
+def _pdf(pages: int) -> bytes:
+    from tests.pdf_fixtures import make_pdf
+
+    return make_pdf([f"Page {number} " + "text " * 200 for number in range(1, pages + 1)])
+
+
+def _spec_text() -> bytes:
+    return ("# Title\n\nSome *Markdown* with a [link](https://example.com) and `code`.\n\n- a\n- b\n\n" * 2500).encode()
+
+
+SVG = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="200">'
+    b'<circle cx="100" cy="100" r="80" fill="teal"/></svg>'
+)
+JSON = "application/json"
+TEXT = "text/plain"
+QR_OPTIONS = b'{"text": "https://example.com"}'
+
+# Per function: (typical request, largest request the limits allow).
+WORKLOADS: dict[str, tuple[Request, Request]] = {
+    "HealthFunction": (Request("GET /health", "GET", "/health"), Request("GET /openapi.json", "GET", "/openapi.json")),
+    "DataFunction": (
+        Request("base64-encode 100 KB", "POST", "/v1/data/base64-encode", lambda: b"x" * 100_000),
+        Request("json-minify 4.4 MB", "POST", "/v1/data/json-minify",
+                lambda: json.dumps([{"id": i, "v": i * 1.25, "s": "text"} for i in range(100_000)]).encode()[:4_400_000]
+                .rsplit(b"},", 1)[0] + b"}]", content_type=JSON),
+    ),
+    "ImageFunction": (
+        Request("resize 12 MP JPEG to 800 px", "POST", "/v1/image/resize", lambda: _jpeg(4000, 3000), {"width": "800"}),
+        Request("convert 50 MP JPEG to PNG", "POST", "/v1/image/convert", lambda: _jpeg(7071, 7071), {"to": "png"}),
+    ),
+    "PdfFunction": (
+        Request("render-page 1 page, 150 dpi", "POST", "/v1/pdf/render-page", lambda: _pdf(3)),
+        Request("extract-text of a 2 GiB flate bomb (256 MiB cap)", "POST", "/v1/pdf/extract-text",
+                lambda: __import__("tests.bombs", fromlist=["flate_bomb_pdf"]).flate_bomb_pdf(2048)),
+    ),
+    "CodesFunction": (
+        Request("qr/generate", "POST", "/v1/qr/generate", lambda: QR_OPTIONS, content_type=JSON),
+        Request("barcode/read 50 MP", "POST", "/v1/barcode/read",
+                lambda: __import__("tests.bombs", fromlist=["striped_image"]).striped_image(7071)),
+    ),
+    "RenderFunction": (
+        Request("svg-to-png 200 px", "POST", "/v1/render/svg-to-png", lambda: SVG, content_type="image/svg+xml"),
+        Request("svg-to-png 7000 px", "POST", "/v1/render/svg-to-png", lambda: SVG, {"width": "7000"},
+                content_type="image/svg+xml"),
+    ),
+    "TextFunction": (
+        Request("word-count 100 KB", "POST", "/v1/text/word-count", lambda: b"word " * 20_000, content_type=TEXT),
+        Request("markdown-to-html 2 MB", "POST", "/v1/text/markdown-to-html", lambda: _spec_text()[:2_000_000],
+                content_type="text/markdown"),
+    ),
+    "AccountFunction": (Request("GET /v1/usage", "GET", "/v1/usage"), Request("GET /v1/usage", "GET", "/v1/usage")),
+}  # fmt: skip
+
+
+def peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def measure(name: str, repeat: int = 15) -> dict[str, object]:
+    """One function in this (fresh) process."""
+    started = time.perf_counter()
+    spec = next(spec for spec in load_functions() if spec.logical_id == name)
+    from fileapi.local.template import load_function_module
+
+    app = load_function_module(spec).app
+    init_ms = 1000 * (time.perf_counter() - started)
+
+    from fastapi.testclient import TestClient
+    from moto import mock_aws
+
+    from fileapi.metering.admin import create_key
+    from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+    from fileapi.metering.meter import Meter
+    from fileapi.web.logs import logger
+    from fileapi.web.services import set_meter
+
+    logger.setLevel("WARNING")
+    typical, largest = WORKLOADS[name]
+    with mock_aws():
+        client = create_client(region="us-east-1")
+        create_table(client, "sizing")
+        store = DynamoStore("sizing", client)
+        set_meter(Meter(store))
+        key = create_key(store, email="sizing@example.com", plan="business")
+        headers = {"Authorization": f"Bearer {key}"}
+        with TestClient(app, raise_server_exceptions=False) as api:
+
+            def send(request: Request, body: bytes) -> int:
+                response = api.request(request.method, request.path, params=request.params, content=body or None,
+                                       headers={**headers, "Content-Type": request.content_type})  # fmt: skip
+                return response.status_code
+
+            body = typical.build()
+            status = send(typical, body)
+            times = []
+            for _ in range(repeat):
+                sent = time.perf_counter()
+                send(typical, body)
+                times.append(time.perf_counter() - sent)
+            typical_rss = peak_rss_mib()
+            big = largest.build()
+            sent = time.perf_counter()
+            largest_status = send(largest, big)
+            largest_ms = 1000 * (time.perf_counter() - sent)
+    return {
+        "function": name,
+        "init_ms": init_ms,
+        "typical": typical.label,
+        "typical_status": status,
+        "p50_ms": 1000 * statistics.median(times),
+        "typical_peak_mib": typical_rss,
+        "largest": largest.label,
+        "largest_status": largest_status,
+        "largest_ms": largest_ms,
+        "largest_peak_mib": peak_rss_mib(),
+    }
+
+
+def memory_sizes() -> dict[str, int]:
+    """MemorySize per function from template.yaml (the Globals default where not set)."""
+    from fileapi.local.template import load_template
+
+    template = load_template()
+    default = int(template["Globals"]["Function"]["MemorySize"])
+    return {
+        name: int(resource_["Properties"].get("MemorySize", default))
+        for name, resource_ in template["Resources"].items()
+        if resource_.get("Type") == "AWS::Serverless::Function"
+    }
+
+
+def bench_sizing() -> None:
+    print("\nFunction sizing (fresh process each; Lambda gives 1 vCPU at 1769 MB)")
+    sizes = memory_sizes()
+    print(f"  {'function':<16} {'memory':>7} {'init':>8}  {'typical request':<30} {'p50':>9} {'peak':>7}"
+          f"  {'largest allowed input':<50} {'time':>9} {'peak':>7}")  # fmt: skip
+    for name in WORKLOADS:
+        completed = subprocess.run(
+            [sys.executable, "-m", "bench.sizing", "CHILD", name],
+            cwd=PROJECT_ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=600,
+        )
+        row = json.loads(completed.stdout.splitlines()[-1])
+        print(
+            f"  {name.removesuffix('Function'):<16} {sizes[name]:>5} MB {row['init_ms']:6.0f} ms  "
+            f"{row['typical']:<30} {row['p50_ms']:6.1f} ms {row['typical_peak_mib']:5.0f} MiB  "
+            f"{row['largest'] + ' (' + str(row['largest_status']) + ')':<50} {row['largest_ms']:6.0f} ms "
+            f"{row['largest_peak_mib']:5.0f} MiB"
+        )
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["CHILD"]:
+        print(json.dumps(measure(sys.argv[2])))
+    else:
+        bench_sizing()
