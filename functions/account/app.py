@@ -8,7 +8,7 @@ from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import JSONResponse, RedirectResponse, Response
 
@@ -31,11 +31,19 @@ KEY_RESPONSE = {
 }
 
 
+ROTATED = "Your key was rotated; the previous key no longer works."
+RECOVERED = "Your key was recovered; the previous key no longer works."
+
+
 class RecoverRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"email": "you@example.com"}]})
+
     email: str = Field(max_length=254, description="The account's e-mail address.")
 
 
 class ConfirmRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"email": "you@example.com", "code": "12345678"}]})
+
     email: str = Field(max_length=254)
     code: str = Field(max_length=32, description="The 8 digits from the e-mail.")
 
@@ -94,13 +102,19 @@ async def usage(admission: Annotated[Admission, Depends(self_service)]) -> Respo
         "Response: {message, api_key}."
     ),
     responses={
-        **success_response("application/json", "New key", schema=KEY_RESPONSE, metered=True),
+        **success_response(
+            "application/json",
+            "New key",
+            schema=KEY_RESPONSE,
+            example={"message": ROTATED, "api_key": "sk_live_..."},
+            metered=True,
+        ),
         **error_responses((400, 401, 403, 429, 500, 503)),
     },
 )
 async def rotate(admission: Annotated[Admission, Depends(self_service)]) -> Response:
     key = await run_in_threadpool(get_key_service().rotate, admission.account)
-    return JSONResponse({"message": "Your key was rotated; the previous key no longer works.", "api_key": key})
+    return JSONResponse({"message": ROTATED, "api_key": key})
 
 
 @router.get(
@@ -163,7 +177,13 @@ async def recover(payload: RecoverRequest, request: Request) -> Response:
         "already used, is 400 invalid_input; after 5 wrong tries the code is burnt. No key needed."
     ),
     responses={
-        **success_response("application/json", "New key", schema=KEY_RESPONSE, metered=False),
+        **success_response(
+            "application/json",
+            "New key",
+            schema=KEY_RESPONSE,
+            example={"message": RECOVERED, "api_key": "sk_live_..."},
+            metered=False,
+        ),
         **error_responses((400, 429, 500, 503)),
     },
 )
@@ -171,7 +191,7 @@ async def confirm(payload: ConfirmRequest, request: Request) -> Response:
     key = await run_in_threadpool(
         get_key_service().confirm_recovery, payload.email, payload.code, source=_source(request)
     )
-    return JSONResponse({"message": "Your key was recovered; the previous key no longer works.", "api_key": key})
+    return JSONResponse({"message": RECOVERED, "api_key": key})
 
 
 app = create_app(router, public, title="Account")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import JSONResponse, Response
 
 from fileapi.convert.codes import (
@@ -32,6 +32,12 @@ Colour = Annotated[str, Field(max_length=40)]
 
 
 class QrGenerateOptions(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [{"text": "https://example.com", "format": "png", "size": 9, "errorCorrection": "M"}]
+        }
+    )
+
     text: Annotated[str, Field(min_length=1, description="Any Unicode text (UTF-8, with ECI when not Latin-1).")]
     format: Literal["png", "svg"] = "png"
     size: Annotated[int, Field(ge=1, le=1000, description="Pixels per module; 9 makes a short URL ~300 px.")] = 9
@@ -42,6 +48,10 @@ class QrGenerateOptions(BaseModel):
 
 
 class BarcodeGenerateOptions(BaseModel):
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"text": "400638133393", "format": "ean13", "scale": 2, "height": 80}]}
+    )
+
     text: Annotated[str, Field(min_length=1, max_length=MAX_BARCODE_TEXT)]
     format: BarcodeFormat
     output: Literal["svg"] = "svg"

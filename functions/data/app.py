@@ -105,7 +105,7 @@ def url_decode(
         "Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a "
         "newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved."
     ),
-    openapi_extra=binary_body(JSON, "A JSON document.", text=True),
+    openapi_extra=binary_body(JSON, "A JSON document.", text=True, example='{"b": 1, "a": [true, null, 1.50]}'),
     responses={
         **success_response("application/json", "Indented JSON", schema={}, example={"a": [1, 2]}),
         **ERRORS,
@@ -122,7 +122,7 @@ def json_format(
     "/v1/data/json-minify",
     summary="Minify JSON",
     description="Strict JSON in; the same document with all insignificant white space removed.",
-    openapi_extra=binary_body(JSON, "A JSON document.", text=True),
+    openapi_extra=binary_body(JSON, "A JSON document.", text=True, example='{"b": 1, "a": [true, null, 1.50]}'),
     responses={
         **success_response("application/json", "Minified JSON", schema={}, example={"a": [1, 2]}),
         **ERRORS,
@@ -179,7 +179,9 @@ def csv_to_json_route(
         "with `=`, `+`, `-`, `@`, TAB or CR get a leading `'` so that spreadsheets do not run them as "
         "formulas (`escapeFormulas=false` turns this off). Anything but an array of objects is 400."
     ),
-    openapi_extra=binary_body(JSON, "A JSON array of objects.", text=True),
+    openapi_extra=binary_body(
+        JSON, "A JSON array of objects.", text=True, example='[{"a": 1, "b": "x"}, {"a": 2, "c": true}]'
+    ),
     responses={
         **success_response("text/csv", "CSV text", schema={"type": "string"}, example="a,b\r\n1,2\r\n"),
         **ERRORS,

@@ -28,7 +28,13 @@ def health() -> Response:
     summary="This API's OpenAPI document",
     description="OpenAPI 3.1 description of every route. No key needed.",
     responses={
-        **success_response("application/json", "OpenAPI document", schema={"type": "object"}, metered=False),
+        **success_response(
+            "application/json",
+            "OpenAPI document",
+            schema={"type": "object"},
+            example={"openapi": "3.1.0", "info": {"title": "File and Data Utility API"}, "paths": {}},
+            metered=False,
+        ),
         **error_responses(PUBLIC_STATUSES),
     },
 )

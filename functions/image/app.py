@@ -224,7 +224,12 @@ def read(body: RawBody) -> Response:
                                 },
                                 "manifest": {"type": "string"},
                             },
-                        }
+                        },
+                        "example": {
+                            "ico": "AAABAAMAEBAAAAAAIADoBAAANgAAACAg...",
+                            "pngs": {name: "iVBORw0KGgoAAAANSUhEUgAA..." for name in FAVICON_PNGS},
+                            "manifest": '{\n  "icons": [\n    {\n      "src": "/android-chrome-192x192.png", ...',
+                        },
                     }
                 },
             }

@@ -178,15 +178,28 @@ def render(
                     "schema": {
                         "type": "object",
                         "required": ["files"],
-                        "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"}}},
+                        "properties": {
+                            "files": {
+                                "type": "array",
+                                "items": {"type": "string", "format": "binary"},
+                                "description": "The PDFs, in order.",
+                            }
+                        },
                     }
                 },
                 "application/json": {
                     "schema": {
                         "type": "object",
                         "required": ["files"],
-                        "properties": {"files": {"type": "array", "items": {"type": "string", "format": "byte"}}},
-                    }
+                        "properties": {
+                            "files": {
+                                "type": "array",
+                                "items": {"type": "string", "format": "byte"},
+                                "description": "The PDFs, in order, Base64-encoded.",
+                            }
+                        },
+                    },
+                    "example": {"files": ["JVBERi0xLjcK...", "JVBERi0xLjQK..."]},
                 },
             },
         }
@@ -295,20 +308,33 @@ def watermark(
                         "type": "object",
                         "required": ["pdf", "fields"],
                         "properties": {
-                            "pdf": {"type": "string", "format": "byte"},
-                            "fields": {"type": "object", "additionalProperties": True},
-                            "flatten": {"type": "boolean", "default": False},
+                            "pdf": {"type": "string", "format": "byte", "description": "The PDF form, Base64-encoded."},
+                            "fields": {
+                                "type": "object",
+                                "additionalProperties": True,
+                                "description": "Field name to value: text, true/false, an export value or a list.",
+                            },
+                            "flatten": {
+                                "type": "boolean",
+                                "default": False,
+                                "description": "Bake the values into the pages and remove the form.",
+                            },
                         },
-                    }
+                    },
+                    "example": {
+                        "pdf": "JVBERi0xLjcK...",
+                        "fields": {"name": "Ada Lovelace", "agree": True, "country": "UK"},
+                        "flatten": False,
+                    },
                 },
                 "multipart/form-data": {
                     "schema": {
                         "type": "object",
                         "required": ["file", "fields"],
                         "properties": {
-                            "file": {"type": "string", "format": "binary"},
-                            "fields": {"type": "string", "description": "A JSON object."},
-                            "flatten": {"type": "string", "enum": ["true", "false"]},
+                            "file": {"type": "string", "format": "binary", "description": "The PDF form."},
+                            "fields": {"type": "string", "description": "A JSON object of field name to value."},
+                            "flatten": {"type": "string", "enum": ["true", "false"], "description": "Default false."},
                         },
                     }
                 },

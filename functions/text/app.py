@@ -6,7 +6,7 @@ from dataclasses import asdict
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import JSONResponse, Response
 
 from fileapi.convert.color import convert_color
@@ -77,6 +77,8 @@ COLOR_SCHEMA = {
 
 
 class DiffRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"a": "one\ntwo\n", "b": "one\nthree\n", "context": 3}]})
+
     a: str = Field(description="The old text.")
     b: str = Field(description="The new text.")
     context: int = Field(default=3, ge=0, le=MAX_CONTEXT, description="Unchanged lines around each change.")
@@ -85,6 +87,8 @@ class DiffRequest(BaseModel):
 
 
 class ColorRequest(BaseModel):
+    model_config = ConfigDict(json_schema_extra={"examples": [{"color": "rgb(255 136 0 / 50%)"}]})
+
     color: str = Field(max_length=200, description="A CSS colour, e.g. `#ff8800`, `rgb(255 136 0 / 50%)`, `teal`.")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import io
 import json
@@ -82,6 +83,17 @@ def _meter(meter: Meter) -> Any:
     set_meter(meter)
     yield
     set_meter(None)
+
+
+@pytest.fixture(autouse=True)
+def _event_loop() -> Any:
+    """A current event loop for Mangum, as a fresh Lambda process has: a test that ran asyncio.run()
+    earlier in this worker leaves the main thread without one."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    yield
+    asyncio.set_event_loop(None)
+    loop.close()
 
 
 def test_every_template_route_has_one_sample_event() -> None:

@@ -245,6 +245,7 @@ export interface PdfRenderPageResult {
 }
 
 export interface PdfMergeParams {
+  /** The PDFs, in order. */
   files: Array<FileInput>;
 }
 
@@ -285,8 +286,11 @@ export interface PdfWatermarkParams {
 }
 
 export interface PdfFillFormParams {
+  /** The PDF form, Base64-encoded. */
   pdf: FileInput;
+  /** Field name to value: text, true/false, an export value or a list. */
   fields: Record<string, unknown>;
+  /** Bake the values into the pages and remove the form. */
   flatten?: boolean;
 }
 

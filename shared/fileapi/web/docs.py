@@ -82,14 +82,19 @@ INTEGER: dict[str, Any] = {"type": "integer"}
 BASE64: dict[str, Any] = {"type": "string", "format": "byte"}
 
 
-def binary_body(media_types: Sequence[str], description: str, *, text: bool = False) -> dict[str, Any]:
-    """An `openapi_extra` with a raw request body of the given media types."""
+def binary_body(
+    media_types: Sequence[str], description: str, *, text: bool = False, example: Any = None
+) -> dict[str, Any]:
+    """An `openapi_extra` with a raw request body of the given media types (and an example)."""
     schema = {"type": "string"} if text else {"type": "string", "format": "binary"}
+    entry: dict[str, Any] = {"schema": schema}
+    if example is not None:
+        entry["example"] = example
     return {
         "requestBody": {
             "required": True,
             "description": description,
-            "content": {media: {"schema": schema} for media in media_types},
+            "content": {media: dict(entry) for media in media_types},
         }
     }
 
