@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import json
-import resource
 import statistics
 import subprocess
 import sys
@@ -19,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from fileapi.local.template import PROJECT_ROOT, load_functions
+from tests.bombs import peak_rss_mib
 
 
 @dataclass(frozen=True)
@@ -94,10 +94,6 @@ WORKLOADS: dict[str, tuple[Request, Request]] = {
     ),
     "AccountFunction": (Request("GET /v1/usage", "GET", "/v1/usage"), Request("GET /v1/usage", "GET", "/v1/usage")),
 }  # fmt: skip
-
-
-def peak_rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def measure(name: str, repeat: int = 15) -> dict[str, object]:
