@@ -45,7 +45,7 @@ test-node: install node
 
 ## The schemathesis run of the suite with many more examples per operation.
 fuzz: install
-	FILEAPI_FUZZ_EXAMPLES=$${FILEAPI_FUZZ_EXAMPLES:-200} $(BIN)/python -m pytest tests/server/test_fuzz_openapi.py -ra
+	FILEAPI_FUZZ_EXAMPLES=$${FILEAPI_FUZZ_EXAMPLES:-200} $(BIN)/python -m pytest tests/server/test_fuzz_openapi.py -ra -s
 
 ## The local load test alone (60 s and at least 10,000 requests; prints throughput, latency, memory).
 load: install

@@ -1,6 +1,7 @@
 // The Node SDK end to end against the local server: conversions, JSON, usage, errors, retries.
 
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -120,4 +121,15 @@ test("rate-limited calls are retried after Retry-After; the retry can be switche
     assert.ok(error instanceof RateLimited);
     assert.ok(error.retryAfter >= 1);
   }
+});
+
+test("the package ships ESM with type declarations and nothing else", () => {
+  const packed = spawnSync("npm", ["pack", "--dry-run", "--json"], { encoding: "utf8" });
+  assert.equal(packed.status, 0, packed.stderr);
+  const [{ files }] = JSON.parse(packed.stdout);
+  const paths = files.map((file) => file.path);
+  for (const needed of ["package.json", "README.md", "dist/index.js", "dist/index.d.ts", "dist/core.js", "dist/generated.d.ts"]) {
+    assert.ok(paths.includes(needed), needed);
+  }
+  assert.ok(paths.every((path) => path === "package.json" || path === "README.md" || path.startsWith("dist/")), paths);
 });
