@@ -215,7 +215,7 @@ BOMBS: list[Bomb] = [
          params={"to": "webp"}),
     Bomb("jpeg 65535x65535", "/v1/image/resize", jpeg_claiming_65535, (413, "too_large"), params={"width": "100"}),
     Bomb("gif 65535x65535", "/v1/image/convert", gif_claiming_65535, (413, "too_large"), params={"to": "png"}),
-    Bomb("webp 100000x100000", "/v1/image/compress", lambda: webp_claiming(100_000, 100_000), (400, "invalid_input"),
+    Bomb("webp 100000x100000", "/v1/image/compress", lambda: webp_claiming(100_000, 100_000), (413, "too_large"),
          params={"quality": "50"}),
     Bomb("png 100000x100000 to qr/read", "/v1/qr/read", lambda: png_claiming(100_000, 100_000), (413, "too_large")),
     Bomb("png 100000x100000 to favicon-set", "/v1/image/favicon-set", lambda: png_claiming(100_000, 100_000),

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import struct
 import subprocess
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from fileapi.convert.image import (
 from fileapi.convert.image_io import ImageFormat, open_image, parse_format
 from fileapi.convert.image_metadata import read_metadata, strip_metadata
 from fileapi.errors import InvalidInput, TooLarge, UnsupportedFormat
+from tests.bombs import gif_claiming_65535, jpeg_claiming_65535, png_claiming, webp_claiming
 
 RED, GREEN, BLUE, YELLOW = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0)
 
@@ -260,13 +260,14 @@ def test_not_an_image_is_unsupported_and_truncated_is_invalid() -> None:
         open_image(b"")
 
 
-def test_pixel_bomb_is_too_large_before_decoding() -> None:
-    ihdr = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 2, 0, 0, 0)
-    header = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr
-    import zlib
-
-    bomb = header + struct.pack(">I", zlib.crc32(header[12:29]) & 0xFFFFFFFF) + b"\x00\x00\x00\x00IEND\xaeB`\x82"
-    with pytest.raises(TooLarge, match="100000x100000"):
+@pytest.mark.parametrize(
+    ("bomb", "size"),
+    [(png_claiming(100_000, 100_000), "100000x100000"), (jpeg_claiming_65535(), "65535x65535"),
+     (gif_claiming_65535(), "65535x65535"), (webp_claiming(100_000, 100_000), "100000x100000")],
+    ids=["png", "jpeg", "gif", "webp"],
+)  # fmt: skip
+def test_every_format_claiming_too_many_pixels_is_too_large_before_decoding(bomb: bytes, size: str) -> None:
+    with pytest.raises(TooLarge, match=size):
         open_image(bomb)
 
 

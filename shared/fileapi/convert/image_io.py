@@ -87,6 +87,7 @@ def open_image(data: bytes, *, shrink_to: tuple[int | None, int | None] | None =
     load_pillow()
     if not data:
         raise InvalidInput("the body is empty: send the image's bytes")
+    _check_webp_canvas(data)
     try:
         image = Image.open(io.BytesIO(data))
     except UnidentifiedImageError:
@@ -101,6 +102,15 @@ def open_image(data: bytes, *, shrink_to: tuple[int | None, int | None] | None =
     if shrink_to is not None and image.format in ("JPEG", "MPO") and image.mode != "CMYK":
         _draft(image, shrink_to)
     return _to_rgb_if_cmyk(_decode(image))
+
+
+def _check_webp_canvas(data: bytes) -> None:
+    """An extended WebP's canvas size, read from its VP8X header before libwebp sees the file (libwebp
+    refuses a canvas larger than its frame as corrupt; a canvas past the limit is too large first)."""
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP" and data[12:16] == b"VP8X" and len(data) >= 30:
+        width = 1 + int.from_bytes(data[24:27], "little")
+        height = 1 + int.from_bytes(data[27:30], "little")
+        check_pixels((width, height), limit=MAX_INPUT_PIXELS, what="the image")
 
 
 def _draft(image: Image.Image, shrink_to: tuple[int | None, int | None]) -> None:
