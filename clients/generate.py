@@ -157,8 +157,13 @@ def python_parameter(types: PythonTypes, operation: Operation, parameter: Parame
     expression = types.expression(parameter.schema, operation.pascal + pascal(parameter.name), file=parameter.file)
     if parameter.name == "data" and parameter.where == "body" and not parameter.schema:
         expression = "Any"
-    name = parameter.name + ("_" if keyword.iskeyword(parameter.name) else "")
+    name = python_name(parameter.name)
     return f"{name}: {expression}" if parameter.required else f"{name}: {expression} | None = None"
+
+
+def python_name(name: str) -> str:
+    """A parameter's Python name: the API's, with `_` after a keyword (`from_`)."""
+    return name + ("_" if keyword.iskeyword(name) else "")
 
 
 def python_method(types: PythonTypes, operation: Operation, *, asynchronous: bool) -> str:
@@ -172,7 +177,7 @@ def python_method(types: PythonTypes, operation: Operation, *, asynchronous: boo
         result = types.expression(operation.result_schema, operation.pascal + "Result")
     else:
         result = RESULT_PYTHON[operation.result]
-    values = ", ".join(f"{json.dumps(p.name)}: {p.name}" for p in operation.parameters)
+    values = ", ".join(f"{json.dumps(p.name)}: {python_name(p.name)}" for p in operation.parameters)
     text = f"{doc_text(operation)}\n\n{operation.method} {operation.path}".replace("\\", "\\\\")
     lines = [f"{'async ' if asynchronous else ''}def {operation.id}({', '.join(arguments)}) -> Result[{result}]:"]
     docstring = "\n    ".join(line.rstrip() for line in text.replace('"""', "'''").split("\n"))

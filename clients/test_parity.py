@@ -55,7 +55,7 @@ def test_python_sdk_has_one_method_per_operation(cls: type) -> None:
         method = methods[operation.id]
         assert inspect.iscoroutinefunction(method) == (cls is AsyncFileApiOperations)
         parameters = set(inspect.signature(method).parameters) - {"self"}  # type: ignore[arg-type]
-        assert parameters == {parameter.name for parameter in operation.parameters}, operation.id
+        assert parameters == {generate.python_name(parameter.name) for parameter in operation.parameters}, operation.id
     assert set(_public_methods(FileApi)) == {"close"}
     assert set(_public_methods(AsyncFileApi)) == {"aclose"}
 
