@@ -9,6 +9,7 @@ import sys
 import pytest
 from fastapi.testclient import TestClient
 
+from tests.conftest import MakeKey
 from tests.helpers import auth
 
 SENTINEL = "SENTINEL-7f3a9c"
@@ -43,7 +44,24 @@ def test_access_record_fields_without_content_or_key(api: TestClient, key: str, 
     assert first["key_prefix"] == key[:12]
     assert isinstance(first["latency_ms"], float)
     assert first["request_id"] == response.headers["X-Request-Id"]
+    assert first["metering"] == "counted" and "error" not in first
     assert access[1]["status"] == 400
+    assert access[1]["error"] == "invalid_input" and access[1]["metering"] == "not_counted"
+
+
+def test_access_record_names_metering_refusals(api: TestClient, make_key: MakeKey, log_output: io.StringIO) -> None:
+    assert api.post("/v1/data/base64-encode", content=b"x").status_code == 401
+    inactive = make_key(status="canceled")
+    assert api.post("/v1/data/base64-encode", content=b"x", headers=auth(inactive)).status_code == 403
+    assert api.get("/v1/usage", headers=auth(make_key())).status_code == 200
+    assert api.get("/health").status_code == 200
+    access = [record for record in records(log_output.getvalue()) if record.get("message") == "request"]
+    assert [(record.get("error"), record.get("metering")) for record in access] == [
+        ("unauthorized", "unauthorized"),
+        ("subscription_inactive", "subscription_inactive"),
+        (None, "not_counted"),
+        (None, None),
+    ]
 
 
 def test_unexpected_errors_are_logged_without_their_message(

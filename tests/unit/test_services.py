@@ -21,7 +21,16 @@ def test_request_metrics_are_embedded_metric_format(capsys: object) -> None:
     from fileapi.web.logs import emit_request_metrics
 
     assert isinstance(capsys, pytest.CaptureFixture)
-    emit_request_metrics({"route": "/v1/data/json-format", "status": 400, "latency_ms": 3.5, "bytes_in": 4})
+    emit_request_metrics(
+        {
+            "route": "/v1/data/json-format",
+            "status": 400,
+            "latency_ms": 3.5,
+            "bytes_in": 4,
+            "error": "invalid_input",
+            "metering": "not_counted",
+        }
+    )
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
     lines = [{key: value[0] if isinstance(value, list) else value for key, value in line.items()} for line in lines]
     first = lines[0]
@@ -30,4 +39,5 @@ def test_request_metrics_are_embedded_metric_format(capsys: object) -> None:
     directives = first["_aws"]["CloudWatchMetrics"][0]
     assert directives["Namespace"] == "FileApi"
     assert {metric["Name"] for metric in directives["Metrics"]} == {"Requests", "Latency", "BytesIn", "BytesOut"}
-    assert lines[1]["Errors"] == 1 and lines[1]["status"] == "400"
+    assert lines[1]["Errors"] == 1 and lines[1]["status"] == "400" and lines[1]["code"] == "invalid_input"
+    assert lines[2]["Metering"] == 1 and lines[2]["outcome"] == "not_counted"

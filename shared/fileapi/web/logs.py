@@ -1,17 +1,21 @@
 """Structured JSON logging (aws-lambda-powertools Logger) and the per-request access record.
 
-A record holds the request id, route, status, latency, byte counts and the key's first
-12 characters: never body content, query values or whole keys.
+A record holds the request id, the matched route's template, status, the error code, the
+metering outcome, latency, byte counts and the key's first 12 characters: never body content,
+query values or whole keys.
 """
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from typing import Any
 
 from aws_lambda_powertools import Logger
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from fileapi.errors import ALL_ERRORS
 
 logger = Logger(service="fileapi")
 METRICS_NAMESPACE = "FileApi"
@@ -50,7 +54,12 @@ class AccessLogMiddleware:
                 counts["status"] = message["status"]
                 message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
             elif message["type"] == "http.response.body":
-                counts["bytes_out"] += len(message.get("body", b""))
+                body = message.get("body", b"")
+                if counts["status"] >= 400 and counts["bytes_out"] == 0:
+                    code = error_code(body)
+                    if code:
+                        record["error"] = code
+                counts["bytes_out"] += len(body)
             await send(message)
 
         try:
@@ -62,9 +71,42 @@ class AccessLogMiddleware:
             record["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
             if "key_prefix" in state:
                 record["key_prefix"] = state["key_prefix"]
+            outcome = metering_outcome(state.get("admission"), counts["status"], record.get("error"))
+            if outcome:
+                record["metering"] = outcome
             logger.info("request", extra=record)
             if self.emit_metrics:
                 emit_request_metrics(record)
+
+
+_CODES = frozenset(error.code for error in ALL_ERRORS)
+# Refusals by the metering layer itself (before or, for quota_exceeded, after the work).
+_METERING_CODES = frozenset(
+    {"unauthorized", "subscription_inactive", "rate_limited", "quota_exceeded", "service_unavailable"}
+)
+
+
+def error_code(body: bytes) -> str | None:
+    """The ApiError code of an error body (only one of the API's own codes, never other text)."""
+    if not body.startswith(b"{") or len(body) > 4096:
+        return None
+    try:
+        code = json.loads(body).get("error")
+    except (ValueError, AttributeError):
+        return None
+    return code if code in _CODES else None
+
+
+def metering_outcome(admission: Any, status: int, code: str | None) -> str | None:
+    """What metering did with a request: counted, not_counted (self-service, or failed after admission),
+    or the refusal's code; None for public routes."""
+    if code in _METERING_CODES:
+        return code
+    if admission is None:
+        return None
+    if status < 400:
+        return "counted" if getattr(admission, "counted", False) else "not_counted"
+    return "not_counted"
 
 
 def _request_id(scope: Scope) -> str:
@@ -75,7 +117,8 @@ def _request_id(scope: Scope) -> str:
 
 def emit_request_metrics(record: dict[str, Any]) -> None:
     """CloudWatch embedded-metric-format records (namespace FileApi) per request: Requests, Latency,
-    BytesIn and BytesOut by route and status class; and Errors by status for 4xx and 5xx."""
+    BytesIn and BytesOut by route and status class; Errors by status and code for 4xx and 5xx; and
+    Metering by outcome (counted, not_counted, or the metering refusal's code)."""
     from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
     status = int(record.get("status", 500))
@@ -90,5 +133,11 @@ def emit_request_metrics(record: dict[str, Any]) -> None:
     if status >= 400:
         errors = EphemeralMetrics(namespace=METRICS_NAMESPACE)
         errors.add_dimension(name="status", value=str(status))
+        errors.add_dimension(name="code", value=str(record.get("error") or f"http_{status}"))
         errors.add_metric(name="Errors", unit=MetricUnit.Count, value=1)
         errors.flush_metrics()
+    if record.get("metering"):
+        metering = EphemeralMetrics(namespace=METRICS_NAMESPACE)
+        metering.add_dimension(name="outcome", value=str(record["metering"]))
+        metering.add_metric(name="Metering", unit=MetricUnit.Count, value=1)
+        metering.flush_metrics()
