@@ -77,7 +77,7 @@ class FileApi(FileApiOperations):
         options = _request_options(request, self.api_key)
         attempt = 0
         while True:
-            response = self._http.request(request.method, request.path, **options)
+            response = self._http.request(request.method, self.base_url + request.path, **options)
             if is_success(operation, response):
                 return result_from(operation, response)
             error = error_from(response, ERRORS)
@@ -123,7 +123,7 @@ class AsyncFileApi(AsyncFileApiOperations):
         options = _request_options(request, self.api_key)
         attempt = 0
         while True:
-            response = await self._http.request(request.method, request.path, **options)
+            response = await self._http.request(request.method, self.base_url + request.path, **options)
             if is_success(operation, response):
                 return result_from(operation, response)
             error = error_from(response, ERRORS)
