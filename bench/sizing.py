@@ -106,22 +106,13 @@ def measure(name: str, repeat: int = 15) -> dict[str, object]:
     init_ms = 1000 * (time.perf_counter() - started)
 
     from fastapi.testclient import TestClient
-    from moto import mock_aws
 
-    from fileapi.metering.admin import create_key
-    from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
-    from fileapi.metering.meter import Meter
     from fileapi.web.logs import logger
-    from fileapi.web.services import set_meter
+    from tests.helpers import in_memory_metering
 
     logger.setLevel("WARNING")
     typical, largest = WORKLOADS[name]
-    with mock_aws():
-        client = create_client(region="us-east-1")
-        create_table(client, "sizing")
-        store = DynamoStore("sizing", client)
-        set_meter(Meter(store))
-        key = create_key(store, email="sizing@example.com", plan="business")
+    with in_memory_metering("sizing@example.com") as key:
         headers = {"Authorization": f"Bearer {key}"}
         with TestClient(app, raise_server_exceptions=False) as api:
 

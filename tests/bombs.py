@@ -286,34 +286,27 @@ def peak_rss_mib() -> float:
 def run(names: list[str] | None = None) -> list[Outcome]:
     """Send each bomb through the composed local API (metering in moto's in-process mock)."""
     from fastapi.testclient import TestClient
-    from moto import mock_aws
 
     from fileapi.local.server import create_local_app
-    from fileapi.metering.admin import create_key
-    from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
-    from fileapi.metering.meter import Meter
     from fileapi.web.logs import logger
-    from fileapi.web.services import set_meter
+    from tests.helpers import in_memory_metering
 
     logger.setLevel("WARNING")
     chosen = [bomb for bomb in BOMBS if names is None or bomb.name in names]
     outcomes = []
-    with mock_aws():
-        client = create_client(region="us-east-1")
-        create_table(client, "bombs")
-        store = DynamoStore("bombs", client)
-        set_meter(Meter(store))
-        key = create_key(store, email="bombs@example.com", plan="business")
-        with TestClient(create_local_app(), raise_server_exceptions=False) as api:
-            api.get("/health")
-            for bomb in chosen:
-                body = bomb.build()
-                headers = {"Authorization": f"Bearer {key}", "Content-Type": bomb.content_type}
-                started = time.perf_counter()
-                response = api.post(bomb.path, params=bomb.params, content=body, headers=headers)
-                seconds = time.perf_counter() - started
-                code = response.json().get("error") if response.status_code >= 400 else None
-                outcomes.append(Outcome(bomb.name, response.status_code, code, seconds, peak_rss_mib(), len(body)))
+    with (
+        in_memory_metering("bombs@example.com") as key,
+        TestClient(create_local_app(), raise_server_exceptions=False) as api,
+    ):
+        api.get("/health")
+        for bomb in chosen:
+            body = bomb.build()
+            headers = {"Authorization": f"Bearer {key}", "Content-Type": bomb.content_type}
+            started = time.perf_counter()
+            response = api.post(bomb.path, params=bomb.params, content=body, headers=headers)
+            seconds = time.perf_counter() - started
+            code = response.json().get("error") if response.status_code >= 400 else None
+            outcomes.append(Outcome(bomb.name, response.status_code, code, seconds, peak_rss_mib(), len(body)))
     return outcomes
 
 

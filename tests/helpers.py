@@ -1,8 +1,11 @@
-"""Helpers for tests: auth headers and the shared corpus."""
+"""Helpers for tests: auth headers, the shared corpus, in-memory metering and a Lambda context."""
 
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -28,3 +31,38 @@ def require_tool(name: str) -> str:
     if path is None:
         pytest.skip(f"{name} is not installed")
     return path
+
+
+@contextmanager
+def in_memory_metering(email: str, plan: str = "business") -> Iterator[str]:
+    """The process's meter on a table in moto's in-process DynamoDB mock, with one account; yields its key.
+    (For child processes that run the apps without a DynamoDB endpoint: bombs, sizing, tracing.)"""
+    from moto import mock_aws
+
+    from fileapi.metering.admin import create_key
+    from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+    from fileapi.metering.meter import Meter
+    from fileapi.web.services import set_meter
+
+    with mock_aws():
+        client = create_client(region="us-east-1")
+        create_table(client, "in-memory")
+        store = DynamoStore("in-memory", client)
+        set_meter(Meter(store))
+        try:
+            yield create_key(store, email=email, plan=plan)
+        finally:
+            set_meter(None)
+
+
+@dataclass
+class LambdaContext:
+    """The parts of the Lambda context object that Powertools and Mangum read."""
+
+    function_name: str = "test"
+    memory_limit_in_mb: int = 512
+    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:test"
+    aws_request_id: str = ""
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 29_000

@@ -7,18 +7,13 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 
 import httpx
 import pytest
 
-BASE_URL = os.environ.get("FILEAPI_BASE_URL", "").rstrip("/")
-API_KEY = os.environ.get("FILEAPI_API_KEY", "")
+from tests.integration.live import API_KEY, BASE_URL, LIVE
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(not (BASE_URL and API_KEY), reason="FILEAPI_BASE_URL and FILEAPI_API_KEY are not set"),
-]
+pytestmark = LIVE
 
 
 @pytest.fixture(scope="module")

@@ -18,13 +18,9 @@ from fileapi_client.errors import InvalidInput
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-BASE_URL = os.environ.get("FILEAPI_BASE_URL", "").rstrip("/")
-API_KEY = os.environ.get("FILEAPI_API_KEY", "")
+from tests.integration.live import API_KEY, BASE_URL, LIVE
 
-pytestmark = [
-    pytest.mark.integration,
-    pytest.mark.skipif(not (BASE_URL and API_KEY), reason="FILEAPI_BASE_URL and FILEAPI_API_KEY are not set"),
-]
+pytestmark = LIVE
 
 
 def test_python_sdk() -> None:

@@ -7,7 +7,6 @@ import base64
 import io
 import json
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_mod
 from fileapi.metering.meter import Meter
 from fileapi.web.services import set_meter
 from tests.conftest import MakeKey
+from tests.helpers import LambdaContext
 from tests.stripe_events import signed
 
 EVENTS = sorted((PROJECT_ROOT / "events").glob("*.json"))
@@ -49,17 +49,6 @@ EXPECTED_BODIES: dict[str, bytes] = {
     "POST /v1/color/convert": b'{"hex":"#663399","rgb":{"r":102,"g":51,"b":153},"hsl":{"h":270.0,"s":50.0,"l":40.0},'
     b'"hsv":{"h":270.0,"s":66.7,"v":60.0},"cmyk":{"c":33.3,"m":66.7,"y":0.0,"k":40.0}}',
 }
-
-
-@dataclass
-class LambdaContext:
-    function_name: str = "test"
-    memory_limit_in_mb: int = 512
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:test"
-    aws_request_id: str = ""
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 29_000
 
 
 def function_for(route_key: str) -> FunctionSpec:

@@ -17,37 +17,18 @@ from fileapi.local.template import PROJECT_ROOT
 
 SENTINEL = "SNTNLtrace42"
 CHILD = f"""
-import base64, json, sys, uuid
-from dataclasses import dataclass
-from moto import mock_aws
+import base64, json, sys
 from fileapi.local.template import load_function_module, load_functions
-from fileapi.metering.admin import create_key
-from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
-from fileapi.metering.meter import Meter
-from fileapi.web.services import set_meter
+from tests.helpers import LambdaContext, in_memory_metering
 
-@dataclass
-class Context:
-    function_name: str = "fileapi-data"
-    memory_limit_in_mb: int = 512
-    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:fileapi-data"
-    aws_request_id: str = "req-trace"
-    def get_remaining_time_in_millis(self) -> int:
-        return 29_000
-
-with mock_aws():
-    client = create_client(region="us-east-1")
-    create_table(client, "trace")
-    store = DynamoStore("trace", client)
-    set_meter(Meter(store))
-    key = create_key(store, email="trace@example.com", plan="business")
+with in_memory_metering("trace@example.com") as key:
     spec = next(s for s in load_functions() if ("POST", "/v1/data/base64-encode") in s.routes)
     module = load_function_module(spec)
     event = json.load(open("events/data-base64-encode.json"))
     event["headers"]["authorization"] = "Bearer " + key
     event["body"] = base64.b64encode(b"{SENTINEL}").decode()
     event["isBase64Encoded"] = True
-    response = module.handler(event, Context())
+    response = module.handler(event, LambdaContext(function_name="fileapi-data", aws_request_id="req-trace"))
     print(json.dumps({{"status": response["statusCode"], "xray_imported": "aws_xray_sdk" in sys.modules}}))
 """
 
