@@ -16,10 +16,13 @@ from fastapi.testclient import TestClient
 from fileapi.local import dynamo
 from fileapi.local.server import create_local_app
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+from fileapi.metering.dynamodb import DynamoTable, create_table
 from fileapi.metering.meter import Meter
+from fileapi.metering.store import AccountStore, Stores
+from fileapi.metering.stores import dynamo_stores, open_table
+from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
 from fileapi.web.logs import logger
-from fileapi.web.services import set_meter
+from fileapi.web.services import use_stores
 
 for _name, _value in dynamo.LOCAL_CREDENTIALS.items():
     os.environ.setdefault(_name, _value)
@@ -41,20 +44,37 @@ def dynamodb_endpoint() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def store(dynamodb_endpoint: str) -> DynamoStore:
-    table = f"fileapi-test-{uuid.uuid4().hex[:8]}"
-    client = create_client(region="us-east-1", endpoint_url=dynamodb_endpoint)
-    create_table(client, table)
-    return DynamoStore(table, client)
+def table(dynamodb_endpoint: str) -> DynamoTable:
+    """A fresh table on the session's endpoint."""
+    # The local endpoint answers one request at a time: the local read timeout, as `fileapi run` uses.
+    table = open_table(
+        f"fileapi-test-{uuid.uuid4().hex[:8]}",
+        region="us-east-1",
+        endpoint_url=dynamodb_endpoint,
+        read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS,
+    )
+    create_table(table.client, table.table_name)
+    return table
 
 
 @pytest.fixture(scope="session")
-def meter(store: DynamoStore) -> Meter:
-    return Meter(store)
+def stores(table: DynamoTable) -> Stores:
+    return dynamo_stores(table)
+
+
+@pytest.fixture(scope="session")
+def store(stores: Stores) -> AccountStore:
+    """The account store of the session's table (keys are made with it)."""
+    return stores.accounts
+
+
+@pytest.fixture(scope="session")
+def meter(stores: Stores) -> Meter:
+    return Meter(stores.admission)
 
 
 @pytest.fixture()
-def make_key(store: DynamoStore) -> MakeKey:
+def make_key(store: AccountStore) -> MakeKey:
     """Create an account with a fresh e-mail and return its key."""
 
     def make(plan: str = "business", quota: int | None = None, status: str = "active") -> str:
@@ -69,12 +89,12 @@ def key(make_key: MakeKey) -> str:
 
 
 @pytest.fixture(scope="session")
-def api(meter: Meter) -> Iterator[TestClient]:
-    """The whole API as the local server composes it from template.yaml."""
-    set_meter(meter)
+def api(stores: Stores) -> Iterator[TestClient]:
+    """The whole API as the local server composes it from template.yaml, over the session's table."""
+    use_stores(stores)
     with TestClient(create_local_app(), raise_server_exceptions=False) as client:
         yield client
-    set_meter(None)
+    use_stores(None)
 
 
 @pytest.fixture()

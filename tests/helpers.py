@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,19 +41,16 @@ def in_memory_metering(email: str, plan: str = "business") -> Iterator[str]:
     from moto import mock_aws
 
     from fileapi.metering.admin import create_key
-    from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
-    from fileapi.metering.meter import Meter
-    from fileapi.web.services import set_meter
+    from fileapi.metering.dynamodb import DynamoTable, create_client, create_table
+    from fileapi.metering.stores import dynamo_stores
+    from fileapi.web.services import stores_installed
 
     with mock_aws():
-        client = create_client(region="us-east-1")
-        create_table(client, "in-memory")
-        store = DynamoStore("in-memory", client)
-        set_meter(Meter(store))
-        try:
-            yield create_key(store, email=email, plan=plan)
-        finally:
-            set_meter(None)
+        table = DynamoTable("in-memory", create_client(region="us-east-1"))
+        create_table(table.client, table.table_name)
+        stores = dynamo_stores(table)
+        with stores_installed(stores):
+            yield create_key(stores.accounts, email=email, plan=plan)
 
 
 @dataclass
@@ -66,3 +64,10 @@ class LambdaContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return 29_000
+
+
+def post_bytes(api: Any, key: str, path: str, data: bytes, **params: str) -> Any:
+    """POST raw bytes (application/octet-stream) to `path` of the test client `api` with `key`."""
+    return api.post(
+        path, params=params, content=data, headers={**auth(key), "Content-Type": "application/octet-stream"}
+    )

@@ -14,10 +14,16 @@ from pathlib import Path
 # Lambda takes at most 6 MB per synchronous call and binary bodies travel base64-encoded
 # (4/3 larger): 4,500,000 raw bytes is 6,000,000 encoded, leaving room for the event envelope.
 DEFAULT_MAX_BODY_BYTES = 4_500_000
-# The largest response payload (after base64 for binary bodies) that fits Lambda's 6 MB.
-DEFAULT_MAX_RESPONSE_BYTES = 6_000_000
+# Lambda's limit on a synchronous function's serialised result ("6 MB": 6 MiB + 100 bytes, the
+# figure in its RequestEntityTooLarge error); responses are measured as Lambda serialises them
+# (fileapi.web.limits), so the local server refuses exactly what Lambda would.
+DEFAULT_MAX_RESPONSE_BYTES = 6_291_556
 # Conversions answer within this many seconds (API Gateway's limit is 30 s; the functions' timeout 29 s).
 DEFAULT_DEADLINE_SECONDS = 20
+# How long a DynamoDB call may wait for its reply: short in AWS (a call takes milliseconds; a store that does
+# not answer gives 503 within 2 s), longer against a local endpoint.
+DYNAMODB_READ_TIMEOUT_SECONDS = 0.5
+LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -28,6 +34,7 @@ class Settings:
     table_name: str
     region: str
     dynamodb_endpoint: str | None
+    dynamodb_read_timeout: float
     max_body_bytes: int
     max_response_bytes: int
     deadline_seconds: int
@@ -37,6 +44,8 @@ class Settings:
     mail_from: str
     upgrade_url: str | None
     port: int
+    billing_standin: bool
+    local_base_url: str
     emit_metrics: bool
     stripe_webhook_secret: str | None
     stripe_secret_key: str | None
@@ -63,6 +72,19 @@ def _int_env(name: str, default: int, *, minimum: int = 1) -> int:
     return value
 
 
+def _seconds_env(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+    if not 0 < value <= 60:
+        raise ValueError(f"{name} must be between 0 and 60 seconds, not {value}")
+    return value
+
+
 def load_settings() -> Settings:
     """Read the settings from the environment (no caching; see `get_settings`)."""
     env = os.environ
@@ -71,6 +93,13 @@ def load_settings() -> Settings:
         table_name=env.get("FILEAPI_TABLE", "fileapi-local"),
         region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
         dynamodb_endpoint=env.get("FILEAPI_DYNAMODB_ENDPOINT") or None,
+        dynamodb_read_timeout=_seconds_env(
+            "FILEAPI_DYNAMODB_READ_TIMEOUT",
+            # DynamoDB answers single-item calls in milliseconds; moto's local server, one request at a time, may not
+            LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
+            if env.get("FILEAPI_DYNAMODB_ENDPOINT")
+            else DYNAMODB_READ_TIMEOUT_SECONDS,
+        ),
         max_body_bytes=_int_env("FILEAPI_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
         max_response_bytes=_int_env("FILEAPI_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES),
         deadline_seconds=_int_env("FILEAPI_DEADLINE_SECONDS", DEFAULT_DEADLINE_SECONDS),
@@ -80,6 +109,8 @@ def load_settings() -> Settings:
         mail_from=env.get("FILEAPI_MAIL_FROM", "no-reply@fileapi.local"),
         upgrade_url=env.get("FILEAPI_UPGRADE_URL") or None,
         port=_int_env("FILEAPI_PORT", 3000),
+        billing_standin=env.get("FILEAPI_BILLING_STANDIN") == "1",
+        local_base_url=env.get("FILEAPI_LOCAL_BASE_URL") or f"http://127.0.0.1:{_int_env('FILEAPI_PORT', 3000)}",
         emit_metrics=bool(env.get("AWS_LAMBDA_FUNCTION_NAME")) or env.get("FILEAPI_METRICS") == "1",
         stripe_webhook_secret=env.get("FILEAPI_STRIPE_WEBHOOK_SECRET") or None,
         stripe_secret_key=env.get("FILEAPI_STRIPE_SECRET_KEY") or None,

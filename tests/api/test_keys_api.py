@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from fileapi.account.keys import RECOVERY_MESSAGE
 from fileapi.metering.keys import hash_key
 from fileapi.settings import get_settings
-from fileapi.web.services import get_meter
+from fileapi.web.services import get_stores
 from tests.conftest import MakeKey
 from tests.helpers import auth
 
@@ -40,7 +40,7 @@ def test_rotate_over_http(api: TestClient, make_key: MakeKey) -> None:
 
 def test_recover_over_http(api: TestClient, make_key: MakeKey) -> None:
     old = make_key(plan="pro")
-    account = get_meter().store.get_account_by_key(hash_key(old))
+    account = get_stores().accounts.get_account_by_key(hash_key(old))
     assert account is not None
     address = account.email
     started = time.monotonic()
@@ -72,7 +72,7 @@ def test_recover_validation(api: TestClient) -> None:
 def test_keys_and_codes_never_appear_in_logs(api: TestClient, make_key: MakeKey, log_output: io.StringIO) -> None:
     old = make_key(plan="pro")
     new = api.post("/v1/keys/rotate", headers=auth(old)).json()["api_key"]
-    account = get_meter().store.get_account_by_key(hash_key(new))
+    account = get_stores().accounts.get_account_by_key(hash_key(new))
     assert account is not None
     api.post("/v1/keys/recover", json={"email": account.email})
     code = re.search(r"\b(\d{8})\b", newest_mail_to(account.email)).group(1)  # type: ignore[union-attr]

@@ -46,7 +46,7 @@ def test_access_record_fields_without_content_or_key(api: TestClient, key: str, 
     assert first["request_id"] == response.headers["X-Request-Id"]
     assert first["metering"] == "counted" and "error" not in first
     assert access[1]["status"] == 400
-    assert access[1]["error"] == "invalid_input" and access[1]["metering"] == "not_counted"
+    assert access[1]["error"] == "invalid_input" and access[1]["metering"] == "refunded"
 
 
 def test_access_record_names_metering_refusals(api: TestClient, make_key: MakeKey, log_output: io.StringIO) -> None:

@@ -2,8 +2,18 @@
 
 from __future__ import annotations
 
-from fastapi.testclient import TestClient
+import socket
+import time
+from dataclasses import replace
 
+import pytest
+from fastapi.testclient import TestClient
+from httpx2 import Response
+
+from fileapi.metering.admin import change_account
+from fileapi.metering.keys import hash_key
+from fileapi.metering.months import seconds_to_next_month
+from fileapi.metering.store import AccountStore
 from tests.conftest import MakeKey
 from tests.helpers import auth
 
@@ -84,28 +94,109 @@ def test_usage_shape_and_not_counted(api: TestClient, make_key: MakeKey) -> None
     assert usage(api, key)["used_this_month"] == 0
 
 
-def test_quota_exceeded_returns_429(api: TestClient, make_key: MakeKey) -> None:
-    key = make_key(plan="business", quota=2)
+def test_quota_exceeded_returns_429_with_the_seconds_to_next_month(api: TestClient, make_key: MakeKey) -> None:
+    key = make_key(plan="scale", quota=2)
     remaining = [api.post(ENCODE, content=b"x", headers=auth(key)).headers["X-Quota-Remaining"] for _ in range(2)]
     assert remaining == ["1", "0"]
+    before = time.time_ns() // 1000
     response = api.post(ENCODE, content=b"x", headers=auth(key))
+    after = time.time_ns() // 1000
     assert response.status_code == 429
     assert response.json()["error"] == "quota_exceeded"
+    retry_after = int(response.headers["Retry-After"])
+    assert seconds_to_next_month(after) <= retry_after <= seconds_to_next_month(before)
+    assert (response.headers["X-Quota-Remaining"], response.headers["RateLimit-Limit"]) == ("0", "200")
     assert usage(api, key)["remaining"] == 0
 
 
-def test_rate_limited_returns_429_with_retry_after(api: TestClient, make_key: MakeKey) -> None:
-    key = make_key(plan="starter")
+def test_rate_limited_returns_429_with_retry_after_and_the_metering_headers(
+    api: TestClient, make_key: MakeKey, store: AccountStore
+) -> None:
+    # GIVEN a bucket of 5 refilled one token per 10 s, emptied
+    key = slow_key(make_key, store, burst=5)
     statuses = [api.post(ENCODE, content=b"x", headers=auth(key)).status_code for _ in range(5)]
     assert statuses == [200] * 5
+    # WHEN one more comes THEN 429 rate_limited, with the seconds to the next token and the metering headers
     response = api.post(ENCODE, content=b"x", headers=auth(key))
     assert response.status_code == 429
     assert response.json()["error"] == "rate_limited"
-    assert int(response.headers["Retry-After"]) >= 1
+    headers = response.headers
+    assert headers["Retry-After"] in ("9", "10")
+    assert (headers["RateLimit-Limit"], headers["RateLimit-Remaining"], headers["X-Quota-Remaining"]) == (
+        "5",
+        "0",
+        "2495",
+    )
+    assert headers["RateLimit-Reset"] in ("49", "50")
+    assert headers["RateLimit-Policy"] == '"default";q=5;w=50'
+    assert headers["RateLimit"] == f'"default";r=0;t={headers["RateLimit-Reset"]}'
 
 
-def test_rate_limit_comes_before_validation(api: TestClient, make_key: MakeKey) -> None:
+def test_a_failure_after_admission_carries_the_headers_of_its_refund(api: TestClient, make_key: MakeKey) -> None:
+    key = make_key(plan="pro")
+    assert api.post(ENCODE, content=b"x", headers=auth(key)).headers["X-Quota-Remaining"] == "9999"
+    failed = api.post("/v1/data/base64-decode", content=b"abc$", headers=auth(key))
+    assert failed.status_code == 400
+    assert (failed.headers["X-Quota-Remaining"], failed.headers["RateLimit-Remaining"]) == ("9999", "13")
+    invalid_query = api.post("/v1/data/json-format", params={"indent": "99"}, content=b"[]", headers=auth(key))
+    assert (invalid_query.status_code, invalid_query.headers["X-Quota-Remaining"]) == (400, "9999")
+
+
+def request_with_store_at(api: TestClient, key: str, endpoint: str) -> tuple[Response, float]:
+    """One metered request while the process's stores point at `endpoint` (the deployed timeouts); its
+    answer and how long it took."""
+    from fileapi.metering.stores import dynamo_stores, open_table
+    from fileapi.web import services
+
+    with services.stores_installed(dynamo_stores(open_table("t", region="us-east-1", endpoint_url=endpoint))):
+        started = time.monotonic()
+        response = api.post(ENCODE, content=b"x", headers=auth(key))
+        return response, time.monotonic() - started
+
+
+def test_an_unreachable_store_answers_503_within_2_s_and_runs_no_conversion(
+    api: TestClient, key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # GIVEN the store's address is a port where nothing listens, and a converter that records its calls
+    from fileapi.local.dynamo import free_port
+    from fileapi.local.template import load_function_module, load_functions
+
+    conversions: list[bytes] = []
+
+    def recording_encode(data: bytes) -> bytes:
+        conversions.append(data)
+        return b""
+
+    (data_function,) = [spec for spec in load_functions() if spec.logical_id == "DataFunction"]
+    monkeypatch.setattr(load_function_module(data_function), "encode_base64", recording_encode)
+    # WHEN a request comes THEN 503 service_unavailable with Retry-After, well within 2 s, and no work done
+    response, elapsed = request_with_store_at(api, key, f"http://127.0.0.1:{free_port()}")
+    assert (response.status_code, response.json()["error"]) == (503, "service_unavailable")
+    assert response.headers["Retry-After"] == "1"
+    assert elapsed < 2.0 and conversions == []
+
+
+def test_a_store_that_never_answers_gives_503_within_2_s(api: TestClient, key: str) -> None:
+    # GIVEN a store that accepts connections and never replies
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(64)
+        response, elapsed = request_with_store_at(api, key, f"http://127.0.0.1:{silent.getsockname()[1]}")
+    assert (response.status_code, response.json()["error"]) == (503, "service_unavailable")
+    assert elapsed < 2.0
+
+
+def slow_key(make_key: MakeKey, store: AccountStore, *, burst: int) -> str:
+    """A key whose bucket holds `burst` and refills one token per 10 s (no refill within a test)."""
     key = make_key(plan="starter")
+    account = store.get_account_by_key(hash_key(key))
+    assert account is not None
+    change_account(store, replace(account, sustained_override=0.1, burst_override=burst))
+    return key
+
+
+def test_rate_limit_comes_before_validation(api: TestClient, make_key: MakeKey, store: AccountStore) -> None:
+    key = slow_key(make_key, store, burst=5)
     for _ in range(5):
         api.get("/v1/usage", headers=auth(key))
     response = api.post("/v1/data/json-format", params={"indent": "99"}, content=b"[]", headers=auth(key))

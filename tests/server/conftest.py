@@ -7,13 +7,18 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Protocol
 
 import pytest
 
 from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server
-from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+from fileapi.metering.dynamodb import DynamoTable, create_table
+from fileapi.metering.store import AccountStore
+from fileapi.metering.stores import dynamo_stores, open_table
+from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
 
 pytestmark = pytest.mark.server
 
@@ -32,27 +37,50 @@ def wait_for_health(base_url: str, process: subprocess.Popen[bytes], timeout_sec
     raise RuntimeError(f"{base_url} did not become healthy")
 
 
-StartServers = Callable[[int], list[str]]
+class StartServers(Protocol):
+    def __call__(
+        self, count: int, *, endpoint: str | None = None, log_dir: Path | None = None, env: dict[str, str] | None = None
+    ) -> list[str]:
+        """Start `count` servers (against `endpoint`, default the session's; logs into `log_dir`/server-N.log)."""
+        ...
 
 
 @pytest.fixture()
-def server_table(dynamodb_endpoint: str) -> DynamoStore:
-    table = f"fileapi-server-{uuid.uuid4().hex[:8]}"
-    client = create_client(region="us-east-1", endpoint_url=dynamodb_endpoint)
-    create_table(client, table)
-    return DynamoStore(table, client)
+def server_table(dynamodb_endpoint: str) -> DynamoTable:
+    table = open_table(
+        f"fileapi-server-{uuid.uuid4().hex[:8]}",
+        region="us-east-1",
+        endpoint_url=dynamodb_endpoint,
+        read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS,
+    )
+    create_table(table.client, table.table_name)
+    return table
 
 
 @pytest.fixture()
-def start_servers(dynamodb_endpoint: str, server_table: DynamoStore) -> Iterator[StartServers]:
+def server_store(server_table: DynamoTable) -> AccountStore:
+    """The account store of the servers' table (keys are made with it)."""
+    return dynamo_stores(server_table).accounts
+
+
+@pytest.fixture()
+def start_servers(dynamodb_endpoint: str, server_table: DynamoTable) -> Iterator[StartServers]:
     """Start API server processes on free ports (all on one table); stopped after the test."""
     processes: list[subprocess.Popen[bytes]] = []
 
-    def start(count: int) -> list[str]:
+    def start(
+        count: int, *, endpoint: str | None = None, log_dir: Path | None = None, env: dict[str, str] | None = None
+    ) -> list[str]:
         urls = []
         for _ in range(count):
             port = dynamo.free_port()
-            process = start_api_server(port, endpoint=dynamodb_endpoint, table=server_table.table_name)
+            process = start_api_server(
+                port,
+                endpoint=endpoint or dynamodb_endpoint,
+                table=server_table.table_name,
+                log_path=log_dir / f"server-{len(processes)}.log" if log_dir is not None else None,
+                env=env,
+            )
             processes.append(process)
             urls.append(f"http://127.0.0.1:{port}")
         for url, process in zip(urls, processes[-count:], strict=True):

@@ -12,14 +12,14 @@ from fileapi.account.keys import KeyService
 from fileapi.account.mailer import OutboxMailer
 from fileapi.errors import InvalidInput
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamodb import DynamoStore
+from fileapi.metering.store import AccountStore
 
 pytestmark = pytest.mark.server
 
 
-def test_a_code_is_used_exactly_once_under_concurrency(server_table: DynamoStore, tmp_path: Path) -> None:
-    service = KeyService(server_table, OutboxMailer("no-reply@example.com", tmp_path))
-    create_key(server_table, email="race@example.com", plan="pro")
+def test_a_code_is_used_exactly_once_under_concurrency(server_store: AccountStore, tmp_path: Path) -> None:
+    service = KeyService(server_store, OutboxMailer("no-reply@example.com", tmp_path))
+    create_key(server_store, email="race@example.com", plan="pro")
     service.start_recovery("race@example.com", source="s")
     (mail,) = tmp_path.glob("*.eml")
     code = re.search(rb"\b(\d{8})\b", mail.read_bytes()).group(1).decode()  # type: ignore[union-attr]

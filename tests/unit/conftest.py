@@ -1,4 +1,5 @@
-"""Unit tests run single-threaded against moto's in-process DynamoDB mock (no server)."""
+"""Unit tests run single-threaded, without a server: the metering stores come in both implementations
+(in memory, and DynamoDB through moto's in-process mock), and the same tests run against each."""
 
 from __future__ import annotations
 
@@ -7,13 +8,29 @@ from collections.abc import Iterator
 import pytest
 from moto import mock_aws
 
-from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+from fileapi.metering.dynamodb import DynamoTable, create_client, create_table
+from fileapi.metering.memory import memory_stores
+from fileapi.metering.store import AccountStore, Stores
+from fileapi.metering.stores import dynamo_stores
 
 
 @pytest.fixture()
-def store() -> Iterator[DynamoStore]:
-    """A fresh table in moto's in-process mock (overrides the session's moto-server store here)."""
+def dynamo_table() -> Iterator[DynamoTable]:
+    """A fresh table in moto's in-process mock."""
     with mock_aws():
-        client = create_client(region="us-east-1")
-        create_table(client, "t")
-        yield DynamoStore("t", client, sleep=lambda _: None)
+        table = DynamoTable("t", create_client(region="us-east-1"), sleep=lambda _: None)
+        create_table(table.client, table.table_name)
+        yield table
+
+
+@pytest.fixture(params=["memory", "dynamodb"])
+def stores(request: pytest.FixtureRequest) -> Stores:
+    """The two stores, in memory or over DynamoDB (overrides the session's moto-server stores here)."""
+    if request.param == "memory":
+        return memory_stores()
+    return dynamo_stores(request.getfixturevalue("dynamo_table"))
+
+
+@pytest.fixture()
+def store(stores: Stores) -> AccountStore:
+    return stores.accounts

@@ -12,9 +12,10 @@ import pytest
 from fileapi.account.keys import MAX_CODE_TRIES, KeyService, check_email
 from fileapi.account.mailer import OutboxMailer
 from fileapi.errors import InvalidInput, RateLimited, Unauthorized
+from fileapi.metering.accounts import Account
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamodb import DynamoStore
 from fileapi.metering.meter import Meter
+from fileapi.metering.store import AccountStore, Stores
 
 T0 = 1_795_000_000.0
 
@@ -38,8 +39,21 @@ def outbox(tmp_path: Path) -> Path:
 
 
 @pytest.fixture()
-def service(store: DynamoStore, clock: Clock, outbox: Path) -> KeyService:
+def service(store: AccountStore, clock: Clock, outbox: Path) -> KeyService:
     return KeyService(store, OutboxMailer("no-reply@example.com", outbox), clock=clock)
+
+
+@pytest.fixture()
+def meter(stores: Stores) -> Meter:
+    return Meter(stores.admission)
+
+
+def authenticate(meter: Meter, store: AccountStore, key: str) -> Account:
+    """The account the key admits to (raises what admission raises)."""
+    admission = meter.admit(f"Bearer {key}", counted=False, request_id=key[-12:])
+    account = store.get_account(admission.account_id)
+    assert account is not None
+    return account
 
 
 def mails(outbox: Path) -> list[str]:
@@ -56,49 +70,53 @@ def last_code(outbox: Path) -> str:
 
 
 def test_rotate_invalidates_the_old_key_and_mails_the_new(
-    service: KeyService, store: DynamoStore, outbox: Path
+    service: KeyService, store: AccountStore, outbox: Path, meter: Meter
 ) -> None:
-    meter = Meter(store)
     old = create_key(store, email="r@example.com", plan="pro")
-    account = meter.authenticate(f"Bearer {old}")
+    account = authenticate(meter, store, old)
     new = service.rotate(account)
     with pytest.raises(Unauthorized):
-        meter.authenticate(f"Bearer {old}")
-    assert meter.authenticate(f"Bearer {new}").account_id == account.account_id
+        authenticate(meter, store, old)
+    assert authenticate(meter, store, new).account_id == account.account_id
     assert new in mails(outbox)[-1] and old not in mails(outbox)[-1]
 
 
-def test_rotating_with_a_stale_account_view_is_refused(service: KeyService, store: DynamoStore) -> None:
-    meter = Meter(store)
-    account = meter.authenticate(f"Bearer {create_key(store, email='s@example.com', plan='pro')}")
+def test_rotating_with_a_stale_account_view_is_refused(service: KeyService, store: AccountStore, meter: Meter) -> None:
+    account = authenticate(meter, store, create_key(store, email="s@example.com", plan="pro"))
     service.rotate(account)
     with pytest.raises(InvalidInput, match="rotated by another request"):
         service.rotate(account)
 
 
-def test_recovery_flow(service: KeyService, store: DynamoStore, outbox: Path) -> None:
-    meter = Meter(store)
+def test_recovery_flow(service: KeyService, store: AccountStore, outbox: Path, meter: Meter) -> None:
     old = create_key(store, email="Who@Example.com", plan="growth")
     service.start_recovery("who@example.com ", source="1.2.3.4")
     code = last_code(outbox)
     new = service.confirm_recovery("WHO@example.com", code, source="1.2.3.4")
     with pytest.raises(Unauthorized):
-        meter.authenticate(f"Bearer {old}")
-    assert meter.authenticate(f"Bearer {new}").plan == "growth"
+        authenticate(meter, store, old)
+    assert authenticate(meter, store, new).plan == "growth"
     with pytest.raises(InvalidInput, match="wrong, expired or already used"):
         service.confirm_recovery("who@example.com", code, source="1.2.3.4")  # works once
 
 
 def test_unknown_address_gets_no_mail_but_the_same_store_work(
-    service: KeyService, store: DynamoStore, outbox: Path
+    service: KeyService, store: AccountStore, outbox: Path
 ) -> None:
+    stored: list[str] = []
+    put = store.put_recovery_code
+
+    def recording_put(email: str, code_hash: str, *, expires_at: int) -> None:
+        stored.append(email)
+        put(email, code_hash, expires_at=expires_at)
+
+    store.put_recovery_code = recording_put  # type: ignore[method-assign]
     service.start_recovery("nobody@example.com", source="1.2.3.4")
     assert not outbox.exists() or mails(outbox) == []
-    item = store._get("RECOVERY#nobody@example.com", "CODE")
-    assert item is not None and "code_hash" in item
+    assert stored == ["nobody@example.com"]
 
 
-def test_expired_code_fails(service: KeyService, store: DynamoStore, clock: Clock, outbox: Path) -> None:
+def test_expired_code_fails(service: KeyService, store: AccountStore, clock: Clock, outbox: Path) -> None:
     create_key(store, email="e@example.com", plan="pro")
     service.start_recovery("e@example.com", source="s")
     code = last_code(outbox)
@@ -107,7 +125,7 @@ def test_expired_code_fails(service: KeyService, store: DynamoStore, clock: Cloc
         service.confirm_recovery("e@example.com", code, source="s")
 
 
-def test_five_wrong_tries_burn_the_code(service: KeyService, store: DynamoStore, outbox: Path) -> None:
+def test_five_wrong_tries_burn_the_code(service: KeyService, store: AccountStore, outbox: Path) -> None:
     create_key(store, email="b@example.com", plan="pro")
     service.start_recovery("b@example.com", source="s")
     code = last_code(outbox)
@@ -119,7 +137,7 @@ def test_five_wrong_tries_burn_the_code(service: KeyService, store: DynamoStore,
         service.confirm_recovery("b@example.com", code, source="s")
 
 
-def test_a_new_code_replaces_the_old_one(service: KeyService, store: DynamoStore, outbox: Path, clock: Clock) -> None:
+def test_a_new_code_replaces_the_old_one(service: KeyService, store: AccountStore, outbox: Path, clock: Clock) -> None:
     create_key(store, email="n@example.com", plan="pro")
     service.start_recovery("n@example.com", source="s")
     first = last_code(outbox)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 def test_snapstart_reset_drops_the_service_objects() -> None:
     import fileapi.web.services as services
+    from fileapi.metering.memory import memory_stores
 
-    services.set_meter(None)
+    services.use_stores(memory_stores())
     marker = object()
     services._keys = marker  # type: ignore[assignment]
     services.reset_after_restore()
-    assert services._keys is None and services._meter is None
+    assert services._keys is None and services._meter is None and services._stores is None
 
 
 def test_request_metrics_are_embedded_metric_format(capsys: object) -> None:

@@ -17,12 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fileapi.account.mailer import Mailer
-from fileapi.errors import InvalidInput, RateLimited
+from fileapi.errors import InvalidInput, RateLimited, Unauthorized
 from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.meter import guarded
 from fileapi.metering.ratelimit import Bucket
-from fileapi.metering.store import BucketEmpty, CodeRejected, KeyChanged, MeteringStore
+from fileapi.metering.store import AccountStore, BucketEmpty, CodeRejected, KeyChanged
 
 CODE_TTL_SECONDS = 600
 MAX_CODE_TRIES = 5
@@ -63,10 +63,30 @@ class KeyService:
     :param clock: epoch seconds (injected in tests).
     """
 
-    def __init__(self, store: MeteringStore, mailer: Mailer, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: AccountStore, mailer: Mailer, *, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.mailer = mailer
         self.clock = clock
+
+    def account(self, account_id: str) -> Account:
+        """The account with this id (admitted just now, so it exists unless deleted meanwhile).
+
+        :raises Unauthorized: the account is gone.
+        """
+        account = guarded(lambda: self.store.get_account(account_id))
+        if account is None:
+            raise Unauthorized("invalid API key")
+        return account
+
+    def rotate_account(self, account_id: str, key_hash: str) -> str:
+        """Rotate the key that hashes to `key_hash` of the account with this id (see `rotate`).
+
+        :raises Unauthorized: that key is no longer the account's (rotated by a concurrent request).
+        """
+        account = self.account(account_id)
+        if account.key_hash != key_hash:
+            raise Unauthorized("invalid API key")
+        return self.rotate(account)
 
     def rotate(self, account: Account) -> str:
         """Replace the account's key; the old one is invalid at once; the new one is e-mailed and returned."""
@@ -131,9 +151,7 @@ class KeyService:
         now = self.clock()
         bucket = Bucket.at(int(now * 1_000_000), limit.limits())
         try:
-            guarded(
-                lambda: self.store.take_token(subject, "abuse", bucket, quota=None, expires_at=int(now) + 2 * 86_400)
-            )
+            guarded(lambda: self.store.throttle(subject, bucket, expires_at=int(now) + 2 * 86_400))
         except BucketEmpty as exc:
             raise RateLimited(
                 "too many recovery requests; try again later",

@@ -1,18 +1,21 @@
-"""Administrative account operations (key creation), used by the CLI and the local runner."""
+"""Administrative account operations (key creation, plan and status changes), used by the CLI, the
+local runner and billing."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import replace
 
-from fileapi.metering.accounts import Account
+from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.keys import generate_key, hash_key, is_well_formed
-from fileapi.metering.plans import get_plan
-from fileapi.metering.store import MeteringStore
+from fileapi.metering.months import month_period, utc
+from fileapi.metering.plans import PlanCatalog
+from fileapi.metering.store import AccountStore
 
 
 def create_key(
-    store: MeteringStore,
+    store: AccountStore,
     *,
     email: str,
     plan: str,
@@ -20,20 +23,28 @@ def create_key(
     key: str | None = None,
     status: str = "active",
     customer_id: str | None = None,
+    plans: PlanCatalog | None = None,
 ) -> str:
     """Create an account holding a new key and return the key.
 
+    :param plan: a contract plan or a custom plan of the store.
     :param quota: monthly quota override (None: the plan's).
-    :param key: use this key instead of a random one (it must look like `sk_live_...`).
-    :raises ValueError: unknown plan, quota < 0, or a malformed key.
+    :param key: use this key instead of a random one (it must be a valid key: `fileapi keys generate`).
+    :param plans: the catalog to look plans up in (default: one over `store`).
+    :raises UnknownPlan: no such plan.
+    :raises ValueError: quota < 0, or a malformed key.
     :raises AccountExists: the e-mail address or the key is taken.
     """
-    get_plan(plan)
+    catalog = plans or PlanCatalog(store)
+    plan_limits = catalog.get(plan)
     if quota is not None and quota < 0:
         raise ValueError(f"quota must be >= 0, not {quota}")
     key = key or generate_key()
     if not is_well_formed(key):
-        raise ValueError("a key is 'sk_live_' followed by 32 to 128 characters of A-Z a-z 0-9 - _")
+        raise ValueError(
+            "not a valid key: a key is 'sk_live_', 43 letters and digits and a 6-character checksum; "
+            "make one with `fileapi keys generate`"
+        )
     account = Account(
         account_id=uuid.uuid4().hex,
         email=email,
@@ -43,17 +54,34 @@ def create_key(
         quota_override=quota,
         customer_id=customer_id,
     )
-    store.create_account(account)
+    store.create_account(account, account.limits_under(plan_limits))
     return key
 
 
-def ensure_key(store: MeteringStore, *, key: str, email: str, plan: str, quota: int | None = None) -> None:
+def limits_of(store: AccountStore, account: Account, *, plans: PlanCatalog | None = None) -> Limits:
+    """The limits in force for `account` under its plan (looked up in `plans`, default one over `store`)."""
+    return account.limits_under((plans or PlanCatalog(store)).get(account.plan))
+
+
+def change_account(
+    store: AccountStore, account: Account, *, plans: PlanCatalog | None = None, now: float | None = None
+) -> None:
+    """Store `account`'s plan, status, overrides and customer with the limits they give, this UTC month.
+
+    :raises UnknownPlan: its plan does not exist.
+    :raises NoSuchAccount: there is no such account.
+    """
+    period = month_period(utc(int((time.time() if now is None else now) * 1_000_000)))
+    store.update_account(account, limits_of(store, account, plans=plans), period=period)
+
+
+def ensure_key(store: AccountStore, *, key: str, email: str, plan: str, quota: int | None = None) -> None:
     """Make sure `key` exists, active, on `plan` with `quota` (the local dev key); idempotent."""
-    get_plan(plan)
+    PlanCatalog(store).get(plan)
     existing = store.get_account_by_key(hash_key(key))
     if existing is None:
         create_key(store, email=email, plan=plan, quota=quota, key=key)
         return
     wanted = replace(existing, plan=plan, status="active", quota_override=quota)
     if wanted != existing:
-        store.update_account(wanted)
+        change_account(store, wanted)

@@ -1,24 +1,64 @@
-"""API key format: `sk_live_` plus 43 URL-safe characters (32 random bytes); stored only as SHA-256."""
+"""API key format: `sk_live_`, 43 random base62 characters (256 bits), and a 6-character checksum.
+
+The checksum is the CRC32 of everything before it, in base62 (as GitHub's tokens carry theirs). It is
+no secret and proves nothing about a key's validity, but it lets anyone tell a real key from a random
+or mistyped string offline: the API refuses a key whose checksum does not match with 401 before any
+store call, and a secret scanner can check a match before reporting a leak. Keys are stored only as
+their SHA-256.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import re
 import secrets
+import zlib
+
+from fileapi.errors import Unauthorized
 
 KEY_PREFIX = "sk_live_"
-_KEY_PATTERN = re.compile(r"sk_live_[A-Za-z0-9_-]{32,128}")
+BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+RANDOM_CHARS = 43  # 62**43 > 2**256
+CHECKSUM_CHARS = 6  # 62**6 > 2**32
+KEY_LENGTH = len(KEY_PREFIX) + RANDOM_CHARS + CHECKSUM_CHARS
+_KEY_PATTERN = re.compile(rf"{KEY_PREFIX}[0-9A-Za-z]{{{RANDOM_CHARS + CHECKSUM_CHARS}}}")
 LOGGED_KEY_CHARS = 12
+
+
+def _base62(value: int, width: int) -> str:
+    digits = []
+    for _ in range(width):
+        value, digit = divmod(value, 62)
+        digits.append(BASE62[digit])
+    return "".join(reversed(digits))
+
+
+def checksum(body: str) -> str:
+    """The 6 base62 characters of the CRC32 of `body` (the prefix and the random part)."""
+    return _base62(zlib.crc32(body.encode("ascii")), CHECKSUM_CHARS)
+
+
+def key_from_random(random_part: str) -> str:
+    """The key made of `random_part` (43 base62 characters) and its checksum.
+
+    :raises ValueError: `random_part` is not 43 base62 characters.
+    """
+    if len(random_part) != RANDOM_CHARS or any(char not in BASE62 for char in random_part):
+        raise ValueError(f"the random part of a key is {RANDOM_CHARS} characters of 0-9 A-Z a-z")
+    body = KEY_PREFIX + random_part
+    return body + checksum(body)
 
 
 def generate_key() -> str:
     """A new random API key (256 bits from the OS CSPRNG)."""
-    return KEY_PREFIX + secrets.token_urlsafe(32)
+    return key_from_random("".join(secrets.choice(BASE62) for _ in range(RANDOM_CHARS)))
 
 
 def is_well_formed(key: str) -> bool:
-    """True when `key` has the shape of an API key (it may still be unknown)."""
-    return _KEY_PATTERN.fullmatch(key) is not None
+    """True when `key` has the shape of an API key and its checksum matches (it may still be unknown)."""
+    if _KEY_PATTERN.fullmatch(key) is None:
+        return False
+    return checksum(key[:-CHECKSUM_CHARS]) == key[-CHECKSUM_CHARS:]
 
 
 def hash_key(key: str) -> str:
@@ -29,3 +69,23 @@ def hash_key(key: str) -> str:
 def key_prefix(key: str) -> str:
     """The part of a key that may appear in logs: its first 12 characters."""
     return key[:LOGGED_KEY_CHARS]
+
+
+def parse_bearer(authorization: str | None) -> str:
+    """The key of an `Authorization: Bearer <key>` header, checked offline (shape and checksum).
+
+    :raises Unauthorized: missing header, another scheme, a value that is not a key, or a key whose
+        checksum does not match (mistyped, cut short, or made up).
+    """
+    if not authorization:
+        raise Unauthorized("missing API key: send 'Authorization: Bearer sk_live_...'")
+    scheme, _, key = authorization.strip().partition(" ")
+    key = key.strip()
+    if scheme.lower() != "bearer" or _KEY_PATTERN.fullmatch(key) is None:
+        raise Unauthorized(
+            f"malformed Authorization header: expected 'Bearer sk_live_' and {RANDOM_CHARS + CHECKSUM_CHARS} "
+            "letters and digits"
+        )
+    if not is_well_formed(key):
+        raise Unauthorized("invalid API key: its checksum does not match; check that it was copied whole")
+    return key

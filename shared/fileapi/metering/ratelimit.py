@@ -27,8 +27,28 @@ class Bucket:
 
     @classmethod
     def at(cls, now_us: int, limits: Limits) -> Bucket:
-        interval = max(1, round(MICROS / limits.sustained_per_second))
-        return cls(now_us=now_us, interval_us=interval, tolerance_us=interval * limits.burst)
+        return cls.of(now_us, interval_us=limits.interval_us, burst=limits.burst)
+
+    @classmethod
+    def of(cls, now_us: int, *, interval_us: int, burst: int) -> Bucket:
+        """The bucket of `burst` tokens refilled one per `interval_us`, at `now_us`."""
+        return cls(now_us=now_us, interval_us=interval_us, tolerance_us=interval_us * burst)
+
+    @property
+    def burst(self) -> int:
+        return self.tolerance_us // self.interval_us
+
+    def admits(self, tat_us: int) -> bool:
+        """True when a bucket whose TAT is `tat_us` has a token now."""
+        return tat_us <= self.ceiling_us
+
+    def next_tat(self, tat_us: int) -> int:
+        """The TAT after one token is taken from a bucket whose TAT is `tat_us` (GCRA: max(TAT, now) + I)."""
+        return max(tat_us, self.now_us) + self.interval_us
+
+    def available_at_us(self, tat_us: int) -> int:
+        """The instant at which a bucket whose TAT is `tat_us` has a token again."""
+        return tat_us - self.tolerance_us + self.interval_us
 
     @property
     def ceiling_us(self) -> int:

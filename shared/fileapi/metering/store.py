@@ -1,22 +1,48 @@
-"""The storage interface of metering: accounts, keys and per-month usage.
+"""The storage interfaces of metering, narrow by purpose.
 
-The metering logic (`fileapi.metering.meter`) is plain code over these primitives; the
-DynamoDB implementation (`fileapi.metering.dynamodb`) provides them with conditional
-atomic updates. A sharded or leased implementation can replace it without touching the
-web layer.
+- `AdmissionStore`: what one metered request needs: find the account of a key, admit (one
+  conditional write that checks the key, the subscription, the rate bucket and the quota, and
+  takes a token and reserves a unit), refund a reserved unit, read the admission item.
+- `AccountStore`: what account management needs: create, look up, change plan or status,
+  rotate the key, recovery codes, webhook event claims, abuse throttles.
+
+The logic over them (`fileapi.metering.meter`) is plain code; `fileapi.metering.dynamo_admission`,
+`fileapi.metering.dynamo_accounts` and `fileapi.metering.memory` implement them, and one behavioural
+test suite runs against the DynamoDB and the in-memory implementations alike.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from enum import Enum
 
-from fileapi.metering.accounts import Account
+from fileapi.metering.accounts import Account, Limits
+from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
+from fileapi.metering.state import MeterState, request_tag
 
 
 class StoreError(Exception):
-    """Base of the store's domain errors."""
+    """Base of the stores' domain errors."""
+
+
+class Refused(StoreError):
+    """A conditional write's condition failed; nothing was changed. `state` is the item as it was
+    (None when there is no such item)."""
+
+    def __init__(self, state: MeterState | None) -> None:
+        super().__init__("condition failed")
+        self.state = state
+
+
+class Ambiguous(StoreError):
+    """A write's outcome is unknown: it was sent, and its reply was lost (timeout, closed connection,
+    a 5xx from the store). It may or may not have been applied, so it must not be retried blindly."""
+
+
+class StoreUnavailable(StoreError):
+    """The store could not be reached, or throttled us, after the bounded retries; nothing was applied."""
 
 
 class BucketEmpty(StoreError):
@@ -27,16 +53,12 @@ class BucketEmpty(StoreError):
         self.tat_us = tat_us
 
 
-class QuotaUsedUp(StoreError):
-    """The month's quota is used up; `used` is the stored count."""
-
-    def __init__(self, used: int) -> None:
-        super().__init__(f"quota used up ({used})")
-        self.used = used
-
-
 class AccountExists(StoreError):
     """An account with that e-mail address or key already exists."""
+
+
+class NoSuchAccount(StoreError):
+    """The account to change does not exist."""
 
 
 class KeyChanged(StoreError):
@@ -47,20 +69,130 @@ class CodeRejected(StoreError):
     """A recovery code that is wrong, expired, used, burnt or absent."""
 
 
-class StoreUnavailable(StoreError):
-    """The store could not be reached, or throttled us, after the bounded retries."""
+class BucketCase(Enum):
+    """Which of GCRA's two updates an attempt makes (a conditional write cannot take max(TAT, now)).
+
+    IDLE: the bucket is full (TAT <= now): TAT becomes now + interval.
+    BUSY: tokens were taken recently (now <= TAT <= ceiling): TAT advances by one interval.
+    """
+
+    IDLE = "idle"
+    BUSY = "busy"
 
 
 @dataclass(frozen=True)
-class Usage:
-    """One account's usage item for one UTC month (`period` is 'YYYY-MM')."""
+class Attempt:
+    """One admission write: its expectations (the condition) and its effect.
 
-    used: int
-    tat_us: int | None
+    :param expected: the admission item as the caller believes it is: key hash, limits and period
+        are conditions (a stale cache fails the condition and learns the truth from the refusal).
+    :param bucket: GCRA parameters at this instant; `case` says which update is tried.
+    :param reserve: reserve one unit of the month's quota (a counted request); else only a token.
+    :param new_month: the stored period is older than `period`: start `period` (its count from 0,
+        the closed month's counts kept as prev_used and prev_forgiven), in the same write.
+    :param request_id: its tag is written with the change, so that a read-back can tell whether it applied.
+    :param shard: which of the key's items the write goes to.
+    """
+
+    account_id: str
+    key_hash: str
+    interval_us: int
+    burst: int
+    period: str
+    bucket: Bucket
+    case: BucketCase
+    reserve: bool
+    new_month: bool
+    request_id: str
+    shard: int = 0
+
+    @property
+    def new_tat_if_idle(self) -> int:
+        return self.bucket.now_us + self.bucket.interval_us
+
+    @property
+    def tag(self) -> tuple[int, str]:
+        """The slot and the tag this admission writes (see `fileapi.metering.state.request_tag`)."""
+        return request_tag(self.request_id)
 
 
-class MeteringStore(ABC):
-    """Primitives over which metering is written. All methods may raise StoreUnavailable."""
+class AdmissionStore(ABC):
+    """Primitives of the metered request path. Every method may raise StoreUnavailable (nothing applied)."""
+
+    @abstractmethod
+    def find_account_id(self, key_hash: str) -> str | None:
+        """The id of the account whose active key hashes to `key_hash`, or None.
+
+        The link of a key to its account never changes (a rotated key's link is deleted), so a
+        process may cache the answer; the admission write itself checks the key is still current.
+        """
+
+    @abstractmethod
+    def admit(self, attempt: Attempt) -> MeterState:
+        """Apply `attempt` in one atomic conditional write and return the item after it.
+
+        The condition: the item exists; its key hash is `attempt.key_hash`; its status is active
+        (active or trialing); its interval and burst are the attempt's; its period is
+        `attempt.period` (for `new_month`: older than it); for `reserve`, used < quota (for
+        `new_month`: quota > 0); and the bucket case holds (IDLE: tat <= now; BUSY: now <= tat <=
+        ceiling). The effect: TAT moves (IDLE: now + interval; BUSY: tat + interval); for `reserve`
+        used grows by one (`new_month`: the closed month's counts move to prev_*, and used starts at
+        1, or 0 without `reserve`, forgiven at 0, quota at base_quota); the attempt's tag is written in
+        its slot. All of it on the item of `attempt.shard`.
+
+        Raise Refused(item as it was, or None) when any part of the condition fails; nothing changes.
+        Raise Ambiguous when the write was sent and its outcome is unknown.
+        """
+
+    @abstractmethod
+    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+        """Give back the unit that request `request_id` reserved in `period` on `shard` (it failed).
+
+        One conditional write: used - 1 when the item's period is `period` and used > 0, else
+        prev_used - 1 when prev_period is `period` and prev_used > 0 (the month turned meanwhile);
+        `last_refund` becomes `request_id`, and a refund whose `last_refund` is already `request_id`
+        changes nothing. Returns the item after the refund (or as it was, when this refund had
+        applied), or None when there was nothing to refund. May raise Ambiguous.
+        """
+
+    @abstractmethod
+    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+        """Do not charge the unit of `request_id`, whose outcome is unknown, without giving it back:
+        forgiven + 1 in `period` (or prev_forgiven + 1 when the month turned), so the hard cap keeps
+        counting it and the charge does not. `last_forgiven` works as `last_refund` does for refund.
+        Returns the item after it, or None when the item has no such month. May raise Ambiguous.
+        """
+
+    @abstractmethod
+    def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
+        """One admission item, read consistently (None when there is none)."""
+
+    @abstractmethod
+    def read_shards(self, account_id: str) -> list[MeterState]:
+        """Every admission item of the account, by shard (empty when there is no account)."""
+
+    @abstractmethod
+    def move_quota(self, source: MeterState, target: int, units: int) -> bool:
+        """Move `units` of the month's quota from shard `source.shard` to shard `target`, all or nothing:
+        only while the source's quota is still `source.quota`, its used at most `source.quota - units`,
+        and both items are in `source.period`. False when those conditions do not hold (nothing moved).
+        The total quota of the key never changes, so the hard cap holds."""
+
+
+class AccountStore(ABC):
+    """Primitives of account management. Every method may raise StoreUnavailable."""
+
+    @abstractmethod
+    def create_account(self, account: Account, limits: Limits) -> None:
+        """Store a new account with its key link, e-mail index and `limits.shards` admission items, all or
+        nothing; its items start with full buckets and no month counted.
+
+        Raise AccountExists if the e-mail address or the key is taken.
+        """
+
+    @abstractmethod
+    def get_account(self, account_id: str) -> Account | None:
+        """The account with this id, or None."""
 
     @abstractmethod
     def get_account_by_key(self, key_hash: str) -> Account | None:
@@ -71,45 +203,19 @@ class MeteringStore(ABC):
         """The account with this e-mail address (compared in lower case), or None."""
 
     @abstractmethod
-    def create_account(self, account: Account) -> None:
-        """Store a new account with its key and e-mail index, all or nothing.
-
-        Raise AccountExists if the e-mail address or the key is taken.
-        """
-
-    @abstractmethod
-    def update_account(self, account: Account) -> None:
-        """Replace the stored fields of an existing account (not its key or e-mail)."""
-
-    @abstractmethod
-    def take_token(self, account_id: str, period: str, bucket: Bucket, *, quota: int | None, expires_at: int) -> int:
-        """Take one token from the account's bucket, atomically, and return the new TAT.
-
-        Raise BucketEmpty if the bucket's TAT is above `bucket.ceiling_us`, else
-        QuotaUsedUp if `quota` is given and the period's count is at least `quota`;
-        nothing is changed then. `expires_at` (epoch seconds) is when the item may be deleted.
-        """
-
-    @abstractmethod
-    def count_success(self, account_id: str, period: str, *, quota: int, request_id: str, expires_at: int) -> int:
-        """Add one to the period's count if it is below `quota`; return the new count.
-
-        Idempotent per `request_id`: a retry of a call that already counted returns
-        that count instead of counting again. Raise QuotaUsedUp when the count is
-        already at `quota`.
-        """
-
-    @abstractmethod
     def get_account_by_customer(self, customer_id: str) -> Account | None:
         """The account linked to the payment provider's customer id, or None."""
 
     @abstractmethod
-    def claim_event(self, event_id: str, *, expires_at: int) -> bool:
-        """Record a webhook event id; False when it was recorded before (a replay or a concurrent delivery)."""
+    def update_account(self, account: Account, limits: Limits, *, period: str) -> None:
+        """Replace the stored plan, status, overrides and customer id of an existing account (not its key
+        or e-mail), and the limits its admission items enforce, all or nothing: items are added or removed
+        when the number of shards changes, the month `period`'s count is kept (a removed item's count
+        moves to the first) and what is left of the new quota is spread over the items, so the hard cap
+        is the new quota. Processes that cached the old limits learn them on their next admission.
 
-    @abstractmethod
-    def release_event(self, event_id: str) -> None:
-        """Forget a claimed event id (its processing failed, so the provider's retry may run it)."""
+        Raise NoSuchAccount when there is no such account.
+        """
 
     @abstractmethod
     def list_accounts(self, *, limit: int = 1000) -> list[Account]:
@@ -117,7 +223,8 @@ class MeteringStore(ABC):
 
     @abstractmethod
     def replace_key(self, account: Account, new_key_hash: str) -> Account:
-        """Make `new_key_hash` the account's only key, all or nothing: the old key stops working at once.
+        """Make `new_key_hash` the account's only key, all or nothing: the old key stops working at once
+        (its link is deleted and the admission item's key hash changes, which every cached admission checks).
 
         Raise KeyChanged if the account's key is no longer `account.key_hash`.
         """
@@ -134,5 +241,35 @@ class MeteringStore(ABC):
         failed try and raise CodeRejected."""
 
     @abstractmethod
-    def get_usage(self, account_id: str, period: str) -> Usage:
-        """The period's usage item (used 0 and no TAT when there is none)."""
+    def claim_event(self, event_id: str, *, expires_at: int) -> bool:
+        """Record a webhook event id; False when it was recorded before (a replay or a concurrent delivery)."""
+
+    @abstractmethod
+    def release_event(self, event_id: str) -> None:
+        """Forget a claimed event id (its processing failed, so the provider's retry may run it)."""
+
+    @abstractmethod
+    def put_plan(self, plan: Plan) -> None:
+        """Store a custom plan (replacing one of the same name)."""
+
+    @abstractmethod
+    def get_plan(self, name: str) -> Plan | None:
+        """The custom plan called `name`, or None."""
+
+    @abstractmethod
+    def list_plans(self) -> list[Plan]:
+        """The custom plans, by name."""
+
+    @abstractmethod
+    def throttle(self, subject: str, bucket: Bucket, *, expires_at: int) -> int:
+        """Take one token from the bucket named `subject` (abuse limits such as recovery requests per
+        address); return its new TAT. Raise BucketEmpty when it has none; `expires_at` (epoch
+        seconds) is when the bucket's item may be deleted."""
+
+
+@dataclass(frozen=True)
+class Stores:
+    """The two stores of one table, as the services use them."""
+
+    admission: AdmissionStore
+    accounts: AccountStore

@@ -19,6 +19,7 @@ from fileapi.errors import ALL_ERRORS
 
 logger = Logger(service="fileapi")
 METRICS_NAMESPACE = "FileApi"
+METERING_FAULTS_METRIC = "MeteringFaults"
 
 
 class AccessLogMiddleware:
@@ -98,15 +99,32 @@ def error_code(body: bytes) -> str | None:
 
 
 def metering_outcome(admission: Any, status: int, code: str | None) -> str | None:
-    """What metering did with a request: counted, not_counted (self-service, or failed after admission),
-    or the refusal's code; None for public routes."""
+    """What metering did with a request: counted (a success that used a unit), not_counted (self-service),
+    refunded (failed after admission: its unit given back), or the refusal's code; None for public routes."""
     if code in _METERING_CODES:
         return code
     if admission is None:
         return None
-    if status < 400:
-        return "counted" if getattr(admission, "counted", False) else "not_counted"
+    if getattr(admission, "refunded", False):
+        return "refunded"
+    if getattr(admission, "counted", False) and status < 400:
+        return "counted"
     return "not_counted"
+
+
+def report_metering_fault(kind: str) -> None:
+    """A store fault met by metering (see fileapi.metering.meter.Fault): a warning record, and the
+    MeteringFaults metric by kind where metrics are emitted, so that possible miscounts are visible."""
+    logger.warning("metering fault", extra={"metering_fault": kind})
+    from fileapi.settings import get_settings
+
+    if get_settings().emit_metrics:
+        from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
+
+        metrics = EphemeralMetrics(namespace=METRICS_NAMESPACE)
+        metrics.add_dimension(name="kind", value=kind)
+        metrics.add_metric(name=METERING_FAULTS_METRIC, unit=MetricUnit.Count, value=1)
+        metrics.flush_metrics()
 
 
 def _request_id(scope: Scope) -> str:

@@ -1,55 +1,99 @@
-"""The process-wide service objects (the Meter), built once from the settings on first use.
+"""The process-wide service objects (the stores and the Meter), built once from the settings on first use.
 
-Tests and the local runner may install their own with `set_meter`.
+Tests and the local runner may install their own with `use_stores`.
 """
 
 from __future__ import annotations
 
 import random
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from fileapi.account.billing import BillingEvents
 from fileapi.account.keys import KeyService
 from fileapi.account.mailer import create_mailer
 from fileapi.account.portal import BillingPortal
-from fileapi.metering.dynamodb import DynamoStore, create_client
-from fileapi.metering.meter import Meter
+from fileapi.account.standin import LocalBillingPortal
+from fileapi.metering.meter import Fault, Meter
+from fileapi.metering.store import Stores
+from fileapi.metering.stores import dynamo_stores, open_table
 from fileapi.settings import Settings, get_settings
 
 _lock = threading.Lock()
+_stores: Stores | None = None
 _meter: Meter | None = None
 _keys: KeyService | None = None
 _billing: BillingEvents | None = None
-_portal: BillingPortal | None = None
+_portal: BillingPortal | LocalBillingPortal | None = None
+
+
+def get_stores() -> Stores:
+    """The admission and account stores of this process, over the configured DynamoDB table."""
+    global _stores
+    if _stores is None:
+        with _lock:
+            if _stores is None:
+                settings = get_settings()
+                table = open_table(
+                    settings.table_name,
+                    region=settings.region,
+                    endpoint_url=settings.dynamodb_endpoint,
+                    read_timeout=settings.dynamodb_read_timeout,
+                )
+                _stores = dynamo_stores(table)
+    return _stores
 
 
 def get_meter() -> Meter:
-    """The Meter of this process, over the configured DynamoDB table."""
+    """The Meter of this process, over the admission store."""
     global _meter
     if _meter is None:
+        stores = get_stores()
         with _lock:
             if _meter is None:
-                settings = get_settings()
-                client = create_client(region=settings.region, endpoint_url=settings.dynamodb_endpoint)
-                _meter = Meter(DynamoStore(settings.table_name, client), upgrade_url=settings.upgrade_url)
+                _meter = Meter(stores.admission, upgrade_url=get_settings().upgrade_url, on_fault=_report_fault)
     return _meter
 
 
-def set_meter(meter: Meter | None) -> None:
-    """Install `meter` for this process (None: build it from the settings again on next use)."""
-    global _meter, _keys, _billing, _portal
+def use_stores(stores: Stores | None, *, clock: Callable[[], int] | None = None) -> Meter | None:
+    """Install `stores` for this process and a Meter over them (with `clock`, when given); None: build both
+    from the settings again on next use. Returns the installed Meter."""
+    global _stores, _meter, _keys, _billing, _portal
     with _lock:
-        _meter = meter
-        _keys = None
-        _billing = None
-        _portal = None
+        _stores = stores
+        _meter = None
+        if stores is not None:
+            _meter = Meter(stores.admission, upgrade_url=get_settings().upgrade_url, on_fault=_report_fault)
+            if clock is not None:
+                _meter.clock = clock
+        _keys = _billing = _portal = None
+    return _meter
+
+
+@contextmanager
+def stores_installed(stores: Stores, *, clock: Callable[[], int] | None = None) -> Iterator[Meter]:
+    """Use `stores` (and a Meter over them) for the duration of the block, then what was there before."""
+    previous = _stores
+    meter = use_stores(stores, clock=clock)
+    assert meter is not None
+    try:
+        yield meter
+    finally:
+        use_stores(previous)
+
+
+def _report_fault(fault: Fault) -> None:
+    from fileapi.web.logs import report_metering_fault
+
+    report_metering_fault(fault.value)
 
 
 def get_key_service() -> KeyService:
     """Key rotation and recovery over the Meter's store and the configured mailer."""
     global _keys
     if _keys is None:
-        store = get_meter().store
+        store = get_stores().accounts
         with _lock:
             if _keys is None:
                 _keys = KeyService(store, create_mailer(get_settings()))
@@ -61,22 +105,30 @@ def get_billing_events() -> BillingEvents:
     SSM SecureString named by FILEAPI_STRIPE_WEBHOOK_SECRET_PARAM (cached for 5 minutes)."""
     global _billing
     if _billing is None:
-        store = get_meter().store
+        store = get_stores().accounts
         with _lock:
             if _billing is None:
                 settings = get_settings()
-                _billing = BillingEvents(store, create_mailer(settings), lambda: webhook_secret(settings))
+                _billing = BillingEvents(
+                    store,
+                    create_mailer(settings),
+                    lambda: webhook_secret(settings),
+                    on_account_change=lambda account_id: get_meter().account_changed(account_id),
+                )
     return _billing
 
 
-def get_billing_portal() -> BillingPortal:
+def get_billing_portal() -> BillingPortal | LocalBillingPortal:
     """Portal sessions with the Stripe secret key from FILEAPI_STRIPE_SECRET_KEY or the SSM SecureString
-    named by FILEAPI_STRIPE_SECRET_KEY_PARAM (cached for 5 minutes)."""
+    named by FILEAPI_STRIPE_SECRET_KEY_PARAM (cached for 5 minutes); on the local billing stand-in
+    (FILEAPI_BILLING_STANDIN=1, set by `fileapi run`), sessions of the local portal page."""
     global _portal
     if _portal is None:
         settings = get_settings()
         with _lock:
-            if _portal is None:
+            if _portal is None and settings.billing_standin:
+                _portal = LocalBillingPortal(lambda: webhook_secret(settings), base_url=settings.local_base_url)
+            elif _portal is None:
                 _portal = BillingPortal(
                     lambda: secret(settings.stripe_secret_key, settings.stripe_secret_key_parameter),
                     return_url=settings.billing_return_url,
@@ -104,9 +156,9 @@ def secret(value: str | None, parameter: str | None) -> str | None:
 def reset_after_restore() -> None:
     """SnapStart: a function restored from a snapshot must not reuse the snapshot's network clients
     (their connections are gone, and every restored copy would share them) nor its random state."""
-    global _meter, _keys, _billing, _portal
+    global _stores, _meter, _keys, _billing, _portal
     with _lock:
-        _meter = _keys = _billing = _portal = None
+        _stores = _meter = _keys = _billing = _portal = None
     random.seed()
 
 

@@ -1,0 +1,386 @@
+"""AccountStore on DynamoDB (see `fileapi.metering.dynamodb` for the items).
+
+Writes that can be repeated safely after a lost reply carry a token written with the change (or
+are plain puts/sets), so the call policy may retry them: create_account (a fresh account id),
+replace_key, claim_event and use_recovery_code recognise their own earlier attempt.
+"""
+
+from __future__ import annotations
+
+import uuid
+from contextlib import suppress
+from dataclasses import replace
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from fileapi.metering.accounts import Account, Limits
+from fileapi.metering.dynamo_admission import read_shards
+from fileapi.metering.dynamo_items import (
+    OPTIONAL_INT,
+    OPTIONAL_STR,
+    PROFILE_SK,
+    SHARDED_ONLY_FIELDS,
+    account_from_item,
+    account_pk,
+    fresh_meter_attributes,
+    key_pk,
+    limit_attributes,
+    profile_attributes,
+    shard_item,
+    shard_key,
+)
+from fileapi.metering.dynamodb import (
+    CONDITION_FAILED,
+    ConditionFailed,
+    DynamoTable,
+    TransactionCanceled,
+    int_attr,
+    key_of,
+    n,
+    s,
+)
+from fileapi.metering.plans import Plan
+from fileapi.metering.ratelimit import Bucket
+from fileapi.metering.resharding import Action, ShardChange, layout
+from fileapi.metering.store import (
+    AccountExists,
+    AccountStore,
+    BucketEmpty,
+    CodeRejected,
+    KeyChanged,
+    NoSuchAccount,
+    StoreUnavailable,
+)
+
+if TYPE_CHECKING:
+    pass
+
+UPDATE_ATTEMPTS = 10
+ITEM_ABSENT = "attribute_not_exists(pk)"
+ITEM_PRESENT = "attribute_exists(pk)"
+BUCKET_IDLE = "(attribute_not_exists(tat) OR tat <= :now)"
+BUCKET_BUSY = "(tat > :now AND tat <= :ceiling)"
+
+
+class DynamoAccountStore(AccountStore):
+    """AccountStore over a `DynamoTable`."""
+
+    def __init__(self, table: DynamoTable) -> None:
+        self.table = table
+        self._last_tat: dict[str, int] = {}
+
+    def create_account(self, account: Account, limits: Limits) -> None:
+        account_id = s(account.account_id)
+        items = [
+            {
+                **key_of(account_pk(account.account_id), PROFILE_SK),
+                **profile_attributes(account, limits),
+                **fresh_meter_attributes(),
+            },
+            *(shard_item(account, limits, shard) for shard in range(1, limits.shards)),
+            {**key_of(key_pk(account.key_hash), "KEY"), "account_id": account_id},
+            {**key_of(f"EMAIL#{account.email.lower()}", "EMAIL"), "account_id": account_id},
+        ]
+        if account.customer_id:
+            items.append({**key_of(f"CUSTOMER#{account.customer_id}", "CUSTOMER"), "account_id": account_id})
+        try:
+            self.table.transact([{"Put": {"Item": item, "ConditionExpression": ITEM_ABSENT}} for item in items])
+        except TransactionCanceled as exc:
+            # A retry after a lost reply finds its own items: the account id is fresh, so a
+            # profile under it was written by this very call.
+            if self.table.get(account_pk(account.account_id), PROFILE_SK) is not None:
+                return
+            raise AccountExists(f"an account for {account.email} or this key exists") from exc
+
+    def get_account(self, account_id: str) -> Account | None:
+        item = self.table.get(account_pk(account_id), PROFILE_SK)
+        return None if item is None else account_from_item(item)
+
+    def get_account_by_key(self, key_hash: str) -> Account | None:
+        return self._linked(key_pk(key_hash), "KEY")
+
+    def get_account_by_email(self, email: str) -> Account | None:
+        return self._linked(f"EMAIL#{email.lower()}", "EMAIL")
+
+    def get_account_by_customer(self, customer_id: str) -> Account | None:
+        return self._linked(f"CUSTOMER#{customer_id}", "CUSTOMER")
+
+    def update_account(self, account: Account, limits: Limits, *, period: str) -> None:
+        for _ in range(UPDATE_ATTEMPTS):
+            states = read_shards(self.table, account.account_id)
+            if not states:
+                raise NoSuchAccount(f"no account {account.account_id}")
+            operations = [_operation(account, limits, change, period) for change in layout(states, limits, period)]
+            try:
+                self.table.transact(operations)
+            except TransactionCanceled:
+                continue  # an item changed month or a removed item counted meanwhile: read again
+            if account.customer_id:
+                link = key_of(f"CUSTOMER#{account.customer_id}", "CUSTOMER")
+                self._put({**link, "account_id": s(account.account_id)})
+            return
+        raise StoreUnavailable("the account kept changing while its plan was changed; try again")
+
+    def list_accounts(self, *, limit: int = 1000) -> list[Account]:
+        accounts: list[Account] = []
+        start: dict[str, Any] | None = None
+        while len(accounts) < limit:
+            request: dict[str, Any] = {
+                "TableName": self.table.table_name,
+                "FilterExpression": "sk = :profile",
+                "ExpressionAttributeValues": {":profile": s(PROFILE_SK)},
+            }
+            if start:
+                request["ExclusiveStartKey"] = start
+            page = self.table.call(partial(self.table.client.scan, **request), idempotent=True)
+            accounts.extend(account_from_item(dict(item)) for item in page.get("Items", []))
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                break
+        return accounts[:limit]
+
+    def replace_key(self, account: Account, new_key_hash: str) -> Account:
+        rotated = replace(account, key_hash=new_key_hash)
+        first = read_shards(self.table, account.account_id)
+        shards = first[0].shards if first else 1
+        operations: list[dict[str, Any]] = [
+            {
+                "Update": {
+                    "Key": shard_key(account.account_id, shard),
+                    "UpdateExpression": "SET key_hash = :new",
+                    "ConditionExpression": "key_hash = :old",
+                    "ExpressionAttributeValues": {":new": s(new_key_hash), ":old": s(account.key_hash)},
+                }
+            }
+            for shard in range(shards)
+        ]
+        operations += [
+            {"Delete": {"Key": key_of(key_pk(account.key_hash), "KEY"), "ConditionExpression": ITEM_PRESENT}},
+            {
+                "Put": {
+                    "Item": {**key_of(key_pk(new_key_hash), "KEY"), "account_id": s(account.account_id)},
+                    "ConditionExpression": ITEM_ABSENT,
+                }
+            },
+        ]
+        try:
+            self.table.transact(operations)
+        except TransactionCanceled as exc:
+            current = self.get_account(account.account_id)
+            if current is not None and current.key_hash == new_key_hash:
+                return rotated  # an earlier attempt of this call, whose reply was lost, did it
+            raise KeyChanged("the account's key changed meanwhile") from exc
+        return rotated
+
+    def put_recovery_code(self, email: str, code_hash: str, *, expires_at: int) -> None:
+        self._put(
+            {
+                **key_of(f"RECOVERY#{email.lower()}", "CODE"),
+                "code_hash": s(code_hash),
+                "valid_until": n(expires_at),
+                "tries": n(0),
+                "expires_at": n(expires_at + 86_400),  # TTL cleans up a day later
+            }
+        )
+
+    def use_recovery_code(self, email: str, code_hash: str, *, now: int, max_tries: int) -> None:
+        key = key_of(f"RECOVERY#{email.lower()}", "CODE")
+        token = uuid.uuid4().hex  # tells a retry of this call from a concurrent confirm
+        try:
+            self.table.conditional_update(
+                key,
+                idempotent=True,
+                UpdateExpression="SET used = :true, used_by = :token",
+                ConditionExpression=(
+                    f"{ITEM_PRESENT} AND code_hash = :hash AND valid_until > :now AND tries < :max "
+                    "AND attribute_not_exists(used)"
+                ),
+                ExpressionAttributeValues={
+                    ":true": {"BOOL": True},
+                    ":token": s(token),
+                    ":hash": s(code_hash),
+                    ":now": n(now),
+                    ":max": n(max_tries),
+                },
+            )
+        except ConditionFailed as failed:
+            if (failed.item or {}).get("used_by", {}).get("S") == token:
+                return  # an earlier attempt of this call used it
+            self._count_failed_try(key, max_tries)
+            raise CodeRejected("wrong, expired or used code") from None
+
+    def _count_failed_try(self, key: dict[str, Any], max_tries: int) -> None:
+        with suppress(ConditionFailed):  # burnt or used meanwhile: nothing to count
+            self.table.conditional_update(
+                key,
+                idempotent=True,
+                UpdateExpression="ADD tries :one",
+                ConditionExpression=f"{ITEM_PRESENT} AND attribute_not_exists(used) AND tries < :max",
+                ExpressionAttributeValues={":one": n(1), ":max": n(max_tries)},
+            )
+
+    def claim_event(self, event_id: str, *, expires_at: int) -> bool:
+        key = key_of(f"EVENT#{event_id}", "EVENT")
+        token = uuid.uuid4().hex  # tells a retry of this call from another delivery
+        try:
+            self.table.call(
+                lambda: self.table.client.put_item(
+                    TableName=self.table.table_name,
+                    Item={**key, "claimed_by": s(token), "expires_at": n(expires_at)},
+                    ConditionExpression=ITEM_ABSENT,
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                ),
+                idempotent=True,
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != CONDITION_FAILED:
+                raise
+            old: dict[str, Any] = exc.response.get("Item") or {}  # type: ignore[assignment]
+            return bool(old.get("claimed_by", {}).get("S") == token)
+        return True
+
+    def release_event(self, event_id: str) -> None:
+        self.table.call(
+            lambda: self.table.client.delete_item(
+                TableName=self.table.table_name, Key=key_of(f"EVENT#{event_id}", "EVENT")
+            ),
+            idempotent=True,
+        )
+
+    def put_plan(self, plan: Plan) -> None:
+        self._put(
+            {
+                **key_of(f"PLAN#{plan.name}", "PLAN"),
+                "sustained_per_second": {"N": str(plan.sustained_per_second)},
+                "burst": n(plan.burst),
+                "quota_monthly": n(plan.quota_monthly),
+                "shards": n(plan.shards),
+            }
+        )
+
+    def get_plan(self, name: str) -> Plan | None:
+        item = self.table.get(f"PLAN#{name}", "PLAN")
+        return None if item is None else _plan_from_item(item)
+
+    def list_plans(self) -> list[Plan]:
+        items: list[dict[str, Any]] = []
+        start: dict[str, Any] | None = None
+        while True:
+            request: dict[str, Any] = {
+                "TableName": self.table.table_name,
+                "FilterExpression": "sk = :plan",
+                "ExpressionAttributeValues": {":plan": s("PLAN")},
+            }
+            if start:
+                request["ExclusiveStartKey"] = start
+            page = self.table.call(partial(self.table.client.scan, **request), idempotent=True)
+            items.extend(dict(item) for item in page.get("Items", []))
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                return sorted((_plan_from_item(item) for item in items), key=lambda plan: plan.name)
+
+    def throttle(self, subject: str, bucket: Bucket, *, expires_at: int) -> int:
+        key = key_of(f"THROTTLE#{subject}", "BUCKET")
+        values: dict[str, Any] = {":now": n(bucket.now_us), ":expires": n(expires_at)}
+        idle = {
+            "UpdateExpression": "SET tat = :start, expires_at = :expires",
+            "ConditionExpression": BUCKET_IDLE,
+            "ExpressionAttributeValues": {**values, ":start": n(bucket.now_us + bucket.interval_us)},
+        }
+        busy = {
+            "UpdateExpression": "SET tat = tat + :interval, expires_at = :expires",
+            "ConditionExpression": BUCKET_BUSY,
+            "ExpressionAttributeValues": {
+                **values,
+                ":interval": n(bucket.interval_us),
+                ":ceiling": n(bucket.ceiling_us),
+            },
+        }
+        case = busy if self._last_tat.get(subject, 0) > bucket.now_us else idle
+        for _ in range(3):
+            try:
+                # An abuse bucket may lose a token to a retry after a lost reply: safe to repeat.
+                tat = int_attr(self.table.conditional_update(key, idempotent=True, **case), "tat", 0) or 0
+            except ConditionFailed as failed:
+                tat = int_attr(failed.item or {}, "tat", 0) or 0
+                if not bucket.admits(tat):
+                    raise BucketEmpty(tat) from None
+                case = busy if tat > bucket.now_us else idle  # the other case applies: try it
+                continue
+            if len(self._last_tat) > 10_000:
+                self._last_tat.clear()
+            self._last_tat[subject] = tat
+            return tat
+        raise StoreUnavailable("the throttle item kept changing under concurrent requests")
+
+    def _linked(self, pk: str, sk: str) -> Account | None:
+        link = self.table.get(pk, sk)
+        return None if link is None else self.get_account(link["account_id"]["S"])
+
+    def _put(self, item: dict[str, Any]) -> None:
+        self.table.call(lambda: self.table.client.put_item(TableName=self.table.table_name, Item=item), idempotent=True)
+
+
+def _plan_from_item(item: dict[str, Any]) -> Plan:
+    return Plan(
+        name=item["pk"]["S"].removeprefix("PLAN#"),
+        sustained_per_second=float(item["sustained_per_second"]["N"]),
+        burst=int(item["burst"]["N"]),
+        quota_monthly=int(item["quota_monthly"]["N"]),
+        shards=int(item["shards"]["N"]),
+    )
+
+
+def _operation(account: Account, limits: Limits, change: ShardChange, period: str) -> dict[str, Any]:
+    """The transaction operation that makes one change of a re-layout (see fileapi.metering.resharding)."""
+    key = shard_key(account.account_id, change.shard)
+    if change.action is Action.CREATE:
+        item = {**shard_item(account, limits, change.shard), "period": s(period), "quota": n(change.quota)}
+        return {"Put": {"Item": item, "ConditionExpression": ITEM_ABSENT}}
+    seen = change.seen
+    assert seen is not None
+    if change.action is Action.REMOVE:
+        return {
+            "Delete": {
+                "Key": key,
+                "ConditionExpression": "period = :period AND used = :used",
+                "ExpressionAttributeValues": {":period": s(seen.period), ":used": n(seen.used)},
+            }
+        }
+    assigned: dict[str, Any] = {
+        **limit_attributes(limits, change.shard),
+        "quota": n(change.quota),
+        "plan": s(account.plan),
+        "status": s(account.status),
+    }
+    removed = [name for name in SHARDED_ONLY_FIELDS if name not in assigned]
+    if change.shard == 0:
+        own = profile_attributes(account, limits)
+        for name in (*OPTIONAL_STR, *OPTIONAL_INT):
+            if name in own:
+                assigned[name] = own[name]
+            else:
+                removed.append(name)
+    sets = [f"#{name} = :{name}" for name in assigned]
+    values = {f":{name}": value for name, value in assigned.items()}
+    values[":seen_period"] = s(seen.period)
+    if change.action is Action.START:
+        sets += ["prev_period = period", "prev_used = used", "prev_forgiven = forgiven", "period = :period"]
+        sets += ["used = :moved_used", "forgiven = :moved_forgiven"]
+        values[":period"] = s(period)
+    elif change.add_used or change.add_forgiven:
+        sets += ["used = used + :moved_used", "forgiven = forgiven + :moved_forgiven"]
+    if change.action is Action.START or change.add_used or change.add_forgiven:
+        values.update({":moved_used": n(change.add_used), ":moved_forgiven": n(change.add_forgiven)})
+    expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(f"#{name}" for name in removed) if removed else "")
+    return {
+        "Update": {
+            "Key": key,
+            "UpdateExpression": expression,
+            "ConditionExpression": "period = :seen_period",
+            "ExpressionAttributeNames": {f"#{name}": name for name in (*assigned, *removed)},
+            "ExpressionAttributeValues": values,
+        }
+    }

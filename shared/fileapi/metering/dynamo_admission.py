@@ -1,0 +1,249 @@
+"""AdmissionStore on DynamoDB: one conditional UpdateItem on the account's item per admission.
+
+The condition is built from named parts (see `Attempt` for what each means); a failed condition
+returns the item as it was (ReturnValuesOnConditionCheckFailure=ALL_OLD), from which the meter
+tells which part failed without another read.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fileapi.metering.dynamo_items import (
+    PROFILE_SK,
+    account_from_item,
+    account_pk,
+    fresh_meter_attributes,
+    is_legacy,
+    key_pk,
+    limit_attributes,
+    shard_key,
+    slot_name,
+    state_from_item,
+)
+from fileapi.metering.dynamodb import (
+    ConditionFailed,
+    DynamoTable,
+    TransactionCanceled,
+    int_attr,
+    key_of,
+    n,
+    s,
+    str_attr,
+)
+from fileapi.metering.plans import get_plan
+from fileapi.metering.state import MeterState, request_tag
+from fileapi.metering.store import AdmissionStore, Attempt, BucketCase, Refused
+
+# Named parts of the admission condition.
+KEY_IS_CURRENT = "key_hash = :key_hash"
+SUBSCRIPTION_ACTIVE = "#status IN (:active, :trialing)"
+LIMITS_AS_EXPECTED = "interval_us = :interval AND burst = :burst"
+SAME_MONTH = "period = :period"
+MONTH_BEHIND = "period < :period"
+QUOTA_LEFT = "used < quota"
+QUOTA_NOT_ZERO = "quota > :zero"
+BUCKET_IDLE = "tat <= :now"
+BUCKET_BUSY = "tat BETWEEN :now AND :ceiling"
+LEGACY_ITEM = "attribute_exists(pk) AND attribute_not_exists(interval_us)"
+
+
+class DynamoAdmissionStore(AdmissionStore):
+    """AdmissionStore over a `DynamoTable`."""
+
+    def __init__(self, table: DynamoTable) -> None:
+        self.table = table
+
+    def find_account_id(self, key_hash: str) -> str | None:
+        item = self.table.get(key_pk(key_hash), "KEY")
+        return None if item is None else str(item["account_id"]["S"])
+
+    def admit(self, attempt: Attempt) -> MeterState:
+        key = shard_key(attempt.account_id, attempt.shard)
+        conditions = [KEY_IS_CURRENT, SUBSCRIPTION_ACTIVE, LIMITS_AS_EXPECTED]
+        values: dict[str, Any] = {
+            ":key_hash": s(attempt.key_hash),
+            ":active": s("active"),
+            ":trialing": s("trialing"),
+            ":interval": n(attempt.interval_us),
+            ":burst": n(attempt.burst),
+            ":period": s(attempt.period),
+            ":now": n(attempt.bucket.now_us),
+        }
+        if attempt.case is BucketCase.IDLE:
+            conditions.append(BUCKET_IDLE)
+            updates = ["tat = :idle_tat"]
+            values[":idle_tat"] = n(attempt.new_tat_if_idle)
+        else:
+            conditions.append(BUCKET_BUSY)
+            updates = ["tat = tat + :interval"]
+            values[":ceiling"] = n(attempt.bucket.ceiling_us)
+        if attempt.new_month:
+            conditions.append(MONTH_BEHIND)
+            updates += [
+                "prev_period = period",
+                "prev_used = used",
+                "prev_forgiven = forgiven",
+                "period = :period",
+                "used = :first",
+                "forgiven = :zero",
+                "quota = base_quota",
+            ]
+            values[":zero"] = n(0)
+            values[":first"] = n(1 if attempt.reserve else 0)
+            if attempt.reserve:
+                conditions.append(QUOTA_NOT_ZERO)
+        else:
+            conditions.append(SAME_MONTH)
+            if attempt.reserve:
+                conditions.append(QUOTA_LEFT)
+                updates.append("used = used + :one")
+                values[":one"] = n(1)
+        slot, tag = attempt.tag
+        updates.append(f"{slot_name(slot)} = :tag")
+        values[":tag"] = s(tag)
+        try:
+            item = self.table.conditional_update(
+                key,
+                UpdateExpression="SET " + ", ".join(updates),
+                ConditionExpression=" AND ".join(conditions),
+                ExpressionAttributeNames={"#status": "status"},
+                ExpressionAttributeValues=values,
+            )
+            return state_from_item(item)
+        except ConditionFailed as failed:
+            if failed.item is not None and attempt.shard == 0 and is_legacy(failed.item):
+                upgrade_legacy_item(self.table, failed.item)
+                return self.admit(attempt)
+            raise Refused(state_from_item(failed.item) if failed.item is not None else None) from None
+
+    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+        return self._settle(shard_key(account_id, shard), period, request_id, "used", "- :one", "last_refund")
+
+    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+        return self._settle(shard_key(account_id, shard), period, request_id, "forgiven", "+ :one", "last_forgiven")
+
+    def _settle(
+        self, key: dict[str, Any], period: str, request_id: str, counter: str, step: str, tag: str
+    ) -> MeterState | None:
+        """One tagged change of a month's counter: the current month's, else the closed month's."""
+        marker = request_tag(request_id)[1]
+        values = {":period": s(period), ":one": n(1), ":rid": s(marker)}
+        if step.startswith("-"):
+            values[":zero"] = n(0)
+        for prefix, month in (("", "period"), ("prev_", "prev_period")):
+            target = prefix + counter
+            condition = f"{month} = :period AND (attribute_not_exists({tag}) OR {tag} <> :rid)"
+            if step.startswith("-"):
+                condition += f" AND {target} > :zero"  # a refund never takes a count below zero
+            try:
+                item = self.table.conditional_update(
+                    key,
+                    UpdateExpression=f"SET {target} = {target} {step}, {tag} = :rid",
+                    ConditionExpression=condition,
+                    ExpressionAttributeValues=values,
+                )
+                return state_from_item(item)
+            except ConditionFailed as failed:
+                if failed.item is None:
+                    return None
+                if str_attr(failed.item, tag) == marker:
+                    return state_from_item(failed.item)  # an earlier attempt of this very change applied
+        return None
+
+    def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
+        key = shard_key(account_id, shard)
+        item = self.table.get(key["pk"]["S"], key["sk"]["S"])
+        if item is None:
+            return None
+        if is_legacy(item):
+            return None if upgrade_legacy_item(self.table, item) is None else self.read(account_id)
+        return state_from_item(item)
+
+    def read_shards(self, account_id: str) -> list[MeterState]:
+        return read_shards(self.table, account_id)
+
+    def move_quota(self, source: MeterState, target: int, units: int) -> bool:
+        try:
+            self.table.transact(
+                [
+                    {
+                        "Update": {
+                            "Key": shard_key(source.account_id, source.shard),
+                            "UpdateExpression": "SET quota = quota - :units",
+                            "ConditionExpression": "period = :period AND quota = :seen AND used <= :most",
+                            "ExpressionAttributeValues": {
+                                ":units": n(units),
+                                ":period": s(source.period),
+                                ":seen": n(source.quota),
+                                ":most": n(source.quota - units),
+                            },
+                        }
+                    },
+                    {
+                        "Update": {
+                            "Key": shard_key(source.account_id, target),
+                            "UpdateExpression": "SET quota = quota + :units",
+                            "ConditionExpression": "period = :period",
+                            "ExpressionAttributeValues": {":units": n(units), ":period": s(source.period)},
+                        }
+                    },
+                ]
+            )
+        except TransactionCanceled:
+            return False
+        return True
+
+
+def read_shards(table: DynamoTable, account_id: str) -> list[MeterState]:
+    """Every admission item of an account, by shard (the first upgraded from the first layout if need be)."""
+    first = table.get(account_pk(account_id), PROFILE_SK)
+    if first is not None and is_legacy(first):
+        first = upgrade_legacy_item(table, first)
+    if first is None:
+        return []
+    head = state_from_item(first)
+    if head.shards == 1:
+        return [head]
+    items = table.batch_get([shard_key(account_id, shard) for shard in range(1, head.shards)])
+    return [head, *sorted((state_from_item(item) for item in items), key=lambda state: state.shard)]
+
+
+def upgrade_legacy_item(table: DynamoTable, item: dict[str, Any]) -> dict[str, Any] | None:
+    """Give a PROFILE item of the first layout its admission attributes, idempotently.
+
+    The first layout kept the bucket and the count in ACCOUNT#<id>/USAGE#<YYYY-MM> items; the latest
+    of them supplies the period, `used` and `tat` (an older month is closed by the next admission, as
+    any month is). Returns the upgraded item, or None when the account is gone. Used on the request
+    path (an old item met by an admission) and by `fileapi tables migrate`.
+    """
+    account = account_from_item(item)
+    attributes = {**limit_attributes(account.limits_under(get_plan(account.plan))), **fresh_meter_attributes()}
+    latest = table.call(
+        lambda: table.client.query(
+            TableName=table.table_name,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :usage)",
+            ExpressionAttributeValues={":pk": s(account_pk(account.account_id)), ":usage": s("USAGE#")},
+            ScanIndexForward=False,
+            Limit=1,
+            ConsistentRead=True,
+        ),
+        idempotent=True,
+    ).get("Items", [])
+    if latest:
+        usage = dict(latest[0])
+        attributes["period"] = s(usage["sk"]["S"].removeprefix("USAGE#"))
+        attributes["used"] = n(int_attr(usage, "used", 0) or 0)
+        attributes["tat"] = n(int_attr(usage, "tat", 0) or 0)
+    names = {f"#{name}": name for name in attributes}
+    try:
+        return table.conditional_update(
+            key_of(account_pk(account.account_id), PROFILE_SK),
+            idempotent=True,
+            UpdateExpression="SET " + ", ".join(f"#{name} = :{name}" for name in attributes),
+            ConditionExpression=LEGACY_ITEM,
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues={f":{name}": value for name, value in attributes.items()},
+        )
+    except ConditionFailed as failed:  # upgraded meanwhile by another process, or gone
+        return failed.item

@@ -1,0 +1,32 @@
+"""The stores of one DynamoDB table, as the services and the command line open them."""
+
+from __future__ import annotations
+
+from fileapi.metering.dynamo_accounts import DynamoAccountStore
+from fileapi.metering.dynamo_admission import DynamoAdmissionStore
+from fileapi.metering.dynamodb import (
+    BUDGET_SECONDS,
+    CONNECT_TIMEOUT_SECONDS,
+    READ_TIMEOUT_SECONDS,
+    DynamoTable,
+    create_client,
+)
+from fileapi.metering.store import Stores
+
+
+def dynamo_stores(table: DynamoTable) -> Stores:
+    """The admission and account stores over one table."""
+    return Stores(admission=DynamoAdmissionStore(table), accounts=DynamoAccountStore(table))
+
+
+def open_table(
+    table_name: str, *, region: str, endpoint_url: str | None = None, read_timeout: float = READ_TIMEOUT_SECONDS
+) -> DynamoTable:
+    """The table `table_name` through a new client (endpoint_url: a local endpoint, or None for AWS).
+
+    A longer `read_timeout` than DynamoDB's (for moto's single-threaded local server under load)
+    stretches the call budget to fit two attempts.
+    """
+    worst = CONNECT_TIMEOUT_SECONDS + read_timeout
+    client = create_client(region=region, endpoint_url=endpoint_url, read_timeout=read_timeout)
+    return DynamoTable(table_name, client, budget_seconds=max(BUDGET_SECONDS, 2 * worst), attempt_worst_seconds=worst)

@@ -1,0 +1,124 @@
+"""Test doubles around an AdmissionStore: one that counts calls, one that injects faults."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+from typing import TypeVar
+
+from fileapi.metering.state import MeterState
+from fileapi.metering.store import AdmissionStore, Ambiguous, Attempt, StoreUnavailable
+
+T = TypeVar("T")
+
+
+class CountingStore(AdmissionStore):
+    """Passes every call on to `inner` and counts them by method name."""
+
+    def __init__(self, inner: AdmissionStore) -> None:
+        self.inner = inner
+        self.calls: Counter[str] = Counter()
+
+    @property
+    def total(self) -> int:
+        return sum(self.calls.values())
+
+    def find_account_id(self, key_hash: str) -> str | None:
+        self.calls["find_account_id"] += 1
+        return self.inner.find_account_id(key_hash)
+
+    def admit(self, attempt: Attempt) -> MeterState:
+        self.calls["admit"] += 1
+        return self.inner.admit(attempt)
+
+    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+        self.calls["refund"] += 1
+        return self.inner.refund(account_id, period, request_id, shard=shard)
+
+    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+        self.calls["forgive"] += 1
+        return self.inner.forgive(account_id, period, request_id, shard=shard)
+
+    def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
+        self.calls["read"] += 1
+        return self.inner.read(account_id, shard=shard)
+
+    def read_shards(self, account_id: str) -> list[MeterState]:
+        self.calls["read_shards"] += 1
+        return self.inner.read_shards(account_id)
+
+    def move_quota(self, source: MeterState, target: int, units: int) -> bool:
+        self.calls["move_quota"] += 1
+        return self.inner.move_quota(source, target, units)
+
+
+class FaultyStore(AdmissionStore):
+    """Passes calls on to `inner`, injecting the faults a real store shows, each with its own probability:
+
+    - unavailable: the write is not applied and StoreUnavailable is raised (throttled after the retries);
+    - lost: the write is applied and its reply lost (Ambiguous);
+    - unsent: the write is not applied and looks lost (Ambiguous: a timeout before it arrived).
+    `script` (a list of fault names, consumed first) makes the sequence deterministic.
+    """
+
+    def __init__(
+        self,
+        inner: AdmissionStore,
+        *,
+        unavailable: float = 0.0,
+        lost: float = 0.0,
+        unsent: float = 0.0,
+        seed: int = 7,
+        script: list[str] | None = None,
+    ) -> None:
+        self.inner = inner
+        self.rates = {"unavailable": unavailable, "lost": lost, "unsent": unsent}
+        self.random = random.Random(seed)
+        self.script = list(script or [])
+        self.injected: Counter[str] = Counter()
+
+    def _fault(self) -> str | None:
+        if self.script:
+            fault = self.script.pop(0)
+            return None if fault == "ok" else fault
+        roll = self.random.random()
+        for name, rate in self.rates.items():
+            if roll < rate:
+                return name
+            roll -= rate
+        return None
+
+    def _write(self, operation: Callable[[], T]) -> T:
+        fault = self._fault()
+        if fault is not None:
+            self.injected[fault] += 1
+        if fault == "unavailable":
+            raise StoreUnavailable("injected: throttled")
+        if fault == "unsent":
+            raise Ambiguous("injected: timed out before arriving")
+        result = operation()
+        if fault == "lost":
+            raise Ambiguous("injected: reply lost")
+        return result
+
+    def find_account_id(self, key_hash: str) -> str | None:
+        return self.inner.find_account_id(key_hash)
+
+    def admit(self, attempt: Attempt) -> MeterState:
+        return self._write(lambda: self.inner.admit(attempt))
+
+    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+        return self._write(lambda: self.inner.refund(account_id, period, request_id, shard=shard))
+
+    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+        return self._write(lambda: self.inner.forgive(account_id, period, request_id, shard=shard))
+
+    def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
+        return self.inner.read(account_id, shard=shard)
+
+    def read_shards(self, account_id: str) -> list[MeterState]:
+        return self.inner.read_shards(account_id)
+
+    def move_quota(self, source: MeterState, target: int, units: int) -> bool:
+        return self._write(lambda: self.inner.move_quota(source, target, units))
