@@ -1,4 +1,5 @@
-"""make bench: stack overhead, Data throughput against command-line tools, cold-start imports.
+"""make bench: stack overhead, Data throughput against command-line tools, cold-start imports,
+function sizing and the cost per million requests.
 
 Every figure is a median of repeated runs; ratios compare against a reference measured in the
 same run. Nothing here is asserted: targets are read off the report.
@@ -7,15 +8,16 @@ same run. Nothing here is asserted: targets are read off the report.
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 import os
-import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,24 +25,29 @@ import httpx
 
 from bench.bombs import bench_bombs
 from bench.codes import bench_codes, bench_render
+from bench.converters import FOUR_MB, bench_base64_path, bench_wordcount
+from bench.cost import bench_cost
+from bench.exactness import bench_gfm, bench_json, bench_too_large
 from bench.image import bench_image
+from bench.metering import bench_metering_costs
 from bench.pdf import bench_pdf
+from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
 from bench.timing import command_seconds, median_seconds, row
 from fileapi.convert.encoding import encode_base64
 from fileapi.convert.hashing import hash_bytes
-from fileapi.convert.json_text import format_json, minify_json
 from fileapi.convert.markdown_html import markdown_to_html
 from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server
 from fileapi.local.template import PROJECT_ROOT, load_functions
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+from fileapi.metering.dynamodb import create_table
 from fileapi.metering.meter import Meter
+from fileapi.metering.stores import dynamo_stores, open_table
+from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
 from fileapi.web.logs import logger
-from fileapi.web.services import set_meter
+from fileapi.web.services import use_stores
 
-FOUR_MB = 4 * 1024 * 1024
 logger.setLevel("WARNING")  # one access record per request would dominate the report
 
 
@@ -78,37 +85,65 @@ def asgi_call(app: Any, method: str, path: str, body: bytes, headers: list[tuple
     return status
 
 
-def bench_overhead(endpoint: str) -> None:
-    print("Stack overhead: base64-encode of 1 KiB")
+@dataclass(frozen=True)
+class MeteredApp:
+    """The composed local app with a key on the bench table, and one admission against the same store."""
+
+    app: Any
+    headers: list[tuple[bytes, bytes]]
+    admit_once: Callable[[], None]
+
+    def post(self, path: str, body: bytes) -> int:
+        return asgi_call(self.app, "POST", path, body, self.headers)
+
+
+def metered_app(endpoint: str) -> MeteredApp:
     from fileapi.local.server import create_local_app
 
-    client = create_client(region="us-east-1", endpoint_url=endpoint)
-    create_table(client, "fileapi-bench")
-    store = DynamoStore("fileapi-bench", client)
-    set_meter(Meter(store))
-    key = create_key(store, email="bench@example.com", plan="business", quota=10_000_000)
+    table = open_table(
+        "fileapi-bench", region="us-east-1", endpoint_url=endpoint, read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
+    )
+    create_table(table.client, table.table_name)
+    stores = dynamo_stores(table)
+    use_stores(stores)
+    key = create_key(stores.accounts, email="bench@example.com", plan="business", quota=10_000_000)
+    meter = Meter(stores.admission)
+
+    def admit_once() -> None:
+        meter.admit(f"Bearer {key}", counted=True, request_id=os.urandom(8).hex())
+
+    return MeteredApp(create_local_app(), [(b"authorization", f"Bearer {key}".encode())], admit_once)
+
+
+def bench_overhead(metered: MeteredApp) -> float:
+    """The stack's own cost per metered request (full in-process request less the store's round trip), in seconds."""
+    print("Stack overhead: base64-encode of 1 KiB")
     body = os.urandom(1024)
-    headers = [(b"authorization", f"Bearer {key}".encode())]
-    app = create_local_app()
-    assert asgi_call(app, "POST", "/v1/data/base64-encode", body, headers) == 200
+    app = metered.app
+    assert metered.post("/v1/data/base64-encode", body) == 200
 
     bare = median_seconds(lambda: encode_base64(body), number=2000)
-    stack = median_seconds(lambda: asgi_call(app, "POST", "/v1/data/base64-encode", body, headers), repeat=7, number=50)
+    stack = median_seconds(lambda: metered.post("/v1/data/base64-encode", body), repeat=7, number=50)
     health = median_seconds(lambda: asgi_call(app, "GET", "/health", b"", []), number=200)
-    meter = Meter(store)
-
-    def meter_once() -> None:
-        account = meter.authenticate(f"Bearer {key}")
-        meter.commit(meter.admit(account, counted=True), os.urandom(8).hex())
-
-    metering = median_seconds(meter_once, repeat=7, number=50)
+    metering = median_seconds(metered.admit_once, repeat=7, number=50)
     print(row("bare converter call", bare))
     print(row("ASGI stack, no metering (GET /health)", health, bare, "bare"))
-    print(row("metering alone (auth + admit + commit)", metering, bare, "bare"))
+    print(row("metering alone (one admission write)", metering, bare, "bare"))
     print(row("full stack incl. metering (ASGI, in-process)", stack, bare, "bare"))
     own = stack - metering
-    print(f"  -> the stack's own cost (full stack minus the store's 3 round trips): {own * 1e6:.0f} us per request,")
+    print(f"  -> the stack's own cost (full stack minus the store's round trip): {own * 1e6:.0f} us per request,")
     print(f"     {own / bare:.0f}x the bare call; at most {1 / own:.0f} req/s per core before the store's latency")
+    print(f"stack: {own * 1e6:.0f} us own cost per metered request")
+    return own
+
+
+def bench_request_path(metered: MeteredApp) -> None:
+    """The request-path rows (bench-quick runs them, and make bench first).
+
+    Hook for the request-path figures of issue 21 points 1 and 2 (own cost per metered request,
+    /health req/s, Lambda adapter cost, cold imports): their `record(...)` rows go here.
+    """
+    bench_overhead(metered)
 
 
 def bench_throughput(endpoint: str) -> None:
@@ -123,8 +158,15 @@ def bench_throughput(endpoint: str) -> None:
                 break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        store = DynamoStore("fileapi-bench", create_client(region="us-east-1", endpoint_url=endpoint))
-        key = create_key(store, email="rps@example.com", plan="business", quota=10_000_000)
+        accounts = dynamo_stores(
+            open_table(
+                "fileapi-bench",
+                region="us-east-1",
+                endpoint_url=endpoint,
+                read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS,
+            )
+        )
+        key = create_key(accounts.accounts, email="rps@example.com", plan="business", quota=10_000_000)
         body = os.urandom(1024)
         for path, headers, count in (
             ("/health", {}, 2000),
@@ -167,43 +209,7 @@ def bench_data(tmp: Path) -> None:
     tool = command_seconds(["base64", "-w0"], stdin_path=str(blob))
     print(row("base64-encode 4 MB", ours, tool, "coreutils base64"))
 
-    rng = random.Random(7)
-
-    def item(depth: int = 0) -> Any:
-        if depth > 2:
-            return rng.choice([rng.random() * 1000, "text ✓ " * rng.randint(1, 4), True, None, rng.randint(0, 10**9)])
-        return {f"key{i}": item(depth + 1) for i in range(5)} if depth % 2 == 0 else [item(depth + 1) for _ in range(5)]
-
-    document = json.dumps([item() for _ in range(1200)], ensure_ascii=False).encode()
-    doc = tmp / "doc.json"
-    doc.write_bytes(document)
-    mb = len(document) / 1e6
-    canonical = median_seconds(lambda: format_json(document), repeat=5)
-    jq = command_seconds(["jq", "."], stdin_path=str(doc), repeat=5)
-    json_tool = command_seconds([sys.executable, "-m", "json.tool"], stdin_path=str(doc), repeat=5)
-    print(f"  JSON document: {mb:.1f} MB")
-    print(row("json-format", canonical, jq, "jq ."))
-    if json_tool:
-        print(row("json-format", canonical, json_tool, "python -m json.tool"))
-    exact = document.replace(b"true", b"1.50", 50)  # numbers orjson would rewrite: the exact path
-    print(
-        row(
-            "json-format, non-canonical numbers (exact path)",
-            median_seconds(lambda: format_json(exact), repeat=5),
-            jq,
-            "jq .",
-        )
-    )
-    print(
-        row(
-            "json-minify",
-            median_seconds(lambda: minify_json(document), repeat=5),
-            command_seconds(["jq", "-c", "."], stdin_path=str(doc), repeat=5),
-            "jq -c .",
-        )
-    )
-    if jq is None:
-        print("  (jq is not installed: `apt-get install jq` for the jq ratios)")
+    bench_json(tmp)
 
 
 def bench_text(tmp: Path) -> None:
@@ -249,27 +255,56 @@ def bench_imports() -> None:
         print(f"  {spec.logical_id:<20} {statistics.median(times) * 1000:8.1f} ms")
 
 
-def main() -> None:
+@contextlib.contextmanager
+def local_endpoint() -> Iterator[str]:
+    """A local DynamoDB endpoint for the run (stopped after it), with its credentials set."""
     process, endpoint = dynamo.start_process()
     try:
         for name, value in dynamo.LOCAL_CREDENTIALS.items():
             os.environ.setdefault(name, value)
-        bench_overhead(endpoint)
-        bench_throughput(endpoint)
-        with tempfile.TemporaryDirectory() as tmp:
-            bench_data(Path(tmp))
-            bench_text(Path(tmp))
-            bench_image(Path(tmp))
-            bench_pdf(Path(tmp))
-        bench_codes()
-        bench_render()
-        bench_bombs()
-        bench_imports()
-        bench_sizing()
+        yield endpoint
     finally:
         process.terminate()
         process.wait(timeout=10)
 
 
+def bench_converter_rows(metered: MeteredApp, tmp: Path) -> None:
+    bench_wordcount(tmp)
+    bench_base64_path(lambda body: metered.post("/v1/data/base64-encode", body), metered.admit_once, tmp)
+
+
+def main() -> None:
+    with local_endpoint() as endpoint:
+        metered = metered_app(endpoint)
+        bench_request_path(metered)
+        bench_metering_costs(endpoint)
+        bench_throughput(endpoint)
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_converter_rows(metered, Path(tmp))
+            bench_data(Path(tmp))
+            bench_text(Path(tmp))
+            bench_gfm()
+            bench_image(Path(tmp))
+            bench_too_large()
+            bench_pdf(Path(tmp))
+        bench_codes()
+        bench_render()
+        bench_bombs()
+        bench_imports()
+        bench_cost(endpoint, bench_sizing())
+        print_scoreboard()
+        write_performance_doc(command="make bench")
+
+
+def quick() -> None:
+    """make bench-quick (under 3 minutes): the request-path rows and the fast converter rows."""
+    with local_endpoint() as endpoint:
+        metered = metered_app(endpoint)
+        bench_request_path(metered)
+        with tempfile.TemporaryDirectory() as tmp:
+            bench_converter_rows(metered, Path(tmp))
+        print_scoreboard()
+
+
 if __name__ == "__main__":
-    main()
+    quick() if sys.argv[1:] == ["--quick"] else main()

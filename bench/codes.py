@@ -8,11 +8,13 @@ import subprocess
 import time
 from pathlib import Path
 
+from bench.scoreboard import Goal, record
 from bench.timing import median_seconds, row
 from fileapi.convert.codes import generate_qr, read_codes, upce_to_upca
 from fileapi.convert.render import svg_to_png
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+MIN_DECODED = 82  # the rate before the downscaled-first passes (tests/corpus/test_codes_corpus.py holds it too)
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".webp", ".gif"}
 
 
@@ -53,6 +55,8 @@ def _corpus_rates() -> None:
     cases = _samples()
     if not cases:
         print("  (../shared/corpus/zxing-cpp is absent: decode rates skipped)")
+        record("Codes", "zxing-cpp corpus samples decoded", 0, "", Goal(min_value=MIN_DECODED),
+               missing="../shared/corpus/zxing-cpp absent")  # fmt: skip
         return
     started = time.perf_counter()
     ours = 0
@@ -68,6 +72,7 @@ def _corpus_rates() -> None:
         ours += expected in texts
     ours_seconds = time.perf_counter() - started
     print(f"  zxing-cpp corpus: ours {ours}/{len(cases)} decoded in {ours_seconds * 1000:.0f} ms", end="")
+    record("Codes", f"zxing-cpp corpus samples decoded (of {len(cases)})", ours, "", Goal(min_value=MIN_DECODED))
     if shutil.which("zbarimg") is None:
         print("  (zbarimg not installed)")
         return

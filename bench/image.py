@@ -4,48 +4,64 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from bench.timing import median_seconds, row
+from bench.scoreboard import Goal, record
+from bench.timing import median_seconds, paired_medians, row
 from fileapi.convert.image import convert_image, resize_image
 from fileapi.convert.image_io import ImageFormat
 
+# One resize in a fresh process, after a small warm-up resize (libraries and code paths loaded, no
+# large buffer kept): the peak resident memory above the process's, exact (VmHWM reset through
+# /proc/self/clear_refs), so allocator reuse from an earlier large run does not hide any of it.
 _PEAK_SCRIPT = """
-import json, os, sys, threading, time
+import io, json, sys
+from PIL import Image
 data = open(sys.argv[2], "rb").read()
-page = os.sysconf("SC_PAGE_SIZE")
+small = io.BytesIO()
+Image.new("RGB", (640, 480), "red").save(small, "JPEG")
 
-def rss():
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * page
+def status(field):
+    with open("/proc/self/status") as lines:
+        return next(int(line.split()[1]) for line in lines if line.startswith(field))
 
-peak = 0
-running = True
-
-def sample():
-    global peak
-    while running:
-        peak = max(peak, rss())
-        time.sleep(0.0005)
-
-engine = sys.argv[1]
-if engine == "pillow":
+if sys.argv[1] == "ours":
     from fileapi.convert.image import resize_image
-    run = lambda: resize_image(data, width=800, height=None)
+    run = lambda blob, width: resize_image(blob, width=width, height=None)
 else:
     import pyvips
-    run = lambda: pyvips.Image.thumbnail_buffer(data, 800).write_to_buffer(".jpg[Q=85]")
-run()  # warm: libraries loaded
-baseline = rss()
-sampler = threading.Thread(target=sample)
-sampler.start()
-run()
-running = False
-sampler.join()
-print(json.dumps({"peak_kib": (peak - baseline) // 1024}))
+    run = lambda blob, width: pyvips.Image.thumbnail_buffer(blob, width).write_to_buffer(sys.argv[3])
+run(small.getvalue(), 80)
+baseline = status("VmRSS:")
+with open("/proc/self/clear_refs", "w") as refs:
+    refs.write("5")
+run(data, 800)
+print(json.dumps({"peak_kib": status("VmHWM:") - baseline}))
 """
+# The anchor writes the JPEG as ours does by default (quality 85, optimised Huffman tables,
+# progressive above 10,000 pixels, only the ICC profile kept).
+VIPS_JPEG = ".jpg[Q=85,optimize_coding=true,interlace=true,keep=icc]"
+# The anchors at our default settings: AVIF quality 60 is libavif's quantizer 25 ((100 - 60) * 63 / 100),
+# 4:2:0 as Pillow writes it (libavif at speed 8, the issue's reference); WebP quality 80, method 4.
+AVIFENC = (
+    "avifenc",
+    "--speed",
+    "8",
+    "--yuv",
+    "420",
+    "--min",
+    "25",
+    "--max",
+    "25",
+    "--jobs",
+    "all",
+    "{source}",
+    "{target}",
+)
+CWEBP = ("cwebp", "-quiet", "-q", "80", "-m", "4", "{source}", "-o", "{target}")
 
 
 def photo_jpeg(width: int, height: int, quality: int = 90) -> bytes:
@@ -60,11 +76,29 @@ def photo_jpeg(width: int, height: int, quality: int = 90) -> bytes:
     return out.getvalue()
 
 
-def _peak_kib(engine: str, path: Path) -> int:
-    out = subprocess.run([sys.executable, "-c", _PEAK_SCRIPT, engine, str(path)], capture_output=True, text=True)
-    if out.returncode != 0:
-        return -1
-    return int(json.loads(out.stdout)["peak_kib"])
+def _peak_kib(engine: str, path: Path) -> int | None:
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK_SCRIPT, engine, str(path), VIPS_JPEG], capture_output=True, text=True
+    )
+    return int(json.loads(out.stdout)["peak_kib"]) if out.returncode == 0 else None
+
+
+def butteraugli(reference_png: Path, encoded: bytes, tmp: Path) -> float | None:
+    """The butteraugli distance of `encoded` (any format Pillow reads) from the reference (lower is closer)."""
+    from PIL import Image
+
+    if shutil.which("butteraugli") is None:
+        return None
+    decoded = tmp / "decoded.png"
+    Image.open(io.BytesIO(encoded)).convert("RGB").save(decoded)
+    out = subprocess.run(["butteraugli", str(reference_png), str(decoded)], capture_output=True, text=True)
+    return float(out.stdout.split()[0]) if out.returncode == 0 and out.stdout.strip() else None
+
+
+def _missing(*tools: str) -> str:
+    packages = {"avifenc": "libavif-bin", "cwebp": "webp", "butteraugli": "butteraugli"}
+    absent = [tool for tool in tools if shutil.which(tool) is None]
+    return ", ".join(f"{tool} not installed (apt-get install {packages[tool]})" for tool in absent)
 
 
 def bench_image(tmp: Path) -> None:
@@ -72,28 +106,65 @@ def bench_image(tmp: Path) -> None:
     big = photo_jpeg(6000, 4000)
     path = tmp / "24mp.jpg"
     path.write_bytes(big)
-    ours = median_seconds(lambda: resize_image(big, width=800, height=None), repeat=5)
     try:
         import pyvips
     except ImportError:
-        print(row("resize 24 MP JPEG to 800 px wide", ours))
-        print("  (pyvips is not installed: `pip install pyvips pyvips-binary` for the libvips ratio)")
-        vips = None
-    else:
-        vips = median_seconds(lambda: pyvips.Image.thumbnail_buffer(big, 800).write_to_buffer(".jpg[Q=85]"), repeat=5)
-        print(row("resize 24 MP JPEG to 800 px wide", ours, vips, "libvips thumbnail"))
-        ours_kib, vips_kib = _peak_kib("pillow", path), _peak_kib("vips", path)
-        print(
-            f"  peak memory of one resize: ours {ours_kib / 1024:.0f} MiB, libvips {vips_kib / 1024:.0f} MiB"
-            f" ({ours_kib / max(vips_kib, 1):.2f}x)"
+        pyvips = None
+    vips = None
+    if pyvips is not None:
+        ours, vips = paired_medians(
+            lambda: resize_image(big, width=800, height=None),
+            lambda: pyvips.Image.thumbnail_buffer(big, 800).write_to_buffer(VIPS_JPEG),
         )
+    else:
+        ours = median_seconds(lambda: resize_image(big, width=800, height=None), repeat=7)
+    missing = "" if pyvips is not None else "pyvips not installed (pip install pyvips pyvips-binary)"
+    print(row("resize 24 MP JPEG to 800 px wide", ours, vips, "libvips thumbnail, same JPEG settings"))
+    record("Image", "resize 24 MP JPEG to 800 px", ours * 1000, "ms", Goal(max_ratio=1.0),
+           anchor=vips and vips * 1000, anchor_name="libvips thumbnail", missing=missing)  # fmt: skip
+    ours_kib = _peak_kib("ours", path)
+    vips_kib = _peak_kib("vips", path) if pyvips is not None else None
+    if ours_kib is not None:
+        print(f"  extra peak memory of one resize: ours {ours_kib / 1024:.1f} MiB, libvips "
+              + (f"{vips_kib / 1024:.1f} MiB" if vips_kib else "n/a"))  # fmt: skip
+        record("Image", "resize 24 MP JPEG to 800 px, extra peak memory", ours_kib / 1024, "MiB",
+               Goal(max_ratio=0.3), anchor=vips_kib and vips_kib / 1024, anchor_name="libvips thumbnail",
+               missing=missing)  # fmt: skip
 
     two_mp = photo_jpeg(1920, 1080)
-    print(row("JPEG -> WebP, 2 MP", median_seconds(lambda: convert_image(two_mp, to=ImageFormat.WEBP), repeat=5)))
-    print(row("JPEG -> AVIF, 2 MP", median_seconds(lambda: convert_image(two_mp, to=ImageFormat.AVIF), repeat=5)))
+    source = tmp / "2mp.jpg"
+    source.write_bytes(two_mp)
+    reference = tmp / "2mp.png"
+    from PIL import Image
+
+    Image.open(source).convert("RGB").save(reference)
+    for fmt, tool, goal in (
+        (ImageFormat.AVIF, AVIFENC, Goal(max_value=80)),
+        (ImageFormat.WEBP, CWEBP, Goal(max_ratio=1.0)),
+    ):
+        ours_score = butteraugli(reference, convert_image(two_mp, to=fmt).data, tmp)
+        target = tmp / f"anchor.{fmt.value}"
+        missing = _missing(tool[0], "butteraugli")
+        anchor = anchor_score = None
+        if shutil.which(tool[0]):
+            argv = [part.format(source=source, target=target) for part in tool]
+            ours_seconds, anchor = paired_medians(
+                lambda: convert_image(two_mp, to=fmt),  # noqa: B023
+                lambda: subprocess.run(argv, check=True, capture_output=True),  # noqa: B023
+            )
+            anchor_score = butteraugli(reference, target.read_bytes(), tmp)
+        else:
+            ours_seconds = median_seconds(lambda: convert_image(two_mp, to=fmt), repeat=7)  # noqa: B023
+        name = f"JPEG -> {fmt.value.upper()}, 2 MP"
+        print(row(name, ours_seconds, anchor, tool[0]))
+        scores = f"butteraugli ours {ours_score if ours_score is not None else 'n/a'}, "
+        scores += f"{tool[0]} {anchor_score if anchor_score is not None else 'n/a'}"
+        print(f"  {scores}; bytes ours {len(convert_image(two_mp, to=fmt).data):,}, "
+              f"{tool[0]} {target.stat().st_size if target.exists() else 'n/a'}")  # fmt: skip
+        record("Image", f"{name} ({scores})", ours_seconds * 1000, "ms", goal,
+               anchor=anchor and anchor * 1000, anchor_name=" ".join(tool[:3]), missing=missing)  # fmt: skip
 
     import pillow_heif
-    from PIL import Image
 
     pillow_heif.register_heif_opener()
     heic_out = io.BytesIO()

@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from fileapi.local.template import PROJECT_ROOT, load_functions
 from tests.bombs import peak_rss_mib
@@ -160,11 +161,13 @@ def memory_sizes() -> dict[str, int]:
     }
 
 
-def bench_sizing() -> None:
+def bench_sizing() -> dict[str, dict[str, Any]]:
+    """Print the sizing table; return each function's measurements (the cost bench prices them)."""
     print("\nFunction sizing (fresh process each; Lambda gives 1 vCPU at 1769 MB)")
     sizes = memory_sizes()
     print(f"  {'function':<16} {'memory':>7} {'init':>8}  {'typical request':<30} {'p50':>9} {'peak':>7}"
           f"  {'largest allowed input':<50} {'time':>9} {'peak':>7}")  # fmt: skip
+    measured: dict[str, dict[str, Any]] = {}
     for name in WORKLOADS:
         completed = subprocess.run(
             [sys.executable, "-m", "bench.sizing", "CHILD", name],
@@ -174,13 +177,14 @@ def bench_sizing() -> None:
             check=True,
             timeout=600,
         )
-        row = json.loads(completed.stdout.splitlines()[-1])
+        row = measured[name] = json.loads(completed.stdout.splitlines()[-1])
         print(
             f"  {name.removesuffix('Function'):<16} {sizes[name]:>5} MB {row['init_ms']:6.0f} ms  "
             f"{row['typical']:<30} {row['p50_ms']:6.1f} ms {row['typical_peak_mib']:5.0f} MiB  "
             f"{row['largest'] + ' (' + str(row['largest_status']) + ')':<50} {row['largest_ms']:6.0f} ms "
             f"{row['largest_peak_mib']:5.0f} MiB"
         )
+    return measured
 
 
 if __name__ == "__main__":

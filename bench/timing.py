@@ -39,3 +39,19 @@ def row(name: str, seconds: float, reference: float | None = None, reference_nam
     if reference:
         text += f"   {seconds / reference:6.2f}x {reference_name} ({reference * 1000:.3f} ms)"
     return text
+
+
+def paired_medians(ours: Callable[[], object], anchor: Callable[[], object], *, repeat: int = 9) -> tuple[float, float]:
+    """Median seconds of `ours` and of `anchor`, run alternately (a load that comes and goes on a
+    shared machine then falls on both alike)."""
+    ours()
+    anchor()
+    ours_rounds, anchor_rounds = [], []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        ours()
+        ours_rounds.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        anchor()
+        anchor_rounds.append(time.perf_counter() - started)
+    return statistics.median(ours_rounds), statistics.median(anchor_rounds)

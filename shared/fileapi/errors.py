@@ -41,24 +41,38 @@ class SubscriptionInactive(ApiError):
     http_status = 403
 
 
-class QuotaExceeded(ApiError):
+class _RetryLater(ApiError):
+    """A refusal that says when to come back: `retry_after_seconds` (whole seconds, >= 1) goes to Retry-After,
+    beside any other `headers` (the metering headers)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after_seconds: int,
+        upgrade_url: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.retry_after_seconds = max(1, int(retry_after_seconds))
+        super().__init__(
+            message,
+            headers={**(headers or {}), "Retry-After": str(self.retry_after_seconds)},
+            upgrade_url=upgrade_url,
+        )
+
+
+class QuotaExceeded(_RetryLater):
+    """The month's quota is used up; Retry-After is the seconds until the 1st of next month, 00:00 UTC."""
+
     code = "quota_exceeded"
     http_status = 429
 
 
-class RateLimited(ApiError):
-    """Per-key rate limit hit; `retry_after_seconds` (whole seconds, >= 1) goes to Retry-After."""
+class RateLimited(_RetryLater):
+    """Per-key rate limit hit; Retry-After is the seconds until the bucket has a token again."""
 
     code = "rate_limited"
     http_status = 429
-
-    def __init__(self, message: str, *, retry_after_seconds: int, upgrade_url: str | None = None) -> None:
-        self.retry_after_seconds = max(1, int(retry_after_seconds))
-        super().__init__(
-            message,
-            headers={"Retry-After": str(self.retry_after_seconds)},
-            upgrade_url=upgrade_url,
-        )
 
 
 class InvalidInput(ApiError):

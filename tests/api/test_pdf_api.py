@@ -63,11 +63,16 @@ def test_pdf_parameter_errors(api: TestClient, key: str) -> None:
         ("/v1/pdf/split", {"ranges": "3-1"}),
         ("/v1/pdf/rotate", {"degrees": "45"}),
         ("/v1/pdf/render-page", {"dpi": "71"}),
-        ("/v1/pdf/render-page", {"format": "gif"}),
         ("/v1/pdf/extract-text", {"pages": "5"}),
     ):
         response = api.post(path, params=params, content=TWO, headers=auth(key))
         assert (response.status_code, response.json()["error"]) == (400, "invalid_input"), (path, params)
+
+
+def test_an_image_format_render_page_does_not_write_is_unsupported_format(api: TestClient, key: str) -> None:
+    response = api.post("/v1/pdf/render-page", params={"format": "gif"}, content=TWO, headers=auth(key))
+    assert (response.status_code, response.json()["error"]) == (400, "unsupported_format")
+    assert response.json()["message"].startswith("format:")
 
 
 def test_render_result_over_the_response_limit_is_413(

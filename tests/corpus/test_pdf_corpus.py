@@ -1,4 +1,4 @@
-"""The PDF endpoints over ../shared/corpus/py-pdf-sample-files (skipped when absent)."""
+"""The PDF endpoints over ../shared/corpus/py-pdf-sample-files, through the HTTP app (skipped when absent)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
-from fileapi.convert.pdf import extract_text, merge_pdfs, pdf_info, render_pages
-from fileapi.errors import ApiError, InvalidInput
-from tests.helpers import CORPUS, corpus_dir
+from tests.helpers import CORPUS, auth, corpus_dir, post_bytes
 
 pytestmark = pytest.mark.corpus
 
@@ -29,47 +28,53 @@ def test_corpus_is_present() -> None:
 
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(ROOT)) for p in FILES])
-def test_info_text_and_render_on_every_file(path: Path) -> None:
+def test_info_text_and_render_on_every_file(path: Path, api: TestClient, key: str) -> None:
     data = path.read_bytes()
+    info = post_bytes(api, key, "/v1/pdf/info", data)
     if path.name == PASSWORD_PROTECTED:
-        with pytest.raises(InvalidInput, match="password-protected"):
-            pdf_info(data)
+        assert (info.status_code, info.json()["error"]) == (400, "invalid_input")
+        assert "password-protected" in info.json()["message"]
         return
-    info = pdf_info(data)
+    assert info.status_code == 200, info.text
     expected = expected_pages().get(str(path.relative_to(ROOT)))
     if expected is not None:
-        assert info.pageCount == expected
-    text = extract_text(data)
-    assert len(text.pages) == info.pageCount
-    try:
-        render_pages(data, dpi=72)
-    except ApiError as exc:
-        assert exc.http_status < 500
+        assert info.json()["pageCount"] == expected
+    text = post_bytes(api, key, "/v1/pdf/extract-text", data)
+    assert len(text.json()["pages"]) == info.json()["pageCount"]
+    rendered = post_bytes(api, key, "/v1/pdf/render-page", data, dpi="72")
+    assert rendered.status_code == 200 or 400 <= rendered.status_code < 500, rendered.text
 
 
-def test_every_file_merges() -> None:
-    documents = [path.read_bytes() for path in FILES if path.name != PASSWORD_PROTECTED]
-    merged = merge_pdfs(documents)
-    assert pdf_info(merged).pageCount == sum(pdf_info(document).pageCount for document in documents)
+def test_every_file_merges(api: TestClient, key: str) -> None:
+    paths = [path for path in FILES if path.name != PASSWORD_PROTECTED]
+    files = [("files", (path.name, path.read_bytes(), "application/pdf")) for path in paths]
+    merged = api.post("/v1/pdf/merge", files=files, headers=auth(key))
+    assert merged.status_code == 200, merged.text
+    count = post_bytes(api, key, "/v1/pdf/info", merged.content).json()["pageCount"]
+    assert count == sum(post_bytes(api, key, "/v1/pdf/info", path.read_bytes()).json()["pageCount"] for path in paths)
 
 
-def test_the_corpus_forms_fill_and_flatten() -> None:
-    from fileapi.convert.pdf_forms import fill_form
-
+def test_the_corpus_forms_fill_and_flatten(api: TestClient, key: str) -> None:
     latex = (corpus_dir("py-pdf-sample-files") / "010-pdflatex-forms" / "pdflatex-forms.pdf").read_bytes()
-    flat = fill_form(latex, fields={"Name": "Ada Lovelace", "Check": True}, flatten=True)
-    assert "Ada Lovelace" in extract_text(flat).text
+    flat = fill(api, key, latex, {"Name": "Ada Lovelace", "Check": True})
+    assert "Ada Lovelace" in post_bytes(api, key, "/v1/pdf/extract-text", flat).json()["text"]
     office = (ROOT / "012-libreoffice-form" / "libreoffice-form.pdf").read_bytes()
-    flat = fill_form(office, fields={"Last Name": "Smith", "gdpr": True, "Nationality": "French"}, flatten=True)
-    text = extract_text(flat).text
+    flat = fill(api, key, office, {"Last Name": "Smith", "gdpr": True, "Nationality": "French"})
+    text = post_bytes(api, key, "/v1/pdf/extract-text", flat).json()["text"]
     assert "Smith" in text and "French" in text and "Bob" in text  # Bob: a value the form already held
 
 
-def test_every_file_compresses_without_growing() -> None:
-    from fileapi.convert.pdf_edit import compress_pdf
+def fill(api: TestClient, key: str, pdf: bytes, fields: dict[str, object]) -> bytes:
+    files = {"file": ("form.pdf", pdf, "application/pdf")}
+    data = {"fields": json.dumps(fields), "flatten": "true"}
+    response = api.post("/v1/pdf/fill-form", files=files, data=data, headers=auth(key))
+    assert response.status_code == 200, response.text
+    return response.content
 
+
+def test_every_file_compresses_without_growing(api: TestClient, key: str) -> None:
     for path in FILES:
         if path.name == PASSWORD_PROTECTED:
             continue
-        result = compress_pdf(path.read_bytes(), strip_metadata=True)
-        assert result.compressedSize <= result.originalSize
+        result = post_bytes(api, key, "/v1/pdf/compress", path.read_bytes(), stripMetadata="true").json()
+        assert result["compressedSize"] <= result["originalSize"]

@@ -1,4 +1,4 @@
-"""SVG rendering against resvg's own reference renders in ../shared/corpus/resvg (skipped when absent)."""
+"""SVG rendering through the HTTP app against resvg's own reference renders in ../shared/corpus/resvg."""
 
 from __future__ import annotations
 
@@ -6,11 +6,10 @@ import io
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 from PIL import Image, ImageChops, ImageStat
 
-from fileapi.convert.render import svg_to_png
-from fileapi.errors import ApiError
-from tests.helpers import CORPUS, corpus_dir
+from tests.helpers import CORPUS, corpus_dir, post_bytes
 
 pytestmark = pytest.mark.corpus
 
@@ -36,15 +35,18 @@ def test_corpus_is_present() -> None:
 
 
 @pytest.mark.parametrize("path", CASES, ids=[str(p.relative_to(TESTS)) for p in CASES])
-def test_render_matches_the_reference(path: Path) -> None:
+def test_render_matches_the_reference(path: Path, api: TestClient, key: str) -> None:
     name = str(path.relative_to(TESTS))
     reference_path = path.with_suffix(".png")
     if name in REFUSED:
-        with pytest.raises(ApiError, match=REFUSED[name]):
-            svg_to_png(path.read_bytes())
+        refused = post_bytes(api, key, "/v1/render/svg-to-png", path.read_bytes())
+        assert refused.status_code == 400 and REFUSED[name] in refused.json()["message"]
         return
     reference = Image.open(reference_path).convert("RGBA") if reference_path.exists() else None
-    rendered = Image.open(io.BytesIO(svg_to_png(path.read_bytes(), width=reference.width if reference else 300)))
+    width = str(reference.width if reference else 300)
+    response = post_bytes(api, key, "/v1/render/svg-to-png", path.read_bytes(), width=width)
+    assert response.status_code == 200, response.text
+    rendered = Image.open(io.BytesIO(response.content))
     if reference is None or name in KNOWN_DIFFERENCES:
         return
     assert rendered.size == reference.size

@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 import resvg_py
+import zxingcpp
 from PIL import Image
 
 from fileapi.convert.codes import (
+    DOWNSCALED_MAX_SIDE,
+    DOWNSCALED_MIN_PIXELS,
     BarcodeFormat,
     QrOutput,
     generate_barcode,
@@ -188,3 +191,35 @@ def test_no_code_found_is_an_empty_list() -> None:
 def test_qr_background_with_alpha() -> None:
     png = Image.open(io.BytesIO(generate_qr("hello", background="#ffffff80").data)).convert("RGBA")
     assert png.getpixel((0, 0)) == (255, 255, 255, 128)
+
+
+def large_scene_with_qr(text: str, *, module_px: int, side: tuple[int, int] = (5000, 1200)) -> bytes:
+    """A white PNG over DOWNSCALED_MIN_PIXELS with one QR code of `module_px` pixels a module."""
+    code = Image.open(io.BytesIO(generate_qr(text, size=module_px, margin=4).data)).convert("L")
+    scene = Image.new("L", side, 255)
+    scene.paste(code, (side[0] // 3, side[1] // 4))
+    out = io.BytesIO()
+    scene.save(out, "PNG")
+    return out.getvalue()
+
+
+def test_large_image_code_is_found_by_the_downscaled_passes() -> None:
+    data = large_scene_with_qr("big code", module_px=12)
+    assert Image.open(io.BytesIO(data)).size[0] * 1200 > DOWNSCALED_MIN_PIXELS
+    assert [(code.text, code.format) for code in read_codes(data)] == [("big code", "qr_code")]
+
+
+def test_large_image_code_too_small_for_the_downscaled_passes_is_found_at_full_resolution() -> None:
+    data = large_scene_with_qr("tiny code", module_px=2)  # a module is under a pixel after the 3x reduction
+    image = Image.open(io.BytesIO(data)).convert("L")
+    factor = -(-max(image.size) // DOWNSCALED_MAX_SIDE)
+    assert zxingcpp.read_barcodes(image.reduce(factor)) == []  # what the downscaled passes see
+    assert [(code.text, code.format) for code in read_codes(data)] == [("tiny code", "qr_code")]
+    assert read_codes(data, qr_only=True)[0].text == "tiny code"
+
+
+def test_large_image_without_a_code_gives_none() -> None:
+    scene = Image.effect_noise((4000, 1500), 30).convert("L")
+    out = io.BytesIO()
+    scene.save(out, "PNG")
+    assert read_codes(out.getvalue()) == []

@@ -17,6 +17,25 @@ def test_encode_base64_matches_stdlib_on_random_bytes() -> None:
     assert encode_base64(data) == base64.b64encode(data)
 
 
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 31, 32, 33, 47, 48, 49, 1023, 65_537, 4_500_000])
+def test_encode_base64_equals_the_standard_library_in_every_variant(size: int) -> None:
+    data = os.urandom(size)
+    standard = base64.b64encode(data)
+    url_safe = base64.urlsafe_b64encode(data)
+    assert encode_base64(data) == standard
+    assert encode_base64(data, url_safe=True) == url_safe
+    assert encode_base64(data, padding=False) == standard.rstrip(b"=")
+    assert encode_base64(data, url_safe=True, padding=False) == url_safe.rstrip(b"=")
+
+
+@given(st.binary(max_size=300), st.booleans(), st.booleans())
+def test_encode_base64_equals_the_standard_library_on_generated_bytes(
+    data: bytes, url_safe: bool, padding: bool
+) -> None:
+    expected = base64.urlsafe_b64encode(data) if url_safe else base64.b64encode(data)
+    assert encode_base64(data, url_safe=url_safe, padding=padding) == (expected if padding else expected.rstrip(b"="))
+
+
 def test_encode_base64_url_safe_without_padding() -> None:
     data = b"\xfb\xff\xfe"
     assert encode_base64(data, url_safe=True) == b"-__-"

@@ -142,7 +142,7 @@ def test_patch_applies_the_unified_diff(
 def test_markdown_gfm_extensions() -> None:
     html = markdown_to_html(b"| a | b |\n|---|---|\n| 1 | 2 |\n\n~~gone~~ www.example.com\n\n- [ ] todo\n").decode()
     assert "<table>" in html and "<td>1</td>" in html
-    assert "<s>gone</s>" in html
+    assert "<del>gone</del>" in html
     assert '<a href="http://www.example.com">www.example.com</a>' in html
     assert 'type="checkbox"' in html
 

@@ -12,7 +12,6 @@ removed here without re-encoding.
 from __future__ import annotations
 
 import base64
-import io
 import math
 import struct
 from dataclasses import dataclass, field
@@ -171,18 +170,19 @@ def read_metadata(data: bytes) -> ImageMetadata:
 
     :raises UnsupportedFormat: not an image. :raises InvalidInput: unreadable.
     """
-    from PIL import ExifTags, Image, UnidentifiedImageError
+    from PIL import ExifTags
 
+    from fileapi.convert.image_decode import DECODE_ERRORS, corrupt, identify
     from fileapi.convert.image_io import INPUT_FORMATS, MAX_INPUT_PIXELS, check_pixels, load_pillow
 
     load_pillow()
+    if not data:
+        raise InvalidInput("the body is empty: send the image's bytes")
+    image = identify(data)
     try:
-        image = Image.open(io.BytesIO(data))
         exif = image.getexif()
-    except UnidentifiedImageError:
-        raise UnsupportedFormat("not an image in a supported format") from None
-    except (OSError, ValueError, SyntaxError, struct.error) as exc:
-        raise InvalidInput(f"the image cannot be read: {str(exc)[:200]}") from None
+    except DECODE_ERRORS as exc:
+        raise corrupt(image.format or "image", exc) from None
     if image.format not in INPUT_FORMATS:
         raise UnsupportedFormat(f"{image.format} images are not supported as input")
     check_pixels(image.size, limit=MAX_INPUT_PIXELS, what="the image")

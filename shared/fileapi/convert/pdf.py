@@ -15,14 +15,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from fileapi.convert import deadline
+from fileapi.convert import deadline, fallbacks, payload
 from fileapi.convert.pages import parse_pages, parse_ranges
+from fileapi.convert.pdf_errors import damaged, pdf_problem, reading
 from fileapi.errors import InvalidInput, TooLarge
 
 if TYPE_CHECKING:
@@ -41,14 +41,6 @@ _METADATA_KEYS = {
     "/Producer": "producer",
     "/Creator": "creator",
 }
-
-
-_QPDF_SOURCE = re.compile(r"(?:stream )?<_io\.BytesIO object at 0x[0-9a-f]+>\s*")
-
-
-def qpdf_message(exc: BaseException) -> str:
-    """qpdf's message without the in-memory stream's name it starts with, at most 200 characters."""
-    return _QPDF_SOURCE.sub("", str(exc))[:200]
 
 
 def _check_header(data: bytes, what: str = "the body") -> None:
@@ -101,19 +93,51 @@ def open_pdf(data: bytes, *, what: str = "the body") -> pikepdf.Pdf:
         pdf = pikepdf.Pdf.open(io.BytesIO(data))
     except pikepdf.PasswordError:
         raise InvalidInput(f"{what} is password-protected; remove the password first") from None
-    except (pikepdf.PdfError, ValueError, OSError) as exc:
-        raise InvalidInput(f"{what} cannot be read as a PDF: {qpdf_message(exc)}") from None
+    except (pikepdf.PdfError, ValueError, OSError, RecursionError) as exc:
+        rewritten = _rewritten_by_pypdf(data)
+        if rewritten is None:
+            raise damaged(what, exc) from None
+        with reading(what):
+            pdf = pikepdf.Pdf.open(io.BytesIO(rewritten))
+        fallbacks.record("pikepdf -> pypdf rewrite")
     _check_page_tree(pdf, what)
-    try:
+    with reading(what):
         count = len(pdf.pages)
-    except (pikepdf.PdfError, RecursionError) as exc:
-        raise InvalidInput(f"{what} has a broken page tree: {qpdf_message(exc)}") from None
     if count > MAX_PAGES:
         raise TooLarge(f"{what} has {count} pages; at most {MAX_PAGES}")
     return pdf
 
 
 MAX_PAGE_TREE_DEPTH = 64
+
+
+def _rewritten_by_pypdf(data: bytes) -> bytes | None:
+    """The document as pypdf reads and writes it, for a file qpdf cannot open (None: pypdf cannot either)."""
+    from pypdf import PdfReader, PdfWriter
+
+    try:
+        reader = PdfReader(io.BytesIO(data), strict=False)
+        if reader.is_encrypted:
+            return None
+        if len(reader.pages) > MAX_PAGES:
+            return None
+        writer = PdfWriter(clone_from=reader)
+        out = io.BytesIO()
+        writer.write(out)
+    except (Exception, RecursionError):  # pypdf raises many types on damaged input; then there is no fallback
+        return None
+    return out.getvalue()
+
+
+def repaired_copy(data: bytes, what: str = "the body") -> bytes:
+    """The document rewritten by qpdf, which rebuilds broken cross-reference tables and streams (for
+    pdfium and pypdf, which give up on files qpdf can mend).
+
+    :raises InvalidInput: qpdf cannot open it either.
+    """
+    pdf = open_pdf(data, what=what)
+    with reading(what):
+        return save_pdf(pdf)
 
 
 def _check_page_tree(pdf: pikepdf.Pdf, what: str) -> None:
@@ -165,7 +189,8 @@ def save_pdf(pdf: pikepdf.Pdf) -> bytes:
     import pikepdf
 
     out = io.BytesIO()
-    pdf.save(out, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True)
+    with reading():
+        pdf.save(out, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True)
     return out.getvalue()
 
 
@@ -182,6 +207,11 @@ def pdf_info(data: bytes) -> PdfInfo:
     or 270), the info dictionary's title, author, subject, keywords, producer and creator, and
     whether the file is encrypted (one that opens with the empty password still answers)."""
     pdf = open_pdf(data)
+    with reading():
+        return _info(pdf)
+
+
+def _info(pdf: pikepdf.Pdf) -> PdfInfo:
     sizes = []
     for page in pdf.pages:
         box = page.mediabox
@@ -199,7 +229,7 @@ def pdf_info(data: bytes) -> PdfInfo:
     return PdfInfo(pageCount=len(pdf.pages), pageSizes=sizes, metadata=metadata, encrypted=pdf.is_encrypted)
 
 
-def _check_content_streams(data: bytes) -> None:
+def _check_content_streams(data: bytes) -> pikepdf.Pdf:
     """Refuse page content streams that decode past the limit before pdfium inflates them
     (pdfium has no such bound: a 1 MB file whose content inflates to 1 GB took 2 GB of memory)."""
     import pikepdf
@@ -207,34 +237,77 @@ def _check_content_streams(data: bytes) -> None:
     pdf = open_pdf(data)
     for number, page in enumerate(pdf.pages, start=1):
         deadline.check()
-        contents = page.obj.get("/Contents")
-        streams = contents if isinstance(contents, pikepdf.Array) else [contents] if contents is not None else []
+        with reading(f"page {number}"):
+            contents = page.obj.get("/Contents")
+            streams = contents if isinstance(contents, pikepdf.Array) else [contents] if contents is not None else []
         for stream in streams:
             try:
                 stream.read_bytes()
-            except pikepdf.DataDecodingError as exc:
-                if "limit" in str(exc):
+            except (Exception, RecursionError) as exc:  # DataDecodingError, unfilterable, not a stream...
+                if isinstance(exc, pikepdf.DataDecodingError) and "limit" in str(exc):
                     raise TooLarge(
                         f"page {number}'s content decodes to more than {MAX_DECODED_STREAM_BYTES:,} bytes"
                     ) from None
-                raise InvalidInput(f"page {number}'s content cannot be decoded: {qpdf_message(exc)}") from None
+                raise InvalidInput(f"page {number}'s content cannot be decoded: {pdf_problem(exc)}") from None
+    return pdf
 
 
-def _pdfium(data: bytes) -> Any:
+MAX_FORM_FIELDS = 10_000
+
+
+def forms_are_drawable(pdf: pikepdf.Pdf) -> bool:
+    """False for a form field tree that names a field twice or is too large.
+
+    A few kilobytes of /Kids that list the same field twice at each level (qpdf's
+    shared-unnamed-field.pdf) make pdfium's form filler walk 2^depth fields: it never finished. Such
+    pages are rendered without drawing their form fields.
+    """
+    import pikepdf
+
+    form = pdf.Root.get("/AcroForm")
+    fields = form.get("/Fields") if isinstance(form, pikepdf.Dictionary) else None
+    if not isinstance(fields, pikepdf.Array):
+        return True
+    seen: set[tuple[int, int]] = set()
+    pending = list(fields)
+    while pending:
+        node = pending.pop()
+        if not isinstance(node, pikepdf.Dictionary):
+            continue
+        key = node.objgen
+        if key != (0, 0):
+            if key in seen:
+                return False
+            seen.add(key)
+        if len(seen) > MAX_FORM_FIELDS:
+            return False
+        kids = node.get("/Kids")
+        if isinstance(kids, pikepdf.Array):
+            pending.extend(kids)
+    return True
+
+
+def _pdfium(data: bytes) -> tuple[Any, bool]:
+    """The document opened by pdfium (when pdfium cannot open it, the copy qpdf repaired), and whether
+    its form fields can be drawn (`forms_are_drawable`)."""
     import pypdfium2 as pdfium
 
     _check_header(data)
-    _check_content_streams(data)
+    with reading():
+        drawable = forms_are_drawable(_check_content_streams(data))
     try:
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
-        message = str(exc)
-        if "password" in message.lower():
+        if "password" in str(exc).lower():
             raise InvalidInput("the body is password-protected; remove the password first") from None
-        raise InvalidInput(f"the body cannot be read as a PDF: {message[:200]}") from None
+        try:
+            document = pdfium.PdfDocument(repaired_copy(data))
+        except pdfium.PdfiumError:
+            raise damaged("the body", exc) from None
+        fallbacks.record("pdfium -> qpdf repair")
     if len(document) > MAX_PAGES:
         raise TooLarge(f"the body has {len(document)} pages; at most {MAX_PAGES}")
-    return document
+    return document, drawable
 
 
 @dataclass(frozen=True)
@@ -246,15 +319,29 @@ class PdfText:
 def extract_text(data: bytes, *, pages: str | None = None) -> PdfText:
     """Vector text of the chosen pages (default all), one string per page; `text` joins them with
     a form feed (U+000C) between pages. No OCR."""
-    document = _pdfium(data)
+    document, _ = _pdfium(data)
     chosen = parse_pages(pages, len(document))
     texts = []
     for number in chosen:
         deadline.check()
-        page = document[number - 1]
-        textpage = page.get_textpage()
-        texts.append(textpage.get_text_bounded().replace("\r\n", "\n"))
+        try:
+            textpage = document[number - 1].get_textpage()
+            texts.append(textpage.get_text_bounded().replace("\r\n", "\n"))
+        except (Exception, RecursionError) as exc:  # pdfium on a damaged page: pypdf reads its text
+            texts.append(_page_text_by_pypdf(data, number, exc))
     return PdfText(text="\f".join(texts), pages=texts)
+
+
+def _page_text_by_pypdf(data: bytes, number: int, failure: BaseException) -> str:
+    from pypdf import PdfReader
+
+    with reading(f"page {number}"):
+        try:
+            text = PdfReader(io.BytesIO(data), strict=False).pages[number - 1].extract_text()
+        except (Exception, RecursionError):
+            raise failure from None
+    fallbacks.record("pdfium -> pypdf text")
+    return text
 
 
 class RenderFormat(StrEnum):
@@ -281,30 +368,40 @@ def render_pages(
     """
     if not 72 <= dpi <= 300:
         raise InvalidInput(f"dpi must be 72..300, not {dpi}")
-    document = _pdfium(data)
-    document.init_forms()
+    document, draw_forms = _pdfium(data)
+    if draw_forms:
+        document.init_forms()
     chosen = parse_pages(pages, len(document), default_all=False)
     scale = dpi / 72 * (1 - 1e-9)  # pdfium rounds up: 792 pt at 150 dpi must give 1650 px, not 1651
-    total = sum(round(w * scale) * round(h * scale) for w, h in (document[n - 1].get_size() for n in chosen))
+    with reading():
+        sizes = {number: document[number - 1].get_size() for number in chosen}
+    total = sum(round(w * scale) * round(h * scale) for w, h in sizes.values())
     if total > MAX_RENDER_TOTAL_PIXELS:
         raise TooLarge(
             f"{len(chosen)} page(s) at {dpi} dpi would be {total:,} pixels, more than one answer can carry; "
             "ask for fewer pages or a lower dpi"
         )
-    rendered = []
+    rendered: list[RenderedPage] = []
+    carried = 0
     for number in chosen:
         deadline.check()
-        page = document[number - 1]
-        width, height = page.get_size()
+        width, height = sizes[number]
         pixels = round(width * scale) * round(height * scale)
         if pixels > MAX_RENDER_PIXELS:
             raise TooLarge(f"page {number} at {dpi} dpi would be {pixels:,} pixels; at most {MAX_RENDER_PIXELS:,}")
-        image = page.render(scale=scale, may_draw_forms=True).to_pil()
+        with reading(f"page {number}"):
+            image = document[number - 1].render(scale=scale, may_draw_forms=draw_forms).to_pil()
         out = io.BytesIO()
         if fmt is RenderFormat.PNG:
             image.save(out, "PNG", compress_level=6)
         else:
             image.convert("RGB").save(out, "JPEG" if fmt is RenderFormat.JPEG else "WEBP", quality=85)
+        carried += len(out.getvalue())
+        payload.check(
+            f"{len(rendered) + 1} rendered page(s) as {fmt.value.upper()}",
+            carried,
+            hint="ask for fewer pages, a lower dpi or format=jpeg",
+        )
         rendered.append(
             RenderedPage(number, base64.b64encode(out.getvalue()).decode("ascii"), image.width, image.height)
         )
@@ -331,7 +428,8 @@ def merge_pdfs(documents: list[bytes]) -> bytes:
         total += len(source.pages)
         if total > MAX_MERGED_PAGES:
             raise TooLarge(f"the merged document would have more than {MAX_MERGED_PAGES} pages")
-        merged.add_pages_from(source)
+        with reading(f"file {position}"):
+            merged.add_pages_from(source)
     return save_pdf(merged)
 
 
@@ -344,7 +442,8 @@ def split_pdf(data: bytes, *, ranges: str) -> list[bytes]:
     for first, last in parse_ranges(ranges, len(source.pages)):
         deadline.check()
         part = pikepdf.Pdf.new()
-        part.add_pages_from(source, pages=range(first - 1, last))
+        with reading():
+            part.add_pages_from(source, pages=range(first - 1, last))
         parts.append(save_pdf(part))
     return parts
 
@@ -356,6 +455,6 @@ def rotate_pdf(data: bytes, *, degrees: int, pages: str | None = None) -> bytes:
     pdf = open_pdf(data)
     for number in parse_pages(pages, len(pdf.pages)):
         deadline.check()
-        page = pdf.pages[number - 1]
-        page.rotate(degrees, relative=True)
+        with reading(f"page {number}"):
+            pdf.pages[number - 1].rotate(degrees, relative=True)
     return save_pdf(pdf)

@@ -6,11 +6,16 @@ import io
 import math
 import secrets
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from fileapi.convert import deadline
 from fileapi.convert.pages import parse_pages
 from fileapi.convert.pdf import open_pdf, save_pdf
+from fileapi.convert.pdf_errors import reading
 from fileapi.errors import InvalidInput
+
+if TYPE_CHECKING:
+    import pikepdf
 
 # Helvetica advance widths (AFM, 1/1000 em) for ASCII 32..126; other Latin-1 characters use 556.
 _HELVETICA = [
@@ -47,7 +52,6 @@ def watermark_pdf(
     :param font_size: points (>= 1); default: the text spans about 60% of the page's diagonal.
     :raises InvalidInput: empty or non-Latin-1 text, or options out of range.
     """
-    import pikepdf
 
     if not text.strip() or len(text) > MAX_WATERMARK_CHARS:
         raise InvalidInput(f"text must be 1..{MAX_WATERMARK_CHARS} characters")
@@ -64,6 +68,22 @@ def watermark_pdf(
     if not math.isfinite(rotation):
         raise InvalidInput("rotation must be a number of degrees")
     pdf = open_pdf(data)
+    with reading():
+        _draw_watermark(pdf, text, encoded, opacity, rotation, font_size, pages)
+    return save_pdf(pdf)
+
+
+def _draw_watermark(
+    pdf: pikepdf.Pdf,
+    text: str,
+    encoded: bytes,
+    opacity: float,
+    rotation: float,
+    font_size: float | None,
+    pages: str | None,
+) -> None:
+    import pikepdf
+
     font = pdf.make_indirect(
         pikepdf.Dictionary(
             Type=pikepdf.Name.Font,
@@ -96,7 +116,6 @@ def watermark_pdf(
         )
         page.contents_add(pdf.make_stream(b"q\n"), prepend=True)
         page.contents_add(pdf.make_stream(b"\nQ\n" + stream))
-    return save_pdf(pdf)
 
 
 def protect_pdf(
@@ -131,12 +150,13 @@ def protect_pdf(
         print_highres=allow_printing,
     )
     out = io.BytesIO()
-    pdf.save(
-        out,
-        encryption=pikepdf.Encryption(
-            user=user_password, owner=owner_password or secrets.token_urlsafe(24), R=6, allow=permissions
-        ),
-    )
+    with reading():
+        pdf.save(
+            out,
+            encryption=pikepdf.Encryption(
+                user=user_password, owner=owner_password or secrets.token_urlsafe(24), R=6, allow=permissions
+            ),
+        )
     return out.getvalue()
 
 
@@ -153,11 +173,21 @@ def compress_pdf(data: bytes, *, strip_metadata: bool = False, image_max_side: i
     when asked, downsample images whose longer side is over `image_max_side` pixels (re-encoded as
     JPEG quality 85) and drop the info dictionary and XMP metadata. Never larger than the input:
     then the input comes back with savedPercent 0."""
-    import pikepdf
 
     if image_max_side is not None and not 16 <= image_max_side <= 10_000:
         raise InvalidInput(f"imageMaxSide must be 16..10000, not {image_max_side}")
     pdf = open_pdf(data)
+    with reading():
+        compressed = _rewritten_small(pdf, strip_metadata=strip_metadata, image_max_side=image_max_side)
+    if len(compressed) >= len(data):
+        return CompressResult(data, len(data), len(data), 0.0)
+    saved = round(100 * (len(data) - len(compressed)) / len(data), 1)
+    return CompressResult(compressed, len(data), len(compressed), saved)
+
+
+def _rewritten_small(pdf: pikepdf.Pdf, *, strip_metadata: bool, image_max_side: int | None) -> bytes:
+    import pikepdf
+
     if strip_metadata:
         if "/Info" in pdf.trailer:
             del pdf.trailer["/Info"]
@@ -178,11 +208,7 @@ def compress_pdf(data: bytes, *, strip_metadata: bool = False, image_max_side: i
         )
     finally:
         pikepdf.settings.set_flate_compression_level(-1)  # back to zlib's default for every other save
-    compressed = out.getvalue()
-    if len(compressed) >= len(data):
-        return CompressResult(data, len(data), len(data), 0.0)
-    saved = round(100 * (len(data) - len(compressed)) / len(data), 1)
-    return CompressResult(compressed, len(data), len(compressed), saved)
+    return out.getvalue()
 
 
 def _downsample_images(pdf: object, max_side: int) -> None:

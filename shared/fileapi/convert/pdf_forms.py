@@ -9,6 +9,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from fileapi.convert import fallbacks
+from fileapi.convert.pdf_errors import reading
 from fileapi.errors import InvalidInput
 
 _RADIO = 1 << 15
@@ -17,19 +19,37 @@ MAX_FIELDS = 1_000
 
 
 def _writer(data: bytes) -> Any:
-    from pypdf import PdfReader, PdfWriter
-    from pypdf.errors import FileNotDecryptedError, PdfReadError
+    """pypdf's writer over the document; when pypdf cannot read it, over the copy qpdf repaired."""
+    from fileapi.convert.pdf import forms_are_drawable, open_pdf, repaired_copy
 
-    from fileapi.convert.pdf import open_pdf
-
-    open_pdf(data)  # the same checks and errors as every PDF endpoint (header, password, page bound)
+    # The same checks and errors as every PDF endpoint (header, password, page bound), and a form
+    # field tree that pypdf can walk in bounded time.
+    with reading():
+        walkable = forms_are_drawable(open_pdf(data))
+    if not walkable:
+        raise InvalidInput("the PDF's form names the same field more than once in its field tree, or has too many")
     try:
-        reader = PdfReader(io.BytesIO(data))
-        if reader.is_encrypted:
-            reader.decrypt("")
-        return PdfWriter(clone_from=reader)
-    except (PdfReadError, FileNotDecryptedError, ValueError, KeyError, RecursionError) as exc:
-        raise InvalidInput(f"the PDF's form cannot be read: {str(exc)[:200]}") from None
+        return _pypdf_writer(data)
+    except (Exception, RecursionError) as exc:  # pypdf raises many types on damaged input
+        failure = exc
+    with reading():
+        try:
+            writer = _pypdf_writer(repaired_copy(data))
+        except (Exception, RecursionError):
+            raise failure from None
+    fallbacks.record("pypdf -> qpdf repair")
+    return writer
+
+
+def _pypdf_writer(data: bytes) -> Any:
+    from pypdf import PdfReader, PdfWriter
+
+    reader = PdfReader(io.BytesIO(data))
+    if reader.is_encrypted:
+        reader.decrypt("")
+    writer = PdfWriter(clone_from=reader)
+    writer.get_fields()  # reads the whole form: a damaged one fails here, not later
+    return writer
 
 
 def _field_values(fields: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
@@ -91,37 +111,34 @@ def fill_form(data: bytes, *, fields: dict[str, Any], flatten: bool = False) -> 
     if len(fields) > MAX_FIELDS:
         raise InvalidInput(f"at most {MAX_FIELDS} fields")
     writer = _writer(data)
-    form_fields = writer.get_fields() or {}
+    with reading():
+        form_fields = writer.get_fields() or {}
     if not form_fields:
         raise InvalidInput("the PDF has no form fields")
     values = _field_values(form_fields, fields)
     if flatten:  # every field's widget goes: bake the values the form already holds too
         values = {**_current_values(form_fields), **values}
-    try:
+    with reading():
         writer.update_page_form_field_values(None, values, auto_regenerate=False, flatten=flatten)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InvalidInput(f"the form could not be filled: {str(exc)[:200]}") from None
-    if flatten:
-        _remove_form(writer)
-    else:
-        writer.set_need_appearances_writer(True)
-    return _written(writer)
+        if flatten:
+            _remove_form(writer)
+        else:
+            writer.set_need_appearances_writer(True)
+        return _written(writer)
 
 
 def flatten_form(data: bytes) -> bytes:
     """Bake the values a form holds into the pages and remove the form; a PDF without form fields
     is returned unchanged."""
     writer = _writer(data)
-    form_fields = writer.get_fields() or {}
-    if not form_fields:
-        return data
-    values = _current_values(form_fields)
-    try:
+    with reading():
+        form_fields = writer.get_fields() or {}
+        if not form_fields:
+            return data
+        values = _current_values(form_fields)
         writer.update_page_form_field_values(None, values, auto_regenerate=False, flatten=True)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InvalidInput(f"the form could not be flattened: {str(exc)[:200]}") from None
-    _remove_form(writer)
-    return _written(writer)
+        _remove_form(writer)
+        return _written(writer)
 
 
 def _current_values(form_fields: dict[str, Any]) -> dict[str, Any]:

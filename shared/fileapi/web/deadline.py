@@ -17,6 +17,7 @@ import anyio
 import anyio.to_thread
 
 from fileapi.convert.deadline import budget, exceeded_message
+from fileapi.convert.payload import response_limit
 from fileapi.errors import ConversionFailed
 from fileapi.settings import get_settings
 from fileapi.web.tracing import subsegment
@@ -27,10 +28,15 @@ R = TypeVar("R")
 
 async def within_deadline(function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """`function(*args, **kwargs)` in a worker thread, answered by the deadline at the latest."""
-    seconds = get_settings().deadline_seconds
+    settings = get_settings()
+    seconds = settings.deadline_seconds
 
     def run() -> R:
-        with budget(seconds), subsegment(f"## {getattr(function, '__name__', 'conversion')}"):
+        with (
+            budget(seconds),
+            response_limit(settings.max_response_bytes),
+            subsegment(f"## {getattr(function, '__name__', 'conversion')}"),
+        ):
             return function(*args, **kwargs)
 
     try:

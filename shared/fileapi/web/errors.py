@@ -15,7 +15,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fileapi.errors import ApiError, InternalError, InvalidInput, MethodNotAllowed, NotFound, TooLarge
+from fileapi.errors import (
+    ApiError,
+    InternalError,
+    InvalidInput,
+    MethodNotAllowed,
+    NotFound,
+    TooLarge,
+    UnsupportedFormat,
+)
 from fileapi.web.logs import logger
 
 # Parameter values are echoed in validation messages only from these places, and only short ones.
@@ -36,10 +44,29 @@ def error_response(exc: ApiError) -> Response:
     return JSONResponse(error_body(exc), status_code=exc.http_status, headers=exc.headers)
 
 
-def validation_error(exc: RequestValidationError) -> InvalidInput:
-    """An InvalidInput that names each bad parameter and what is wrong with it."""
-    problems = [_describe(error) for error in exc.errors()]
+# Query parameters that name the output format: a value outside their list is a format this
+# endpoint does not write (unsupported_format), not a malformed request.
+_FORMAT_PARAMETERS = frozenset({"to", "format"})
+
+
+def validation_error(exc: RequestValidationError) -> InvalidInput | UnsupportedFormat:
+    """An InvalidInput that names each bad parameter and what is wrong with it; UnsupportedFormat
+    when the only problem is an output format (`to`, `format`) the endpoint does not write."""
+    errors = list(exc.errors())
+    problems = [_describe(error) for error in errors]
+    if errors and all(_is_unwritten_format(error) for error in errors):
+        return UnsupportedFormat("; ".join(problems))
     return InvalidInput("; ".join(problems) or "invalid request")
+
+
+def _is_unwritten_format(error: dict[str, Any]) -> bool:
+    location = tuple(error.get("loc", ()))
+    return (
+        error.get("type") == "enum"
+        and len(location) == 2
+        and location[0] == "query"
+        and location[1] in _FORMAT_PARAMETERS
+    )
 
 
 def _describe(error: dict[str, Any]) -> str:

@@ -1,15 +1,26 @@
-"""Size limits: request bodies (before any work) and response payloads (before counting)."""
+"""Size limits: request bodies (before any work) and response payloads (before counting).
+
+A response is measured as Lambda carries it, locally too, so that what fits here fits when deployed:
+Mangum's result for an HTTP API (payload v2) event (`statusCode`, `headers`, `body`,
+`isBase64Encoded`), the body as text for the media types Mangum passes as text and base64-encoded
+for every other, serialised by the Python runtime's JSON encoder (non-ASCII text escaped as \\uXXXX).
+Lambda refuses a serialised response over 6,291,556 bytes (its "6 MB"), and API Gateway then
+answers 502: the API answers 413 too_large instead, with what to reduce.
+"""
 
 from __future__ import annotations
 
+import json
+
+from mangum.adapter import DEFAULT_TEXT_MIME_TYPES
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import TooLarge
 from fileapi.web.errors import error_response
 
-# Content types that API Gateway and Mangum carry as text; everything else travels base64-encoded.
-_TEXT_TYPES = ("text/", "application/json", "application/xml", "application/javascript", "image/svg+xml")
+# Room for the headers added after the check (X-Quota-Remaining, RateLimit-*, request id).
+HEADER_ALLOWANCE_BYTES = 512
 
 
 class BodyLimitMiddleware:
@@ -57,12 +68,22 @@ def _content_length(scope: Scope) -> int | None:
 
 
 def payload_size(response: Response) -> int:
-    """Bytes the response takes in a Lambda payload: text as is, binary base64-encoded."""
-    body_length = len(response.body)
-    media_type = (response.media_type or response.headers.get("content-type", "")).lower()
-    if media_type.startswith(_TEXT_TYPES):
-        return body_length
-    return (body_length + 2) // 3 * 4
+    """Bytes the response takes as Lambda's serialised result (see the module's docstring)."""
+    media_type = response.headers.get("content-type", "")
+    text: str | None = None
+    if response.body and any(kind in media_type for kind in DEFAULT_TEXT_MIME_TYPES):
+        try:
+            text = bytes(response.body).decode("utf-8")
+        except UnicodeDecodeError:
+            text = None  # Mangum sends undecodable "text" base64-encoded
+    body = len(json.dumps(text)) if text is not None else (len(response.body) + 2) // 3 * 4 + 2
+    envelope = {
+        "statusCode": response.status_code,
+        "body": "",
+        "headers": dict(response.headers),
+        "isBase64Encoded": text is None and bool(response.body),
+    }
+    return len(json.dumps(envelope)) - 2 + body + HEADER_ALLOWANCE_BYTES
 
 
 def check_response_size(response: Response, *, max_response_bytes: int) -> None:
@@ -73,6 +94,7 @@ def check_response_size(response: Response, *, max_response_bytes: int) -> None:
     size = payload_size(response)
     if size > max_response_bytes:
         raise TooLarge(
-            f"the result would be {size:,} bytes in the response payload, over the limit of "
-            f"{max_response_bytes:,}; ask for less (fewer pages, lower resolution or a smaller input)"
+            f"the result would be {size:,} bytes in the response payload (binary base64-encoded, text "
+            f"JSON-escaped), over the limit of {max_response_bytes:,}; ask for less (fewer pages, lower "
+            "resolution or a smaller input)"
         )

@@ -1,0 +1,91 @@
+"""The image speed paths give the results of the plain paths: the banded resample (image._banded_resize)
+and the in-place orientation of open_image."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+from PIL import Image, ImageChops
+
+from fileapi.convert.image import Fit, _banded_resize, resize_image
+from fileapi.convert.image_io import open_image
+
+
+def photo(width: int = 1500, height: int = 1000, mode: str = "RGB") -> Image.Image:
+    """Smooth gradients with noise, like a photograph (and with sharp edges from the noise)."""
+    noise = Image.effect_noise((width, height), 40)
+    gradient = Image.linear_gradient("L").resize((width, height))
+    return Image.merge("RGB", (noise, gradient, gradient.rotate(90).resize((width, height)))).convert(mode)
+
+
+def two_pass(image: Image.Image, size: tuple[int, int], box: tuple[float, float, float, float]) -> Image.Image:
+    """Lanczos over the whole image, the horizontal pass first, then the vertical."""
+    rows = image.resize((size[0], image.height), Image.Resampling.LANCZOS, box=(box[0], 0, box[2], image.height))
+    return rows.resize(size, Image.Resampling.LANCZOS, box=(0, box[1], size[0], box[3]))
+
+
+def largest_difference(a: Image.Image, b: Image.Image) -> int:
+    extrema = ImageChops.difference(a, b).getextrema()
+    return max(high for _, high in extrema) if isinstance(extrema[0], tuple) else int(extrema[1])
+
+
+@pytest.mark.parametrize("mode", ["RGB", "L"])
+@pytest.mark.parametrize("seed", range(6))
+def test_banded_resize_is_the_two_pass_lanczos(mode: str, seed: int) -> None:
+    rng = random.Random(seed)
+    image = photo(mode=mode)
+    if seed % 2:
+        x0, y0 = rng.uniform(0, 400), rng.uniform(0, 300)
+        box = (x0, y0, rng.uniform(x0 + 300, 1500), rng.uniform(y0 + 300, 1000))
+    else:
+        box = (0.0, 0.0, 1500.0, 1000.0)
+    width, height = box[2] - box[0], box[3] - box[1]
+    size = (rng.randint(int(width / 3) + 1, int(width * 0.9)), rng.randint(int(height / 3) + 1, int(height * 0.9)))
+    banded = _banded_resize(image, size, box)
+    assert banded.size == size and banded.mode == mode
+    # Pillow takes a box in single precision: a band's box rounds differently from the whole one.
+    assert largest_difference(banded, two_pass(image, size, box)) <= 1
+
+
+@pytest.mark.parametrize("size", [(800, 533), (400, 267), (150, 100)])
+def test_banded_resize_with_the_reduce_step_matches_pillows_resize(size: tuple[int, int]) -> None:
+    image = photo(3000, 2000)
+    box = (0.0, 0.0, 3000.0, 2000.0)
+    banded = _banded_resize(image, size, box)
+    whole = image.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+    assert banded.size == whole.size
+    assert largest_difference(banded, whole) <= 2
+
+
+def jpeg(image: Image.Image, **options: object) -> bytes:
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=92, **options)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("fit", list(Fit))
+def test_resize_of_a_large_jpeg_keeps_sizes_and_looks_the_same(fit: Fit) -> None:
+    source = photo(2400, 1600)
+    data = jpeg(source)
+    result = Image.open(io.BytesIO(resize_image(data, width=600, height=300, fit=fit).data))
+    expected = {Fit.COVER: (600, 300), Fit.CONTAIN: (600, 300), Fit.FILL: (600, 300)}
+    expected.update({Fit.INSIDE: (450, 300), Fit.OUTSIDE: (600, 400)})
+    assert result.size == expected[fit]
+    if fit is Fit.FILL:
+        reference = source.resize((600, 300), Image.Resampling.LANCZOS)
+        difference = ImageChops.difference(result.convert("RGB"), reference).convert("L")
+        mean_difference = sum(difference.histogram()[level] * level for level in range(256)) / (600 * 300)
+        assert mean_difference < 4  # JPEG twice and the decoder's DCT scaling, not a different picture
+
+
+def test_open_image_orients_in_place_and_keeps_the_format() -> None:
+    source = photo(300, 200)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored rotated: displayed after a 90 degree clockwise turn
+    image = open_image(jpeg(source, exif=exif.tobytes()))
+    assert image.size == (200, 300)
+    assert image.format == "JPEG"
+    upright = open_image(jpeg(source))
+    assert upright.size == (300, 200) and upright.format == "JPEG"
