@@ -89,8 +89,7 @@ USAGE_SCHEMA = {
     },
 )
 async def usage(admission: Annotated[Admission, Depends(self_service)]) -> Response:
-    report = await run_in_threadpool(get_meter().usage, admission.account)
-    return JSONResponse(asdict(report))
+    return JSONResponse(asdict(get_meter().usage(admission)))
 
 
 @router.post(
@@ -113,7 +112,7 @@ async def usage(admission: Annotated[Admission, Depends(self_service)]) -> Respo
     },
 )
 async def rotate(admission: Annotated[Admission, Depends(self_service)]) -> Response:
-    key = await run_in_threadpool(get_key_service().rotate, admission.account)
+    key = await run_in_threadpool(get_key_service().rotate_account, admission.account_id, admission.key_hash)
     return JSONResponse({"message": ROTATED, "api_key": key})
 
 
@@ -134,7 +133,8 @@ async def rotate(admission: Annotated[Admission, Depends(self_service)]) -> Resp
     },
 )
 async def billing_portal(admission: Annotated[Admission, Depends(self_service)]) -> Response:
-    url = await run_in_threadpool(get_billing_portal().session_url, admission.account)
+    account = await run_in_threadpool(get_key_service().account, admission.account_id)
+    url = await run_in_threadpool(get_billing_portal().session_url, account)
     return RedirectResponse(url, status_code=303)
 
 

@@ -39,7 +39,7 @@ def test_checkout_issues_a_key_once_and_subscription_changes_apply(api: TestClie
     response = deliver(api, event)
     assert (response.status_code, response.json()) == (200, {"received": True})
     (mail,) = mails_to(address)
-    key = re.search(r"sk_live_[A-Za-z0-9_-]{43}", mail).group(0)  # type: ignore[union-attr]
+    key = re.search(r"sk_live_[0-9A-Za-z]{49}", mail).group(0)  # type: ignore[union-attr]
     usage = api.get("/v1/usage", headers=auth(key)).json()
     assert (usage["plan"], usage["status"]) == ("growth", "active")
     # a replayed delivery issues nothing
@@ -58,7 +58,7 @@ def test_checkout_issues_a_key_once_and_subscription_changes_apply(api: TestClie
 def test_checkout_for_an_existing_account_keeps_its_key(api: TestClient) -> None:
     address = f"again-{uuid.uuid4().hex[:8]}@example.com"
     deliver(api, checkout_completed(address, plan="starter"))
-    key = re.search(r"sk_live_[A-Za-z0-9_-]{43}", mails_to(address)[0]).group(0)  # type: ignore[union-attr]
+    key = re.search(r"sk_live_[0-9A-Za-z]{49}", mails_to(address)[0]).group(0)  # type: ignore[union-attr]
     deliver(api, checkout_completed(address, plan="business"))
     assert api.get("/v1/usage", headers=auth(key)).json()["plan"] == "business"
     assert sum("sk_live_" in mail for mail in mails_to(address)) == 1

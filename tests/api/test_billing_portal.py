@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 import fileapi.web.services as services
 from fileapi.account.portal import BillingPortal
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamodb import DynamoStore
+from fileapi.metering.store import AccountStore
 from tests.helpers import auth
 
 PORTAL_URL = "https://billing.example.test/p/session_123"
@@ -58,7 +58,7 @@ def portal(stripe_api: str, monkeypatch: pytest.MonkeyPatch) -> BillingPortal:
 
 
 def test_portal_redirects_to_a_session_for_the_accounts_customer(
-    api: TestClient, store: DynamoStore, portal: BillingPortal
+    api: TestClient, store: AccountStore, portal: BillingPortal
 ) -> None:
     customer = f"cus_{uuid.uuid4().hex[:12]}"
     key = create_key(store, email=f"{uuid.uuid4().hex}@example.com", plan="pro", customer_id=customer)

@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
 from fileapi.local import dynamo
+from fileapi.metering.keys import is_well_formed, key_from_random
 from tests.helpers import auth
 from tests.server.conftest import wait_for_health
 
 pytestmark = pytest.mark.server
-DEV_KEY = "sk_live_" + "localdevkey0123456789" * 2 + "ab"
+CLI = Callable[..., subprocess.CompletedProcess[str]]
+DEV_KEY = key_from_random("localdevkey0123456789" * 2 + "a")
 
 
 def run_env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -86,7 +89,7 @@ def test_run_serves_the_api_with_the_configured_dev_key(tmp_path: Path, stop: li
         check=True,
     )
     new_key = created.stdout.strip()
-    assert re.fullmatch(r"sk_live_[A-Za-z0-9_-]{43}", new_key)
+    assert is_well_formed(new_key)
     usage = httpx.get(f"{base_url}/v1/usage", headers=auth(new_key)).json()
     assert (usage["plan"], usage["quota_monthly"]) == ("starter", 2500)
 
@@ -117,8 +120,9 @@ def test_cli_help_lists_the_commands() -> None:
         assert command in result.stdout
 
 
-def test_accounts_commands(tmp_path: Path, stop: list[subprocess.Popen[str]]) -> None:
-    env = run_env(tmp_path, FILEAPI_DEV_KEY=DEV_KEY, FILEAPI_DEV_EMAIL="owner@example.com")
+def serving(tmp_path: Path, stop: list[subprocess.Popen[str]], **settings: str) -> tuple[str, str, CLI]:
+    """`fileapi run` with `settings`: its base URL, its key, and the `fileapi` command beside it."""
+    env = run_env(tmp_path, **settings)
     process = start_run(env)
     stop.append(process)
     base_url, key = read_banner(process)
@@ -126,8 +130,17 @@ def test_accounts_commands(tmp_path: Path, stop: list[subprocess.Popen[str]]) ->
 
     def cli(*words: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "fileapi.local.cli", "accounts", *words], env=env, capture_output=True, text=True
+            [sys.executable, "-m", "fileapi.local.cli", *words], env=env, capture_output=True, text=True
         )
+
+    return base_url, key, cli
+
+
+def test_accounts_commands(tmp_path: Path, stop: list[subprocess.Popen[str]]) -> None:
+    base_url, key, fileapi = serving(tmp_path, stop, FILEAPI_DEV_KEY=DEV_KEY, FILEAPI_DEV_EMAIL="owner@example.com")
+
+    def cli(*words: str) -> subprocess.CompletedProcess[str]:
+        return fileapi("accounts", *words)
 
     assert "owner@example.com\tbusiness\tactive\t1000000" in cli("list").stdout
     shown = cli("show", "owner@example.com")
@@ -138,3 +151,71 @@ def test_accounts_commands(tmp_path: Path, stop: list[subprocess.Popen[str]]) ->
     assert cli("set-status", "owner@example.com", "past_due").returncode == 0
     assert httpx.get(f"{base_url}/v1/usage", headers=auth(key)).status_code == 403
     assert cli("show", "nobody@example.com").returncode == 1
+
+
+def test_custom_plans_are_created_listed_and_given_to_keys(tmp_path: Path, stop: list[subprocess.Popen[str]]) -> None:
+    base_url, _, cli = serving(tmp_path, stop, FILEAPI_DEV_KEY=DEV_KEY)
+
+    # GIVEN a custom plan of 10,000 requests/s with a burst of 20,000 (30,000 writes in its worst second, with
+    # 2% headroom over 800 a second per item: 39 shards)
+    created = cli("plans", "create", "enterprise", "--rate", "10000", "--burst", "20000", "--quota", "50000000")
+    assert created.returncode == 0, created.stderr
+    assert json.loads(created.stdout)["shards_in_force"] == 39
+    # THEN it is listed beside the contract's plans, and a contract plan cannot be redefined
+    listed = cli("plans", "list").stdout.splitlines()
+    assert listed[0].startswith("starter\t2/s\tburst 5\tquota 2500\tshards 1\tcontract")
+    assert "enterprise\t10000/s\tburst 20000\tquota 50000000\tshards 39\tcustom" in listed
+    assert "contract's plans" in cli("plans", "create", "pro", "--rate", "1", "--burst", "1", "--quota", "1").stderr
+    # AND a key made on it answers with the plan's limits
+    key = cli("keys", "create", "--email", "big@example.com", "--plan", "enterprise").stdout.strip()
+    response = httpx.post(f"{base_url}/v1/data/base64-encode", content=b"x", headers=auth(key))
+    assert (response.status_code, response.headers["RateLimit-Limit"]) == (200, str(39 * 524))
+    usage = httpx.get(f"{base_url}/v1/usage", headers=auth(key)).json()
+    assert (usage["plan"], usage["quota_monthly"], usage["used_this_month"]) == ("enterprise", 50_000_000, 1)
+    # AND an unknown plan is refused with the list of plans
+    refused = cli("keys", "create", "--email", "nobody@example.com", "--plan", "platinum")
+    assert refused.returncode == 1 and "unknown plan 'platinum'; plans are starter, pro" in refused.stderr
+
+
+def test_the_paid_flow_runs_locally_on_the_billing_standin(tmp_path: Path, stop: list[subprocess.Popen[str]]) -> None:
+    # GIVEN `fileapi run` without any Stripe settings (as `make run` starts it): the billing stand-in is on
+    base_url, _, cli = serving(tmp_path, stop)
+    # WHEN a customer checks out on pro
+    done = cli("checkout", "--email", "buyer@example.com", "--plan", "pro")
+    assert done.returncode == 0, done.stderr
+    # THEN their key arrives in the local outbox, once, and works on pro
+    mails = [
+        path.read_text() for path in (tmp_path / "outbox").glob("*.eml") if "buyer@example.com" in path.read_text()
+    ]
+    assert len(mails) == 1
+    key = re.search(r"sk_live_[0-9A-Za-z]{49}", mails[0]).group(0)  # type: ignore[union-attr]
+    usage = httpx.get(f"{base_url}/v1/usage", headers=auth(key)).json()
+    assert (usage["plan"], usage["status"], usage["quota_monthly"]) == ("pro", "active", 10_000)
+    assert httpx.post(f"{base_url}/v1/data/base64-encode", content=b"x", headers=auth(key)).status_code == 200
+    # AND the billing portal answers 303 to the local portal page, which shows the plan and the month's usage
+    portal = httpx.get(f"{base_url}/v1/billing/portal", headers=auth(key))
+    assert portal.status_code == 303
+    location = portal.headers["location"]
+    assert location.startswith(f"{base_url}/local/billing/portal?session=")
+    page = httpx.get(location)
+    assert page.status_code == 200 and 'id="plan">pro<' in page.text and 'id="used">1 of 10000' in page.text
+    # WHEN the plan is changed on the page THEN the account is on it at once, through the webhook's code
+    session = location.split("session=", 1)[1]
+    changed = httpx.post(
+        f"{base_url}/local/billing/portal", data={"session": session, "action": "change", "plan": "growth"}
+    )
+    assert changed.status_code == 303 and "status+active" in changed.headers["location"]
+    usage = httpx.get(f"{base_url}/v1/usage", headers=auth(key)).json()
+    assert (usage["plan"], usage["quota_monthly"], usage["used_this_month"]) == ("growth", 50_000, 1)
+    # AND a second checkout for the same address keeps the key (no second key mailed)
+    assert cli("checkout", "--email", "buyer@example.com", "--plan", "scale").returncode == 0
+    keys = [path.read_text() for path in (tmp_path / "outbox").glob("*.eml") if "Your API key:" in path.read_text()]
+    assert len(keys) == 1
+    assert httpx.get(f"{base_url}/v1/usage", headers=auth(key)).json()["plan"] == "scale"
+    # AND cancelling on the page makes the key answer 403; a forged session is refused
+    assert (
+        httpx.post(f"{base_url}/local/billing/portal", data={"session": session, "action": "cancel"}).status_code == 303
+    )
+    assert httpx.get(f"{base_url}/v1/usage", headers=auth(key)).status_code == 403
+    forged = httpx.get(f"{base_url}/local/billing/portal", params={"session": session[:-2] + "xx"})
+    assert (forged.status_code, forged.json()["error"]) == (400, "invalid_input")

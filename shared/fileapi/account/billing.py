@@ -25,10 +25,11 @@ from typing import Any
 
 from fileapi.account.mailer import Mailer
 from fileapi.errors import InvalidInput, ServiceUnavailable
-from fileapi.metering.admin import create_key
+from fileapi.metering.accounts import Account
+from fileapi.metering.admin import change_account, create_key
 from fileapi.metering.meter import guarded
-from fileapi.metering.plans import PLANS
-from fileapi.metering.store import MeteringStore
+from fileapi.metering.plans import PlanCatalog, UnknownPlan
+from fileapi.metering.store import AccountStore
 
 EVENT_RETENTION_SECONDS = 30 * 86_400
 
@@ -42,16 +43,19 @@ class BillingEvents:
 
     def __init__(
         self,
-        store: MeteringStore,
+        store: AccountStore,
         mailer: Mailer,
         webhook_secret: Callable[[], str | None],
         *,
         clock: Callable[[], float] = time.time,
+        on_account_change: Callable[[str], None] | None = None,
     ) -> None:
         self.store = store
         self.mailer = mailer
         self.webhook_secret = webhook_secret
         self.clock = clock
+        self.on_account_change = on_account_change
+        self.plans = PlanCatalog(store)
 
     def handle(self, payload: bytes, signature: str | None) -> str:
         """Verify and process one delivery; returns what was done (for the log, never content)."""
@@ -96,19 +100,19 @@ class BillingEvents:
         customer = session.get("customer")
         if not address:
             raise InvalidInput("the checkout session has no customer e-mail")
-        if plan not in PLANS:
-            raise InvalidInput(f"the checkout session's metadata.plan must be one of {', '.join(PLANS)}")
+        if not isinstance(plan, str) or not self._is_plan(plan):
+            raise InvalidInput(f"the checkout session's metadata.plan must be one of {', '.join(self.plans.names())}")
         existing = guarded(lambda: self.store.get_account_by_email(address))
         if existing is not None:
             updated = replace(existing, plan=plan, status="active", customer_id=customer or existing.customer_id)
-            guarded(lambda: self.store.update_account(updated))
+            self._update(updated)
             self.mailer.send(
                 to=address,
                 subject="Your subscription is active",
                 text=f"Your subscription is active on the {plan} plan. Your existing API key keeps working.\n",
             )
             return "account updated"
-        key = guarded(lambda: create_key(self.store, email=address, plan=plan, customer_id=customer))
+        key = guarded(lambda: create_key(self.store, email=address, plan=plan, customer_id=customer, plans=self.plans))
         self.mailer.send(
             to=address,
             subject="Your API key",
@@ -117,6 +121,20 @@ class BillingEvents:
         )
         return "key issued"
 
+    def _is_plan(self, name: str) -> bool:
+        try:
+            guarded(lambda: self.plans.get(name))
+        except UnknownPlan:
+            return False
+        return True
+
+    def _update(self, account: Account) -> None:
+        """Store the changed account, and tell this process's meter (other processes learn it from the
+        item on the key's next admission, or within the meter's short memory of refusals)."""
+        guarded(lambda: change_account(self.store, account, plans=self.plans))
+        if self.on_account_change is not None:
+            self.on_account_change(account.account_id)
+
     def _subscription_changed(self, subscription: Any, *, deleted: bool) -> str:
         customer = subscription.get("customer")
         account = guarded(lambda: self.store.get_account_by_customer(str(customer))) if customer else None
@@ -124,9 +142,9 @@ class BillingEvents:
             return "unknown customer"
         status = "canceled" if deleted else str(subscription.get("status") or account.status)
         plan = (subscription.get("metadata") or {}).get("plan")
-        if plan not in PLANS:
+        if not isinstance(plan, str) or not self._is_plan(plan):
             items = ((subscription.get("items") or {}).get("data")) or []
             lookup = ((items[0].get("price") or {}).get("lookup_key")) if items else None
-            plan = lookup if lookup in PLANS else account.plan
-        guarded(lambda: self.store.update_account(replace(account, status=status, plan=plan)))
+            plan = lookup if isinstance(lookup, str) and self._is_plan(lookup) else account.plan
+        self._update(replace(account, status=status, plan=plan))
         return f"status {status}"

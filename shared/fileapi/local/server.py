@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fileapi.local.template import TEMPLATE_PATH, FunctionSpec, load_function_module, load_functions
+from fileapi.settings import get_settings
 from fileapi.web.errors import error_response, http_error
 from fileapi.web.logs import AccessLogMiddleware
 
@@ -19,8 +20,9 @@ from fileapi.web.logs import AccessLogMiddleware
 class TemplateRouter:
     """ASGI app dispatching (method, path) to the function app the template routes it to."""
 
-    def __init__(self, functions: list[FunctionSpec]) -> None:
+    def __init__(self, functions: list[FunctionSpec], *, local_pages: ASGIApp | None = None) -> None:
         self.functions = functions
+        self.local_pages = local_pages
         self.routes: dict[str, dict[str, ASGIApp]] = {}
         for spec in functions:
             app = function_app(spec)
@@ -32,6 +34,9 @@ class TemplateRouter:
             await _accept_lifespan(receive, send)
             return
         if scope["type"] != "http":
+            return
+        if self.local_pages is not None and scope["path"].startswith("/local/"):
+            await self.local_pages(scope, receive, send)
             return
         methods = self.routes.get(scope["path"])
         if methods is None:
@@ -63,5 +68,11 @@ async def _accept_lifespan(receive: Receive, send: Send) -> None:
 
 
 def create_local_app() -> TemplateRouter:
-    """The whole API as one ASGI app (uvicorn factory)."""
-    return TemplateRouter(load_functions(TEMPLATE_PATH))
+    """The whole API as one ASGI app (uvicorn factory); with the billing stand-in's portal page under /local/
+    when it is on (fileapi.account.standin)."""
+    local_pages = None
+    if get_settings().billing_standin:
+        from fileapi.local.portal_page import portal_app
+
+        local_pages = portal_app()
+    return TemplateRouter(load_functions(TEMPLATE_PATH), local_pages=local_pages)
