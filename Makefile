@@ -6,9 +6,13 @@ STAMP := $(VENV)/.installed
 SAM_VENV := .tools/sam
 SAM := $(SAM_VENV)/bin/sam
 SAM_VERSION := 1.170.0
+# checkov pins boto3==1.35.49, packaging<24 and networkx<2.7, which clash with .venv: its own venv too.
+CHECKOV_VENV := .tools/checkov
+CHECKOV := $(CHECKOV_VENV)/bin/checkov
+CHECKOV_VERSION := 3.3.30
 PYTEST_ARGS ?=
 
-.PHONY: install tools node run test test-node clients fuzz load test-integration lint format bench openapi template-check deploy clean
+.PHONY: install tools node run test test-node clients fuzz fuzz-files load test-integration lint format bench bench-quick bench-metering openapi template-check deploy clean
 
 $(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml clients/python/pyproject.toml clients/mcp/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=$(PYTHON))")'
@@ -47,6 +51,13 @@ test-node: install node
 fuzz: install
 	FILEAPI_FUZZ_EXAMPLES=$${FILEAPI_FUZZ_EXAMPLES:-200} $(BIN)/python -m pytest tests/server/test_fuzz_openapi.py -ra -s
 
+## Every file of ../shared/corpus (and seeded mutants of a quarter of them) through every endpoint of its
+## family on the local app: requests, server errors and answers over 15 s per route (FUZZ_FILES_ARGS:
+## e.g. --sample 4, --family pdf, --seed 1, --json out.json). The suite runs a sample (tests/corpus).
+FUZZ_FILES_ARGS ?=
+fuzz-files: install
+	nice -n 10 $(BIN)/python -m tests.fuzz_files $(FUZZ_FILES_ARGS)
+
 ## The local load test alone (60 s and at least 10,000 requests; prints throughput, latency, memory).
 load: install
 	$(BIN)/python -m tests.load 60 10000
@@ -69,6 +80,15 @@ format: install
 bench: install tools
 	$(BIN)/python -m bench
 
+## Metering's costs per request and the load model of one 10,000 req/s key (last line: the model's figures).
+bench-metering: install
+	$(BIN)/python -m bench.metering
+
+## The request-path rows and the fast converter rows of the scoreboard (under 3 minutes), with the
+## line `stack: N us own cost per metered request`.
+bench-quick: install
+	$(BIN)/python -m bench --quick
+
 ## Regenerate shared/fileapi/openapi.json from the functions' apps, then the SDKs' generated code
 ## (tests fail when either is stale).
 openapi: install
@@ -82,9 +102,15 @@ $(SAM):
 	$(PYTHON) -m venv $(SAM_VENV)
 	$(SAM_VENV)/bin/python -m pip install --quiet --disable-pip-version-check "aws-sam-cli==$(SAM_VERSION)"
 
-## cfn-lint, `sam validate --lint` and `sam build` (no Docker: layers are cross-installed).
-template-check: install $(SAM)
+$(CHECKOV):
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check "checkov==$(CHECKOV_VERSION)"
+
+## cfn-lint, checkov (every declined check is a `checkov:skip=ID:reason` in the template),
+## `sam validate --lint` and `sam build` (no Docker: layers are cross-installed).
+template-check: install $(SAM) $(CHECKOV)
 	$(BIN)/cfn-lint template.yaml
+	$(CHECKOV) --file template.yaml --framework cloudformation --compact --quiet --skip-download
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	SAM_CLI_TELEMETRY=0 $(SAM) validate --lint --region us-east-1
 	SAM_CLI_TELEMETRY=0 $(SAM) build --parallel

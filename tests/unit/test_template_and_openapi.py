@@ -117,3 +117,12 @@ def test_bounds_are_in_the_schema() -> None:
         "default": 2,
         "title": "Indent",
     }
+
+
+def test_the_metering_charge_alarm_watches_the_metric_metering_emits() -> None:
+    from fileapi.metering.meter import Fault
+    from fileapi.web.logs import METERING_FAULTS_METRIC, METRICS_NAMESPACE
+
+    alarm = load_template()["Resources"]["MeteringChargeAlarm"]["Properties"]
+    assert (alarm["Namespace"], alarm["MetricName"]) == (METRICS_NAMESPACE, METERING_FAULTS_METRIC)
+    assert {"Name": "kind", "Value": Fault.SETTLE_FAILED.value} in alarm["Dimensions"]
