@@ -203,7 +203,9 @@ def run_local(*, seconds: float = 60, min_requests: int = 10_000, workers: int =
     from fileapi.local import dynamo
     from fileapi.local.processes import start_api_server
     from fileapi.metering.admin import create_key
-    from fileapi.metering.dynamodb import DynamoStore, create_client, create_table
+    from fileapi.metering.dynamodb import create_table
+    from fileapi.metering.stores import dynamo_stores, open_table
+    from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
 
     for name, value in dynamo.LOCAL_CREDENTIALS.items():
         os.environ.setdefault(name, value)
@@ -211,8 +213,11 @@ def run_local(*, seconds: float = 60, min_requests: int = 10_000, workers: int =
     server = None
     try:
         table = f"load-{uuid.uuid4().hex[:8]}"
-        store = DynamoStore(table, create_client(region="us-east-1", endpoint_url=endpoint))
-        create_table(store.client, table)
+        dynamo_table = open_table(
+            table, region="us-east-1", endpoint_url=endpoint, read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
+        )
+        create_table(dynamo_table.client, table)
+        store = dynamo_stores(dynamo_table).accounts
         key = create_key(store, email="load@example.com", plan="business")
         starter = create_key(store, email="load-starter@example.com", plan="starter")
         port = dynamo.free_port()

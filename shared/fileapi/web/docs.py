@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from fileapi import __version__
 from fileapi.errors import ALL_ERRORS, ApiError
+from fileapi.metering.headers import HEADER_DESCRIPTIONS, RETRY_AFTER_DESCRIPTION
 
 
 class ApiErrorBody(BaseModel):
@@ -20,29 +21,30 @@ class ApiErrorBody(BaseModel):
     upgrade_url: str | None = Field(default=None, description="present only on some errors")
 
 
-METERING_HEADERS: dict[str, Any] = {
-    "X-Quota-Remaining": {
-        "description": "Requests left this UTC month after this one.",
-        "schema": {"type": "integer", "minimum": 0},
-    },
-    "RateLimit-Limit": {
-        "description": "Capacity of the key's token bucket (the plan's burst), in requests.",
-        "schema": {"type": "integer", "minimum": 1},
-    },
-    "RateLimit-Remaining": {
-        "description": "Requests that may be sent at once now; the bucket refills at the plan's sustained rate.",
-        "schema": {"type": "integer", "minimum": 0},
-    },
-    "RateLimit-Policy": {
-        "description": 'IETF draft field, e.g. `"default";q=800;w=2` (capacity q, seconds w to refill).',
-        "schema": {"type": "string"},
-    },
-    "RateLimit": {
-        "description": 'IETF draft field, e.g. `"default";r=799;t=1` (remaining r, seconds t until full).',
-        "schema": {"type": "string"},
+_INTEGER_HEADERS = frozenset({"X-Quota-Remaining", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"})
+# Header definitions, kept once under components.headers of the document and referred to by each response.
+HEADER_COMPONENTS: dict[str, Any] = {
+    **{
+        name: {
+            "description": description,
+            "schema": {"type": "integer", "minimum": 0} if name in _INTEGER_HEADERS else {"type": "string"},
+        }
+        for name, description in HEADER_DESCRIPTIONS.items()
     },
     "X-Request-Id": {"description": "Identifier of this request in the logs.", "schema": {"type": "string"}},
+    "Retry-After": {"description": RETRY_AFTER_DESCRIPTION, "schema": {"type": "integer", "minimum": 1}},
 }
+
+
+def _refs(*names: str) -> dict[str, Any]:
+    return {name: {"$ref": f"#/components/headers/{name}"} for name in names}
+
+
+METERING_HEADERS: dict[str, Any] = _refs(*HEADER_DESCRIPTIONS, "X-Request-Id")
+# After admission every answer of a metered endpoint carries the metering headers, failures included (their
+# unit was given back); 429s carry them and Retry-After; 503s carry Retry-After.
+_RATE_REFUSAL_HEADERS: dict[str, Any] = _refs("Retry-After", *HEADER_DESCRIPTIONS, "X-Request-Id")
+_RETRY_HEADERS: dict[str, Any] = _refs("Retry-After", "X-Request-Id")
 
 _ERRORS_BY_STATUS: dict[int, list[type[ApiError]]] = {}
 for _error in ALL_ERRORS:
@@ -58,10 +60,12 @@ def error_responses(statuses: Iterable[int]) -> dict[int | str, dict[str, Any]]:
     for status in statuses:
         codes = ", ".join(f"`{error.code}`" for error in _ERRORS_BY_STATUS[status])
         entry: dict[str, Any] = {"description": f"Error: {codes}", "model": ApiErrorBody}
-        if status in (429, 503):
-            entry["headers"] = {
-                "Retry-After": {"description": "Whole seconds to wait (>= 1).", "schema": {"type": "integer"}}
-            }
+        if status == 429:
+            entry["headers"] = _RATE_REFUSAL_HEADERS
+        elif status == 503:
+            entry["headers"] = _RETRY_HEADERS
+        elif status in (400, 413, 500):
+            entry["headers"] = METERING_HEADERS  # on metered endpoints, after admission
         responses[status] = entry
     return responses
 
@@ -133,6 +137,7 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
         routes=routes,
     )
     spec["servers"] = [{"url": "/"}]
+    spec["components"]["headers"] = HEADER_COMPONENTS
     _tidy(spec)
     return spec
 
