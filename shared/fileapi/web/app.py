@@ -1,4 +1,5 @@
-"""The app factory every function uses: error mapping, body limit, access log, no per-app docs."""
+"""The app factory every function uses: error mapping, body limit, access log, request bodies as sent
+(multipart files, JSON under any label), no per-app docs."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from fileapi.settings import get_settings
 from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
 from fileapi.web.limits import BodyLimitMiddleware
 from fileapi.web.logs import AccessLogMiddleware, logger
+from fileapi.web.request_bodies import RequestBodyMiddleware
 from fileapi.web.services import register_snapstart_hooks
 from fileapi.web.tracing import get_tracer
 
@@ -32,6 +34,7 @@ def create_app(*routers: APIRouter, title: str) -> FastAPI:
         # must list each APIRoute for the template check and the OpenAPI build.
         app.router.routes.extend(router.routes)
     install_error_handlers(app)
+    app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
     app.add_middleware(CatchAllMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(AccessLogMiddleware, emit_metrics=settings.emit_metrics)

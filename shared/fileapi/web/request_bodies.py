@@ -1,0 +1,146 @@
+"""Request bodies as people send them: a form for a file, JSON under any label.
+
+- A bytes-in route (one that reads its body through `fileapi.web.io.RawBody`) takes the file as the raw
+  body or as multipart/form-data (`curl -F file=@photo.jpg`). The form is read here, as it streams in and
+  within the body limit; the route then gets the file's bytes as its body (Content-Type: the part's) and the
+  form's other fields as query parameters. A field also given in the query string is 400 (given twice).
+  Errors of the form wait until the route reads its body, after authentication, as a raw body's do.
+- A bytes-in route that gets a body labelled as a form (`curl -d`) or as JSON is served as it is (`curl
+  --data-binary @file` labels raw bytes as a form too); if the route then answers 400, the message says
+  how to send a file (`BODY_HINT`, added by the error mapping).
+- A JSON route (a model as its body) parses the body as JSON whatever its Content-Type: none, text/plain,
+  application/x-www-form-urlencoded (`curl -d '{...}'`) or any other.
+
+Other routes, and every raw body with another Content-Type, pass through after one header look-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+from urllib.parse import parse_qsl, urlencode
+
+from fastapi import params
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+from starlette.routing import BaseRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from fileapi.errors import ApiError, InvalidInput
+from fileapi.web.errors import BODY_HINT, BODY_HINT_KEY
+from fileapi.web.io import read_body
+from fileapi.web.multipart_file import FormFile, read_form_file
+
+_FORM = b"application/x-www-form-urlencoded"
+_JSON = b"application/json"
+_MULTIPART = b"multipart/form-data"
+
+
+class BodyKind(Enum):
+    RAW = "raw"
+    JSON = "json"
+
+
+def body_kinds(routes: Iterable[BaseRoute]) -> dict[tuple[str, str], BodyKind]:
+    """(method, path) of each route that reads a raw body or a JSON model, and which."""
+    kinds: dict[tuple[str, str], BodyKind] = {}
+    for route in routes:
+        if not isinstance(route, APIRoute):
+            continue
+        if _reads_raw_body(route.dependant):
+            kind = BodyKind.RAW
+        elif route.body_field is not None and not isinstance(route.body_field.field_info, params.Form):
+            kind = BodyKind.JSON
+        else:
+            continue
+        for method in route.methods:
+            kinds[(method, route.path)] = kind
+    return kinds
+
+
+def _reads_raw_body(dependant: Dependant) -> bool:
+    return dependant.call is read_body or any(_reads_raw_body(sub) for sub in dependant.dependencies)
+
+
+class RequestBodyMiddleware:
+    """Multipart files for bytes-in routes, JSON under any label for JSON routes (see the module)."""
+
+    def __init__(self, app: ASGIApp, *, routes: Iterable[BaseRoute]) -> None:
+        self.app = app
+        self.kinds = body_kinds(routes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = self.kinds.get((scope.get("method", ""), scope.get("path", ""))) if scope["type"] == "http" else None
+        if kind is None:
+            await self.app(scope, receive, send)
+            return
+        content_type = _header(scope, b"content-type")
+        media_type = content_type.partition(b";")[0].strip().lower()
+        if kind is BodyKind.JSON:
+            if media_type != _JSON and not media_type.endswith(b"+json"):
+                _replace_headers(scope, {b"content-type": _JSON})
+        elif media_type == _MULTIPART:
+            receive = await _as_raw_body(scope, receive, content_type)
+        elif media_type in (_FORM, _JSON):
+            scope[BODY_HINT_KEY] = BODY_HINT
+        await self.app(scope, receive, send)
+
+
+async def _as_raw_body(scope: Scope, receive: Receive, content_type: bytes) -> Receive:
+    """Make the request what the route would have got with the form's file as a raw body (the scope is changed
+    in place: the access log reads the matched route from it); the receive that delivers that body."""
+    try:
+        form = await read_form_file(content_type.decode("latin-1"), receive)
+        scope["query_string"] = _merged_query(scope.get("query_string", b""), form)
+    except ApiError as error:
+        return _failing_receive(error)
+    headers = {
+        b"content-type": (form.content_type or "application/octet-stream").encode("latin-1"),
+        b"content-length": str(form.size).encode("ascii"),
+    }
+    _replace_headers(scope, headers, drop=(b"transfer-encoding",))
+    return _replaying_receive(form.chunks, receive)
+
+
+def _merged_query(query_string: bytes, form: FormFile) -> bytes:
+    if not form.fields:
+        return query_string
+    given = {name for name, _ in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)}
+    for name, _ in form.fields:
+        if name in given:
+            raise InvalidInput(f"{name} is given both in the query string and as a form field; give it once")
+    extra = urlencode(form.fields).encode("ascii")
+    return query_string + b"&" + extra if query_string else extra
+
+
+def _replaying_receive(chunks: list[bytes], receive: Receive) -> Receive:
+    pending = iter(chunks or [b""])
+    left = len(chunks) or 1
+
+    async def replay() -> Message:
+        nonlocal left
+        if left:
+            left -= 1
+            return {"type": "http.request", "body": next(pending), "more_body": left > 0}
+        return await receive()  # after the body: the client's disconnect
+
+    return replay
+
+
+def _failing_receive(error: ApiError) -> Receive:
+    async def fail() -> Message:
+        raise error
+
+    return fail
+
+
+def _header(scope: Scope, name: bytes) -> bytes:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value)
+    return b""
+
+
+def _replace_headers(scope: Scope, replaced: dict[bytes, bytes], *, drop: tuple[bytes, ...] = ()) -> None:
+    kept = [(key, value) for key, value in scope.get("headers", ()) if key not in replaced and key not in drop]
+    scope["headers"] = [*kept, *replaced.items()]
