@@ -7,6 +7,7 @@ unexpected all leave through `error_response`.
 from __future__ import annotations
 
 import traceback
+from collections.abc import MutableMapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -92,7 +93,7 @@ def _describe_whole_body(error: dict[str, Any]) -> str | None:
     return f"the body must be a JSON object; {SEND_JSON}"
 
 
-def with_body_hint(exc: ApiError, scope: dict[str, Any]) -> ApiError:
+def with_body_hint(exc: ApiError, scope: MutableMapping[str, Any]) -> ApiError:
     """`exc` with BODY_HINT at the end of its message when the request's scope asks for it and it is a 400
     about the body (not about a parameter: MeteredRoute raises those from their RequestValidationError)."""
     hint = scope.get(BODY_HINT_KEY)

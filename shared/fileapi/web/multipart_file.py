@@ -145,7 +145,8 @@ def _pick_file(parts: list[_Part]) -> FormFile:
     files = [part for part in parts if part.filename is not None]
     if len(files) > 1:
         names = ", ".join(repr(part.name) for part in files)
-        raise InvalidInput(f"the form has {len(files)} files (parts {names}); this endpoint takes one: {_SEND_ONE_FILE}")
+        many = f"the form has {len(files)} files (parts {names})"
+        raise InvalidInput(f"{many}; this endpoint takes one: {_SEND_ONE_FILE}")
     if not files:
         files = [part for part in parts if part.name == FILE_FIELD][:1]
     if not files:

@@ -53,7 +53,7 @@ def body_kinds(routes: Iterable[BaseRoute]) -> dict[tuple[str, str], BodyKind]:
             kind = BodyKind.JSON
         else:
             continue
-        for method in route.methods:
+        for method in route.methods or ():
             kinds[(method, route.path)] = kind
     return kinds
 
