@@ -17,6 +17,7 @@ from fileapi.local.server import function_app
 from fileapi.local.template import TEMPLATE_PATH, load_functions
 from fileapi.web.errors import BODY_HINT, SEND_JSON
 from fileapi.web.request_bodies import BodyKind, body_kinds
+from fileapi.web.spec import OPENAPI_PATH
 from tests.helpers import auth
 from tests.pdf_fixtures import make_form_pdf, make_pdf
 
@@ -88,6 +89,16 @@ def routes_of_kind(kind: BodyKind) -> set[str]:
 def test_the_samples_cover_every_bytes_in_route() -> None:
     assert set(SAMPLES) == routes_of_kind(BodyKind.RAW)
     assert set(JSON_SAMPLES) <= routes_of_kind(BodyKind.JSON)
+
+
+def test_the_openapi_document_lists_the_form_after_each_raw_body() -> None:
+    paths = json.loads(OPENAPI_PATH.read_bytes())["paths"]
+    for path in SAMPLES:
+        content = paths[path]["post"]["requestBody"]["content"]
+        assert list(content)[-1] == "multipart/form-data" != list(content)[0], path
+        schema = content["multipart/form-data"]["schema"]
+        assert (schema["required"], schema["properties"]["file"]["format"]) == (["file"], "binary"), path
+        assert "curl -F file=@photo.jpg" in schema["description"]
 
 
 @pytest.mark.parametrize("path", sorted(SAMPLES))
