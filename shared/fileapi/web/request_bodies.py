@@ -70,20 +70,30 @@ class RequestBodyMiddleware:
         self.kinds = body_kinds(routes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = self.kinds.get((scope.get("method", ""), scope.get("path", ""))) if scope["type"] == "http" else None
-        if kind is None:
-            await self.app(scope, receive, send)
-            return
-        content_type = _header(scope, b"content-type")
-        media_type = content_type.partition(b";")[0].strip().lower()
-        if kind is BodyKind.JSON:
-            if media_type != _JSON and not media_type.endswith(b"+json"):
+        kind = self.kinds.get((scope.get("method", ""), scope.get("path", "")))
+        if kind is not None:
+            content_type = _header(scope, b"content-type")
+            if kind is BodyKind.RAW:
+                if content_type[:1] in b"amAM":  # the raw body of an image, a PDF or text passes as it is
+                    receive = await _labelled_as_form_or_json(scope, receive, content_type)
+            elif not _is_json(content_type):
                 _replace_headers(scope, {b"content-type": _JSON})
-        elif media_type == _MULTIPART:
-            receive = await _as_raw_body(scope, receive, content_type)
-        elif media_type in (_FORM, _JSON):
-            scope[BODY_HINT_KEY] = BODY_HINT
         await self.app(scope, receive, send)
+
+
+def _is_json(content_type: bytes) -> bool:
+    media_type = content_type.partition(b";")[0].strip().lower()
+    return media_type == _JSON or media_type.endswith(b"+json")
+
+
+async def _labelled_as_form_or_json(scope: Scope, receive: Receive, content_type: bytes) -> Receive:
+    """A form's file as the raw body; a body labelled as a form or JSON marked for BODY_HINT."""
+    media_type = content_type.partition(b";")[0].strip().lower()
+    if media_type == _MULTIPART:
+        return await _as_raw_body(scope, receive, content_type)
+    if media_type in (_FORM, _JSON):
+        scope[BODY_HINT_KEY] = BODY_HINT
+    return receive
 
 
 async def _as_raw_body(scope: Scope, receive: Receive, content_type: bytes) -> Receive:
