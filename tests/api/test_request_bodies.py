@@ -288,3 +288,14 @@ def test_merge_and_fill_form_keep_their_own_forms(api: TestClient, key: str) -> 
         headers=auth(key),
     )
     assert filled.status_code == 200, filled.text
+
+
+@pytest.mark.parametrize(
+    ("path", "says"),
+    [("/v1/pdf/merge", "-F files=@a.pdf -F files=@b.pdf"), ("/v1/pdf/fill-form", "-F file=@form.pdf")],
+)
+def test_merge_and_fill_form_say_how_to_send_their_inputs(api: TestClient, key: str, path: str, says: str) -> None:
+    for body in (b"", b"files=a.pdf", b"[]"):
+        response = api.post(path, content=body, headers={**auth(key), "Content-Type": FORM})
+        assert response.status_code == 400
+        assert says in response.json()["message"] and "JSON {" in response.json()["message"]
