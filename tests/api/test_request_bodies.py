@@ -16,7 +16,7 @@ from fileapi.convert.codes import QrOutput, generate_qr
 from fileapi.local.server import function_app
 from fileapi.local.template import TEMPLATE_PATH, load_functions
 from fileapi.web.errors import BODY_HINT, SEND_JSON
-from fileapi.web.request_bodies import BodyKind, body_kinds
+from fileapi.web.request_bodies import BodyKind, route_bodies
 from fileapi.web.spec import OPENAPI_PATH
 from tests.helpers import auth
 from tests.pdf_fixtures import make_form_pdf, make_pdf
@@ -81,8 +81,8 @@ def routes_of_kind(kind: BodyKind) -> set[str]:
     return {
         path
         for spec in load_functions(TEMPLATE_PATH)
-        for (_, path), found in body_kinds(function_app(spec).router.routes).items()
-        if found is kind
+        for (_, path), body in route_bodies(function_app(spec).router.routes).items()
+        if body.kind is kind
     }
 
 
@@ -263,6 +263,13 @@ def test_a_form_or_json_to_a_bytes_in_route_says_how_to_send_a_file(
     response = api.post(path, content=body, headers={**auth(key), "Content-Type": content_type})
     assert response.status_code == 400
     assert response.json()["message"].endswith(f"; {BODY_HINT}")
+
+
+def test_json_labelled_json_to_a_json_taking_bytes_in_route_gets_no_file_hint(api: TestClient, key: str) -> None:
+    headers = {**auth(key), "Content-Type": "application/json"}
+    response = api.post("/v1/data/json-format", content=b'{"a": ', headers=headers)
+    assert response.status_code == 400
+    assert BODY_HINT not in response.json()["message"]
 
 
 def test_raw_bytes_labelled_as_a_form_still_work(api: TestClient, key: str) -> None:

@@ -5,9 +5,10 @@
   within the body limit; the route then gets the file's bytes as its body (Content-Type: the part's) and the
   form's other fields as query parameters. A field also given in the query string is 400 (given twice).
   Errors of the form wait until the route reads its body, after authentication, as a raw body's do.
-- A bytes-in route that gets a body labelled as a form (`curl -d`) or as JSON is served as it is (`curl
-  --data-binary @file` labels raw bytes as a form too); if the route then answers 400, the message says
-  how to send a file (`BODY_HINT`, added by the error mapping).
+- A bytes-in route that gets a body labelled as a form (`curl -d`) or as JSON, and does not declare that
+  media type, is served as it is (`curl --data-binary @file` labels raw bytes as a form too); if the route
+  then answers 400 about the body, the message says how to send a file (`BODY_HINT`, added by the error
+  mapping).
 - A JSON route (a model as its body) parses the body as JSON whatever its Content-Type: none, text/plain,
   application/x-www-form-urlencoded (`curl -d '{...}'`) or any other.
 
@@ -17,6 +18,7 @@ Other routes, and every raw body with another Content-Type, pass through after o
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from enum import Enum
 from urllib.parse import parse_qsl, urlencode
 
@@ -41,21 +43,33 @@ class BodyKind(Enum):
     JSON = "json"
 
 
-def body_kinds(routes: Iterable[BaseRoute]) -> dict[tuple[str, str], BodyKind]:
-    """(method, path) of each route that reads a raw body or a JSON model, and which."""
-    kinds: dict[tuple[str, str], BodyKind] = {}
+@dataclass(frozen=True)
+class RouteBody:
+    """What a route reads: a raw body or a JSON model; for a raw body, the labels (form, JSON) it does not
+    declare in its OpenAPI request body, whose 400s end with BODY_HINT."""
+
+    kind: BodyKind
+    hinted_labels: frozenset[bytes] = frozenset()
+
+
+def route_bodies(routes: Iterable[BaseRoute]) -> dict[tuple[str, str], RouteBody]:
+    """(method, path) of each route that reads a raw body or a JSON model, and what it reads."""
+    bodies: dict[tuple[str, str], RouteBody] = {}
     for route in routes:
         if not isinstance(route, APIRoute):
             continue
         if _reads_raw_body(route.dependant):
-            kind = BodyKind.RAW
+            request_body = (route.openapi_extra or {}).get("requestBody", {})
+            declared = {media.encode() for media in request_body.get("content", {})}
+            hinted = frozenset() if b"*/*" in declared else frozenset({_FORM, _JSON} - declared)
+            body = RouteBody(BodyKind.RAW, hinted)
         elif route.body_field is not None and not isinstance(route.body_field.field_info, params.Form):
-            kind = BodyKind.JSON
+            body = RouteBody(BodyKind.JSON)
         else:
             continue
         for method in route.methods or ():
-            kinds[(method, route.path)] = kind
-    return kinds
+            bodies[(method, route.path)] = body
+    return bodies
 
 
 def _reads_raw_body(dependant: Dependant) -> bool:
@@ -67,15 +81,15 @@ class RequestBodyMiddleware:
 
     def __init__(self, app: ASGIApp, *, routes: Iterable[BaseRoute]) -> None:
         self.app = app
-        self.kinds = body_kinds(routes)
+        self.bodies = route_bodies(routes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = self.kinds.get((scope.get("method", ""), scope.get("path", "")))
-        if kind is not None:
+        body = self.bodies.get((scope.get("method", ""), scope.get("path", "")))
+        if body is not None:
             content_type = _header(scope, b"content-type")
-            if kind is BodyKind.RAW:
+            if body.kind is BodyKind.RAW:
                 if content_type[:1] in b"amAM":  # the raw body of an image, a PDF or text passes as it is
-                    receive = await _labelled_as_form_or_json(scope, receive, content_type)
+                    receive = await _form_or_labelled(scope, receive, content_type, body.hinted_labels)
             elif not _is_json(content_type):
                 _replace_headers(scope, {b"content-type": _JSON})
         await self.app(scope, receive, send)
@@ -86,12 +100,15 @@ def _is_json(content_type: bytes) -> bool:
     return media_type == _JSON or media_type.endswith(b"+json")
 
 
-async def _labelled_as_form_or_json(scope: Scope, receive: Receive, content_type: bytes) -> Receive:
-    """A form's file as the raw body; a body labelled as a form or JSON marked for BODY_HINT."""
+async def _form_or_labelled(
+    scope: Scope, receive: Receive, content_type: bytes, hinted_labels: frozenset[bytes]
+) -> Receive:
+    """A form's file as the raw body; a body labelled as a form or JSON the route does not take marked for
+    BODY_HINT."""
     media_type = content_type.partition(b";")[0].strip().lower()
     if media_type == _MULTIPART:
         return await _as_raw_body(scope, receive, content_type)
-    if media_type in (_FORM, _JSON):
+    if media_type in hinted_labels:
         scope[BODY_HINT_KEY] = BODY_HINT
     return receive
 
