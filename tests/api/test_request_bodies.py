@@ -156,7 +156,7 @@ def test_an_option_given_twice_is_400(api: TestClient, key: str) -> None:
     files = {"file": ("p.png", PNG)}
     response = api.post("/v1/image/resize?width=10", data={"width": "20"}, files=files, headers=auth(key))
     assert response.status_code == 400
-    assert response.json()["message"] == "width is given both in the query string and as a form field; give it once"
+    assert response.json()["message"] == "'width' is given both in the query string and as a form field; give it once"
 
 
 def test_a_form_without_a_file_is_400_saying_how_to_send_one(api: TestClient, key: str) -> None:

@@ -81,7 +81,7 @@ class _FormReader:
             raise InvalidInput("a form part has no name (Content-Disposition: form-data; name=...)")
         part.name = _text(options[b"name"], "a form part's name")
         if b"filename" in options:
-            part.filename = _text(options[b"filename"], f"the file name of part {part.name!r}")
+            part.filename = _text(options[b"filename"], f"the file name of part {shown_name(part.name)}")
         content_type = self._headers.get(b"content-type")
         part.content_type = content_type.decode("latin-1") if content_type else None
 
@@ -91,8 +91,8 @@ class _FormReader:
         part.size += end - start
         if part.filename is None and part.name != FILE_FIELD and part.size > MAX_FIELD_BYTES:
             raise InvalidInput(
-                f"form field {part.name!r} is over {MAX_FIELD_BYTES:,} bytes; a file goes in a part with a file name "
-                "(-F file=@file)"
+                f"form field {shown_name(part.name)} is over {MAX_FIELD_BYTES:,} bytes; a file goes in a part with "
+                "a file name (-F file=@file)"
             )
 
     def on_end(self) -> None:
@@ -144,7 +144,7 @@ async def read_form_file(content_type: str, receive: Receive) -> FormFile:
 def _pick_file(parts: list[_Part]) -> FormFile:
     files = [part for part in parts if part.filename is not None]
     if len(files) > 1:
-        names = ", ".join(repr(part.name) for part in files)
+        names = ", ".join(shown_name(part.name) for part in files[:5])
         many = f"the form has {len(files)} files (parts {names})"
         raise InvalidInput(f"{many}; this endpoint takes one: {_SEND_ONE_FILE}")
     if not files:
@@ -153,9 +153,16 @@ def _pick_file(parts: list[_Part]) -> FormFile:
         raise InvalidInput(f"the form has no file; {_SEND_ONE_FILE}")
     chosen = files[0]
     fields = [
-        (part.name, _text(b"".join(part.chunks), f"form field {part.name!r}")) for part in parts if part is not chosen
+        (part.name, _text(b"".join(part.chunks), f"form field {shown_name(part.name)}"))
+        for part in parts
+        if part is not chosen
     ]
     return FormFile(chosen.chunks, chosen.size, chosen.content_type, fields)
+
+
+def shown_name(name: str) -> str:
+    """A form field's name as messages quote it (cut short: it is the client's text)."""
+    return repr(name if len(name) <= 40 else name[:40] + "...")
 
 
 def _text(raw: bytes, what: str) -> str:

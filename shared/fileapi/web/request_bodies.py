@@ -31,7 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from fileapi.errors import ApiError, InvalidInput
 from fileapi.web.errors import BODY_HINT, BODY_HINT_KEY
 from fileapi.web.io import read_body
-from fileapi.web.multipart_file import FormFile, read_form_file
+from fileapi.web.multipart_file import FormFile, read_form_file, shown_name
 
 _FORM = b"application/x-www-form-urlencoded"
 _JSON = b"application/json"
@@ -135,7 +135,9 @@ def _merged_query(query_string: bytes, form: FormFile) -> bytes:
     given = {name for name, _ in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)}
     for name, _ in form.fields:
         if name in given:
-            raise InvalidInput(f"{name} is given both in the query string and as a form field; give it once")
+            raise InvalidInput(
+                f"{shown_name(name)} is given both in the query string and as a form field; give it once"
+            )
     extra = urlencode(form.fields).encode("ascii")
     return query_string + b"&" + extra if query_string else extra
 
