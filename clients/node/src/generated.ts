@@ -763,7 +763,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Convert an image to another format.
    *
-   * Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+   * Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/convert
    */
@@ -773,7 +773,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Resize an image.
    *
-   * width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+   * width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/resize
    */
@@ -783,7 +783,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Compress an image.
    *
-   * Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+   * Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/compress
    */
@@ -823,7 +823,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Crop an image.
    *
-   * The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+   * The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/crop
    */
@@ -833,7 +833,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Rotate an image clockwise.
    *
-   * degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+   * degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/rotate
    */
@@ -843,7 +843,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Flip an image.
    *
-   * horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+   * horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/flip
    */

@@ -944,7 +944,7 @@ class FileApiOperations(SyncOperations):
     def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
         """Convert an image to another format.
 
-        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
@@ -962,7 +962,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Resize an image.
 
-        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/resize
         """
@@ -976,7 +976,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Compress an image.
 
-        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/compress
         """
@@ -1022,7 +1022,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Crop an image.
 
-        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/crop
         """
@@ -1034,7 +1034,7 @@ class FileApiOperations(SyncOperations):
     def image_rotate(self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None) -> Result[bytes]:
         """Rotate an image clockwise.
 
-        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
@@ -1045,7 +1045,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Flip an image.
 
-        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/flip
         """
@@ -1500,7 +1500,7 @@ class AsyncFileApiOperations(AsyncOperations):
     async def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
         """Convert an image to another format.
 
-        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
@@ -1518,7 +1518,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Resize an image.
 
-        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/resize
         """
@@ -1532,7 +1532,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Compress an image.
 
-        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/compress
         """
@@ -1580,7 +1580,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Crop an image.
 
-        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/crop
         """
@@ -1594,7 +1594,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Rotate an image clockwise.
 
-        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
@@ -1605,7 +1605,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Flip an image.
 
-        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/flip
         """
