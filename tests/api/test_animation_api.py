@@ -37,7 +37,9 @@ def frames_of(data: bytes) -> list[tuple[tuple[int, int], int, tuple[int, ...]]]
     for index in range(getattr(image, "n_frames", 1)):
         image.seek(index)
         frame = image.convert("RGB")
-        result.append((frame.size, int(image.info.get("duration", 0)), frame.getpixel((0, 0))))
+        pixel = frame.getpixel((0, 0))
+        assert isinstance(pixel, tuple)
+        result.append((frame.size, int(image.info.get("duration", 0)), pixel))
     return result
 
 

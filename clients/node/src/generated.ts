@@ -640,7 +640,7 @@ export const OPERATIONS: Record<string, Operation> = {
   pdf_flatten: { id: "pdf_flatten", method: "POST", path: "/v1/pdf/flatten", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_compress: { id: "pdf_compress", method: "POST", path: "/v1/pdf/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["stripMetadata", "imageMaxSide"], fields: ["file"], files: ["file"], result: "json" },
   pdf_protect: { id: "pdf_protect", method: "POST", path: "/v1/pdf/protect", auth: true, body: "file", contentType: "application/octet-stream", query: ["userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying"], fields: ["file"], files: ["file"], result: "bytes" },
-  qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "bytes" },
+  qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
   qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },
   barcode_read: { id: "barcode_read", method: "POST", path: "/v1/barcode/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
@@ -967,8 +967,11 @@ export class FileApiOperations extends FileApiBase {
    *
    * POST /v1/qr/generate
    */
-  qrGenerate(params: QrGenerateParams, options?: CallOptions): Promise<Result<Uint8Array>> {
-    return this.call("qr_generate", params, options) as Promise<Result<Uint8Array>>;
+  qrGenerate(params: QrGenerateParams & { format?: "png" | null }, options?: CallOptions): Promise<Result<Uint8Array>>;
+  qrGenerate(params: QrGenerateParams & { format: "svg" }, options?: CallOptions): Promise<Result<string>>;
+  qrGenerate(params: QrGenerateParams, options?: CallOptions): Promise<Result<Uint8Array | string>>;
+  qrGenerate(params: QrGenerateParams, options?: CallOptions): Promise<Result<Uint8Array | string>> {
+    return this.call("qr_generate", params, options) as Promise<Result<Uint8Array | string>>;
   }
   /**
    * Decode the first QR code in an image.

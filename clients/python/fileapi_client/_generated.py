@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, overload
 
 from fileapi_client._core import (
     ApiError,
@@ -657,7 +657,7 @@ OPERATIONS: dict[str, Operation] = {
         query=(),
         fields=("text", "format", "size", "margin", "errorCorrection", "foreground", "background"),
         files=(),
-        result="bytes",
+        result="media",
     ),
     "qr_read": Operation(
         "qr_read",
@@ -1194,6 +1194,30 @@ class FileApiOperations(SyncOperations):
             },
         )
 
+    @overload
+    def qr_generate(
+        self,
+        *,
+        text: str,
+        format: Literal["png"] | None = None,
+        size: int | None = None,
+        margin: int | None = None,
+        errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
+        foreground: str | None = None,
+        background: str | None = None,
+    ) -> Result[bytes]: ...
+    @overload
+    def qr_generate(
+        self,
+        *,
+        text: str,
+        format: Literal["svg"],
+        size: int | None = None,
+        margin: int | None = None,
+        errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
+        foreground: str | None = None,
+        background: str | None = None,
+    ) -> Result[str]: ...
     def qr_generate(
         self,
         *,
@@ -1204,7 +1228,7 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-    ) -> Result[bytes]:
+    ) -> Result[Any]:
         """Generate a QR code.
 
         JSON QrGenerateOptions in; PNG or SVG out. size is pixels per module (default 9), margin the quiet zone in modules (default 4), errorCorrection L/M/Q/H (default M); colours #rrggbb (background also #rrggbbaa or transparent). Text longer than the QR capacity at the chosen level is 400 naming the limit; an image wider than 10000 px is 413.
@@ -1758,6 +1782,30 @@ class AsyncFileApiOperations(AsyncOperations):
             },
         )
 
+    @overload
+    async def qr_generate(
+        self,
+        *,
+        text: str,
+        format: Literal["png"] | None = None,
+        size: int | None = None,
+        margin: int | None = None,
+        errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
+        foreground: str | None = None,
+        background: str | None = None,
+    ) -> Result[bytes]: ...
+    @overload
+    async def qr_generate(
+        self,
+        *,
+        text: str,
+        format: Literal["svg"],
+        size: int | None = None,
+        margin: int | None = None,
+        errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
+        foreground: str | None = None,
+        background: str | None = None,
+    ) -> Result[str]: ...
     async def qr_generate(
         self,
         *,
@@ -1768,7 +1816,7 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-    ) -> Result[bytes]:
+    ) -> Result[Any]:
         """Generate a QR code.
 
         JSON QrGenerateOptions in; PNG or SVG out. size is pixels per module (default 9), margin the quiet zone in modules (default 4), errorCorrection L/M/Q/H (default M); colours #rrggbb (background also #rrggbbaa or transparent). Text longer than the QR capacity at the chosen level is 400 naming the limit; an image wider than 10000 px is 413.
