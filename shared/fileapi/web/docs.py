@@ -155,6 +155,9 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
         description=(
             "Stateless file and data utilities. Every /v1 request needs `Authorization: Bearer sk_live_...`. "
             "Errors are ApiError JSON. Request bodies are limited to 4,500,000 bytes by default (413 too_large). "
+            "A file goes as the raw body (`curl --data-binary @photo.jpg`) or as multipart/form-data with a `file` "
+            "part (`curl -F file=@photo.jpg`, options as query parameters or form fields); a JSON body is read as "
+            "JSON whatever its Content-Type (`curl -d '{...}'` works). "
             "Every conversion answers within 20 s by default: past that it is 500 conversion_failed (not counted)."
         ),
         routes=routes,
