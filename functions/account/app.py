@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 
 from fileapi.account.keys import RECOVERY_MESSAGE
 from fileapi.metering.meter import Admission
+from fileapi.web import examples
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import error_responses, object_schema, success_response
 from fileapi.web.metering import MeteredRoute, self_service
@@ -27,7 +28,10 @@ RECOVER_MIN_SECONDS = 0.6
 KEY_RESPONSE = {
     "type": "object",
     "required": ["message", "api_key"],
-    "properties": {"message": {"type": "string"}, "api_key": {"type": "string", "description": "sk_live_..."}},
+    "properties": {
+        "message": {"type": "string"},
+        "api_key": {"type": "string", "description": "The new key: sk_live_ and 49 letters and digits."},
+    },
 }
 
 
@@ -105,7 +109,7 @@ async def usage(admission: Annotated[Admission, Depends(self_service)]) -> Respo
             "application/json",
             "New key",
             schema=KEY_RESPONSE,
-            example={"message": ROTATED, "api_key": "sk_live_..."},
+            example={"message": ROTATED, "api_key": examples.API_KEY},
             metered=True,
         ),
         **error_responses((400, 401, 403, 429, 500, 503)),
@@ -181,7 +185,7 @@ async def recover(payload: RecoverRequest, request: Request) -> Response:
             "application/json",
             "New key",
             schema=KEY_RESPONSE,
-            example={"message": RECOVERED, "api_key": "sk_live_..."},
+            example={"message": RECOVERED, "api_key": examples.API_KEY},
             metered=False,
         ),
         **error_responses((400, 429, 500, 503)),

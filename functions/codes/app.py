@@ -18,16 +18,21 @@ from fileapi.convert.codes import (
 )
 from fileapi.errors import InvalidInput
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, STRING, binary_body, error_responses, object_schema, success_response
+from fileapi.web.docs import (
+    METERED_STATUSES,
+    STRING,
+    binary_response,
+    error_responses,
+    object_schema,
+    raw_body,
+    success_response,
+)
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)])
 ERRORS = error_responses(METERED_STATUSES)
-IMAGE_BODY = binary_body(
-    ("image/jpeg", "image/png", "image/webp", "image/avif", "image/heic", "application/octet-stream"),
-    "An image (JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF).",
-)
+IMAGE_BODY = raw_body("An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes).")
 Colour = Annotated[str, Field(max_length=40)]
 
 
@@ -72,17 +77,7 @@ class BarcodeGenerateOptions(BaseModel):
         "#rrggbbaa or transparent). Text longer than the QR capacity at the chosen level is 400 naming the "
         "limit; an image wider than 10000 px is 413."
     ),
-    responses={
-        200: {
-            "description": "The QR code",
-            "content": {
-                "image/png": {"schema": {"type": "string", "format": "binary"}},
-                "image/svg+xml": {"schema": {"type": "string"}},
-            },
-            "headers": success_response("image/png", "")[200]["headers"],
-        },
-        **ERRORS,
-    },
+    responses={**binary_response(("image/png", "image/svg+xml"), "The QR code"), **ERRORS},
 )
 def qr_generate(options: QrGenerateOptions) -> Response:
     result = generate_qr(
@@ -138,7 +133,7 @@ def qr_read(body: RawBody) -> Response:
         "in px for linear codes (not itf14); includeText (default true) adds the human-readable text."
     ),
     responses={
-        **success_response("image/svg+xml", "SVG barcode", schema={"type": "string"}),
+        **binary_response(("image/svg+xml",), "SVG barcode"),
         **ERRORS,
     },
 )

@@ -11,15 +11,21 @@ from fileapi.convert.csv_json import csv_to_json, json_to_csv
 from fileapi.convert.encoding import decode_base64, decode_url, encode_base64, encode_url
 from fileapi.convert.json_text import MAX_INDENT, format_json, minify_json
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, STRING, binary_body, error_responses, success_response
+from fileapi.web.docs import (
+    METERED_STATUSES,
+    STRING,
+    binary_response,
+    error_responses,
+    json_body,
+    raw_body,
+    success_response,
+)
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Data"])
 
-ANY_BYTES = ("application/octet-stream", "*/*")
 TEXT = ("text/plain",)
-JSON = ("application/json",)
 ERRORS = error_responses(METERED_STATUSES)
 
 Delimiter = Annotated[
@@ -36,7 +42,7 @@ Delimiter = Annotated[
     "/v1/data/base64-encode",
     summary="Encode bytes as Base64",
     description="Any bytes in; Base64 text (RFC 4648, no line breaks) out.",
-    openapi_extra=binary_body(ANY_BYTES, "The bytes to encode (any content type)."),
+    openapi_extra=raw_body("The bytes to encode (any Content-Type)."),
     responses={**success_response("text/plain", "Base64 text", schema={"type": "string"}, example="aGk="), **ERRORS},
 )
 def base64_encode(
@@ -54,8 +60,8 @@ def base64_encode(
         "Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are "
         "tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input."
     ),
-    openapi_extra=binary_body(("text/plain", "application/octet-stream"), "Base64 text.", text=True),
-    responses={**success_response("application/octet-stream", "The decoded bytes"), **ERRORS},
+    openapi_extra=raw_body("Base64 text.", text_types=TEXT, example="aGk="),
+    responses={**binary_response((), "The decoded bytes"), **ERRORS},
 )
 def base64_decode(body: RawBody) -> Response:
     return Response(decode_base64(body), media_type="application/octet-stream")
@@ -68,7 +74,7 @@ def base64_decode(body: RawBody) -> Response:
         "UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded "
         "as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded)."
     ),
-    openapi_extra=binary_body(TEXT, "UTF-8 text.", text=True),
+    openapi_extra=raw_body("UTF-8 text.", text_types=TEXT, example="a b"),
     responses={
         **success_response("text/plain", "Percent-encoded text", schema={"type": "string"}, example="a%20b"),
         **ERRORS,
@@ -88,7 +94,7 @@ def url_encode(
         "Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not "
         "decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`."
     ),
-    openapi_extra=binary_body(TEXT, "Percent-encoded text.", text=True),
+    openapi_extra=raw_body("Percent-encoded text.", text_types=TEXT, example="a%20b"),
     responses={**success_response("text/plain", "Decoded text", schema={"type": "string"}, example="a b"), **ERRORS},
 )
 def url_decode(
@@ -105,7 +111,7 @@ def url_decode(
         "Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a "
         "newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved."
     ),
-    openapi_extra=binary_body(JSON, "A JSON document.", text=True, example='{"b": 1, "a": [true, null, 1.50]}'),
+    openapi_extra=json_body("A JSON document.", example={"b": 1, "a": [True, None, 1.5]}),
     responses={
         **success_response("application/json", "Indented JSON", schema={}, example={"a": [1, 2]}),
         **ERRORS,
@@ -122,7 +128,7 @@ def json_format(
     "/v1/data/json-minify",
     summary="Minify JSON",
     description="Strict JSON in; the same document with all insignificant white space removed.",
-    openapi_extra=binary_body(JSON, "A JSON document.", text=True, example='{"b": 1, "a": [true, null, 1.50]}'),
+    openapi_extra=json_body("A JSON document.", example={"b": 1, "a": [True, None, 1.5]}),
     responses={
         **success_response("application/json", "Minified JSON", schema={}, example={"a": [1, 2]}),
         **ERRORS,
@@ -142,7 +148,7 @@ def json_minify(body: RawBody) -> Response:
         "missing fields; a row longer than the header is 400). `header=false` gives arrays of strings. "
         "The delimiter is detected among `,` `;` TAB `|` unless given. Blank lines are skipped."
     ),
-    openapi_extra=binary_body(("text/csv", "text/plain"), "CSV text.", text=True),
+    openapi_extra=raw_body("CSV text.", text_types=("text/csv", "text/plain"), example="a,b\r\n1,2\r\n"),
     responses={
         **success_response(
             "application/json",
@@ -179,8 +185,10 @@ def csv_to_json_route(
         "with `=`, `+`, `-`, `@`, TAB or CR get a leading `'` so that spreadsheets do not run them as "
         "formulas (`escapeFormulas=false` turns this off). Anything but an array of objects is 400."
     ),
-    openapi_extra=binary_body(
-        JSON, "A JSON array of objects.", text=True, example='[{"a": 1, "b": "x"}, {"a": 2, "c": true}]'
+    openapi_extra=json_body(
+        "A JSON array of objects.",
+        schema={"type": "array", "items": {"type": "object", "additionalProperties": True}},
+        example=[{"a": 1, "b": "x"}, {"a": 2, "c": True}],
     ),
     responses={
         **success_response("text/csv", "CSV text", schema={"type": "string"}, example="a,b\r\n1,2\r\n"),

@@ -24,6 +24,7 @@ from fileapi.convert.image import (
 )
 from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.image_metadata import read_metadata, strip_metadata
+from fileapi.web import examples
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import (
     INTEGER,
@@ -31,25 +32,18 @@ from fileapi.web.docs import (
     METERING_HEADERS,
     NUMBER,
     STRING,
-    binary_body,
+    binary_response,
     error_responses,
     object_schema,
+    raw_body,
 )
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Image"])
 ERRORS = error_responses(METERED_STATUSES)
-IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/avif", "image/heic", "application/octet-stream")
-IMAGE_BODY = binary_body(
-    IMAGE_TYPES, "Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes)."
-)
-IMAGE_OUT: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "The image. Content-Type gives its format.",
-        "content": {media: {"schema": {"type": "string", "format": "binary"}} for media in IMAGE_TYPES[:4]},
-    }
-}
+IMAGE_BODY = raw_body("Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes).")
+IMAGE_OUT = binary_response(("image/jpeg", "image/png", "image/webp", "image/avif"), "The image")
 DEFAULTS = (
     "Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, "
     "else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; "
@@ -137,7 +131,7 @@ def compress(
         "zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other "
         "formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first."
     ),
-    openapi_extra=binary_body(IMAGE_TYPES, "JPEG, PNG or WebP bytes."),
+    openapi_extra=raw_body("JPEG, PNG or WebP bytes."),
     responses=_responses(),
 )
 def strip(body: RawBody) -> Response:
@@ -226,9 +220,9 @@ def read(body: RawBody) -> Response:
                             },
                         },
                         "example": {
-                            "ico": "AAABAAMAEBAAAAAAIADoBAAANgAAACAg...",
-                            "pngs": {name: "iVBORw0KGgoAAAANSUhEUgAA..." for name in FAVICON_PNGS},
-                            "manifest": '{\n  "icons": [\n    {\n      "src": "/android-chrome-192x192.png", ...',
+                            "ico": examples.ICO_BASE64,
+                            "pngs": {name: examples.PNG_BASE64 for name in FAVICON_PNGS},
+                            "manifest": examples.MANIFEST,
                         },
                     }
                 },

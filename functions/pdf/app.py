@@ -24,6 +24,7 @@ from fileapi.convert.pdf import (
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.errors import InvalidInput
+from fileapi.web import examples
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.deadline import within_deadline
 from fileapi.web.docs import (
@@ -32,9 +33,10 @@ from fileapi.web.docs import (
     METERED_STATUSES,
     NUMBER,
     STRING,
-    binary_body,
+    binary_response,
     error_responses,
     object_schema,
+    raw_body,
     success_response,
 )
 from fileapi.web.io import RawBody
@@ -42,8 +44,8 @@ from fileapi.web.metering import MeteredRoute, metered
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["PDF"])
 ERRORS = error_responses(METERED_STATUSES)
-PDF_BODY = binary_body(("application/pdf", "application/octet-stream"), "A PDF document.")
-PDF_OUT = success_response("application/pdf", "The PDF")
+PDF_BODY = raw_body("A PDF document (any Content-Type, e.g. application/pdf).")
+PDF_OUT = binary_response(("application/pdf",), "The PDF")
 Pages = Annotated[str | None, Query(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'.")]
 
 
@@ -147,7 +149,7 @@ def text(body: RawBody, pages: Pages = None) -> Response:
                     }
                 }
             ),
-            example={"pages": [{"page": 1, "bytes": "iVBORw0KGgo...", "width": 1275, "height": 1650}]},
+            example={"pages": [{"page": 1, "bytes": examples.PNG_BASE64, "width": 1275, "height": 1650}]},
         ),
         **ERRORS,
     },
@@ -166,7 +168,8 @@ def render(
     "/v1/pdf/merge",
     summary="Merge PDFs",
     description=(
-        "multipart/form-data with one or more parts named `files` (PDF files), or JSON {files: [base64 PDFs]}. "
+        "multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of "
+        "the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. "
         "Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is "
         "400 naming its position. At most 5,000 pages in all."
     ),
@@ -186,20 +189,6 @@ def render(
                             }
                         },
                     }
-                },
-                "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "required": ["files"],
-                        "properties": {
-                            "files": {
-                                "type": "array",
-                                "items": {"type": "string", "format": "byte"},
-                                "description": "The PDFs, in order, Base64-encoded.",
-                            }
-                        },
-                    },
-                    "example": {"files": ["JVBERi0xLjcK...", "JVBERi0xLjQK..."]},
                 },
             },
         }
@@ -238,7 +227,7 @@ def _json_files(body: bytes) -> list[bytes]:
             "application/json",
             "PDFs",
             schema=object_schema({"pdfs": {"type": "array", "items": BASE64, "description": "One PDF per range."}}),
-            example={"pdfs": ["JVBERi0xLjcK..."]},
+            example={"pdfs": [examples.PDF_BASE64]},
         ),
         **ERRORS,
     },
@@ -293,7 +282,8 @@ def watermark(
     "/v1/pdf/fill-form",
     summary="Fill a PDF form",
     description=(
-        "JSON {pdf: base64, fields: {name: value}, flatten?: boolean} or multipart/form-data with file (the PDF), "
+        "JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document "
+        "because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), "
         "fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false "
         "or their export value; radio groups an export value; choice fields one of their options (a list for "
         "multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With "
@@ -322,21 +312,10 @@ def watermark(
                         },
                     },
                     "example": {
-                        "pdf": "JVBERi0xLjcK...",
+                        "pdf": examples.PDF_BASE64,
                         "fields": {"name": "Ada Lovelace", "agree": True, "country": "UK"},
                         "flatten": False,
                     },
-                },
-                "multipart/form-data": {
-                    "schema": {
-                        "type": "object",
-                        "required": ["file", "fields"],
-                        "properties": {
-                            "file": {"type": "string", "format": "binary", "description": "The PDF form."},
-                            "fields": {"type": "string", "description": "A JSON object of field name to value."},
-                            "flatten": {"type": "string", "enum": ["true", "false"], "description": "Default false."},
-                        },
-                    }
                 },
             },
         }
@@ -433,7 +412,12 @@ def flatten(body: RawBody) -> Response:
                     "savedPercent": {"type": "number"},
                 },
             },
-            example={"bytes": "JVBERi0xLjcK...", "originalSize": 120000, "compressedSize": 90000, "savedPercent": 25.0},
+            example={
+                "bytes": examples.PDF_BASE64,
+                "originalSize": 120000,
+                "compressedSize": 90000,
+                "savedPercent": 25.0,
+            },
         ),
         **ERRORS,
     },

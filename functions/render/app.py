@@ -9,7 +9,7 @@ from starlette.responses import Response
 
 from fileapi.convert.render import svg_to_png
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, binary_body, error_responses, success_response
+from fileapi.web.docs import METERED_STATUSES, binary_response, error_responses, raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 
@@ -28,8 +28,8 @@ router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], ta
         "URIs, and @import rules, are ignored. Malformed XML, entity-expansion bombs, nesting deeper than 256 "
         "or more than 200,000 elements are 400; outputs over 16383 px a side or 50 megapixels are 413."
     ),
-    openapi_extra=binary_body(("image/svg+xml", "application/octet-stream"), "SVG or SVGZ document.", text=False),
-    responses={**success_response("image/png", "PNG image"), **error_responses(METERED_STATUSES)},
+    openapi_extra=raw_body("SVG or SVGZ document (any Content-Type, e.g. image/svg+xml)."),
+    responses={**binary_response(("image/png",), "PNG image"), **error_responses(METERED_STATUSES)},
 )
 def svg_to_png_route(
     body: RawBody,

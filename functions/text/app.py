@@ -20,9 +20,9 @@ from fileapi.web.docs import (
     INTEGER,
     METERED_STATUSES,
     STRING,
-    binary_body,
     error_responses,
     object_schema,
+    raw_body,
     success_response,
 )
 from fileapi.web.io import RawBody
@@ -30,7 +30,6 @@ from fileapi.web.metering import MeteredRoute, metered
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)])
 ERRORS = error_responses(METERED_STATUSES)
-ANY_BYTES = ("application/octet-stream", "*/*")
 
 HASH_SCHEMA = {
     "type": "object",
@@ -97,7 +96,7 @@ class ColorRequest(BaseModel):
     summary="Hash bytes",
     tags=["File"],
     description="Any bytes in; the digest (md5, sha1, sha256 (default), sha384 or sha512) in hex and Base64.",
-    openapi_extra=binary_body(ANY_BYTES, "The bytes to hash (may be empty)."),
+    openapi_extra=raw_body("The bytes to hash (may be empty; any Content-Type)."),
     responses={
         **success_response(
             "application/json",
@@ -130,7 +129,7 @@ def file_hash(
         "JSON by their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. "
         "A bare JSON scalar (e.g. `0`) is text/plain. An empty body is 400."
     ),
-    openapi_extra=binary_body(ANY_BYTES, "The file's bytes."),
+    openapi_extra=raw_body("The file's bytes (any Content-Type: the type is read from the bytes)."),
     responses={
         **success_response(
             "application/json",
@@ -155,7 +154,7 @@ def file_detect(body: RawBody) -> Response:
         "paragraphs are separated by blank lines. Reading time is words / "
         f"{WORDS_PER_MINUTE} per minute. Invalid UTF-8 is 400."
     ),
-    openapi_extra=binary_body(("text/plain",), "UTF-8 text.", text=True),
+    openapi_extra=raw_body("UTF-8 text.", text_types=("text/plain",), example="Hello world. How are you?"),
     responses={
         **success_response(
             "application/json",
@@ -253,7 +252,7 @@ def text_diff(request: DiffRequest) -> Response:
         "for trusted input). javascript:, vbscript:, file: and non-image data: links are never rendered as links. "
         "At most 2,000,000 bytes of Markdown (413 too_large), which keeps the worst input well inside the deadline."
     ),
-    openapi_extra=binary_body(("text/markdown", "text/plain"), "Markdown text.", text=True),
+    openapi_extra=raw_body("Markdown text.", text_types=("text/markdown", "text/plain"), example="# Title\n"),
     responses={
         **success_response("text/html", "HTML fragment", schema={"type": "string"}, example="<h1>Title</h1>\n"),
         **ERRORS,

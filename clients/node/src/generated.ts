@@ -4,7 +4,7 @@ import { ApiError, FileApiBase, RateLimitedBase } from "./core.js";
 import type { CallOptions, FileInput, Operation, Result } from "./core.js";
 
 export interface DataBase64EncodeParams {
-  /** The bytes to encode (any content type). */
+  /** The bytes to encode (any Content-Type). */
   file: FileInput;
   /** Use the URL-safe alphabet (`-` `_`). */
   urlSafe?: boolean;
@@ -188,7 +188,7 @@ export interface ImageFlipParams {
 }
 
 export interface PdfInfoParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
 }
 
@@ -206,7 +206,7 @@ export interface PdfInfoResult {
 }
 
 export interface PdfExtractTextParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Pages such as '1,3,5', '2-4' or 'all'. */
   pages?: string;
@@ -221,7 +221,7 @@ export interface PdfExtractTextResult {
 export type RenderFormat = "png" | "jpeg" | "webp";
 
 export interface PdfRenderPageParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Pages such as '1,3,5', '2-4' or 'all'. */
   pages?: string;
@@ -250,7 +250,7 @@ export interface PdfMergeParams {
 }
 
 export interface PdfSplitParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** e.g. '1-3,4-4,7'. */
   ranges: string;
@@ -262,7 +262,7 @@ export interface PdfSplitResult {
 }
 
 export interface PdfRotateParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Clockwise rotation in degrees. */
   degrees: "90" | "180" | "270";
@@ -271,7 +271,7 @@ export interface PdfRotateParams {
 }
 
 export interface PdfWatermarkParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Watermark text. */
   text: string;
@@ -295,12 +295,12 @@ export interface PdfFillFormParams {
 }
 
 export interface PdfFlattenParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
 }
 
 export interface PdfCompressParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Remove the info dictionary and XMP. */
   stripMetadata?: boolean;
@@ -316,7 +316,7 @@ export interface PdfCompressResult {
 }
 
 export interface PdfProtectParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Password to open. */
   userPassword: string;
@@ -343,7 +343,7 @@ export interface QrGenerateParams {
 }
 
 export interface QrReadParams {
-  /** An image (JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF). */
+  /** An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
 }
 
@@ -371,7 +371,7 @@ export interface BarcodeGenerateParams {
 }
 
 export interface BarcodeReadParams {
-  /** An image (JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF). */
+  /** An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
 }
 
@@ -385,7 +385,7 @@ export interface BarcodeReadResult {
 }
 
 export interface RenderSvgToPngParams {
-  /** SVG or SVGZ document. */
+  /** SVG or SVGZ document (any Content-Type, e.g. image/svg+xml). */
   file: FileInput;
   /** Multiplies the intrinsic size. */
   scale?: number;
@@ -400,7 +400,7 @@ export interface RenderSvgToPngParams {
 export type HashAlgorithm = "md5" | "sha1" | "sha256" | "sha384" | "sha512";
 
 export interface FileHashParams {
-  /** The bytes to hash (may be empty). */
+  /** The bytes to hash (may be empty; any Content-Type). */
   file: FileInput;
   /** Digest algorithm. */
   algorithm?: HashAlgorithm;
@@ -417,7 +417,7 @@ export interface FileHashResult {
 }
 
 export interface FileDetectParams {
-  /** The file's bytes. */
+  /** The file's bytes (any Content-Type: the type is read from the bytes). */
   file: FileInput;
 }
 
@@ -520,7 +520,7 @@ export interface UsageResult {
 
 export interface KeysRotateResult {
   "message": string;
-  /** sk_live_... */
+  /** The new key: sk_live_ and 49 letters and digits. */
   "api_key": string;
 }
 
@@ -541,7 +541,7 @@ export interface KeysRecoverConfirmParams {
 
 export interface KeysRecoverConfirmResult {
   "message": string;
-  /** sk_live_... */
+  /** The new key: sk_live_ and 49 letters and digits. */
   "api_key": string;
 }
 
@@ -883,7 +883,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Merge PDFs.
    *
-   * multipart/form-data with one or more parts named `files` (PDF files), or JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
+   * multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
    *
    * POST /v1/pdf/merge
    */
@@ -923,7 +923,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Fill a PDF form.
    *
-   * JSON {pdf: base64, fields: {name: value}, flatten?: boolean} or multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
+   * JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
    *
    * POST /v1/pdf/fill-form
    */

@@ -1083,7 +1083,7 @@ class FileApiOperations(SyncOperations):
     def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
         """Merge PDFs.
 
-        multipart/form-data with one or more parts named `files` (PDF files), or JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
+        multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
 
         POST /v1/pdf/merge
         """
@@ -1140,7 +1140,7 @@ class FileApiOperations(SyncOperations):
     def pdf_fill_form(self, *, pdf: FileInput, fields: dict[str, Any], flatten: bool | None = None) -> Result[bytes]:
         """Fill a PDF form.
 
-        JSON {pdf: base64, fields: {name: value}, flatten?: boolean} or multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
+        JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
 
         POST /v1/pdf/fill-form
         """
@@ -1643,7 +1643,7 @@ class AsyncFileApiOperations(AsyncOperations):
     async def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
         """Merge PDFs.
 
-        multipart/form-data with one or more parts named `files` (PDF files), or JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
+        multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
 
         POST /v1/pdf/merge
         """
@@ -1702,7 +1702,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Fill a PDF form.
 
-        JSON {pdf: base64, fields: {name: value}, flatten?: boolean} or multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
+        JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
 
         POST /v1/pdf/fill-form
         """
