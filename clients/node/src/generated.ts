@@ -330,11 +330,13 @@ export interface PdfProtectParams {
 export interface QrGenerateParams {
   /** Any Unicode text (UTF-8, with ECI when not Latin-1). */
   text: string;
+  /** Image format of the answer. */
   format?: "png" | "svg";
   /** Pixels per module; 9 makes a short URL ~300 px. */
   size?: number;
   /** Quiet zone in modules. */
   margin?: number;
+  /** Error correction level. */
   errorCorrection?: "L" | "M" | "Q" | "H";
   /** #rrggbb. */
   foreground?: string;
@@ -348,15 +350,20 @@ export interface QrReadParams {
 }
 
 export interface QrReadResult {
+  /** The decoded text. */
   "text": string;
+  /** Kind of QR code. */
   "format": "qr_code" | "micro_qr_code" | "rmqr_code";
 }
 
 export type BarcodeFormat = "ean13" | "ean8" | "upca" | "upce" | "code128" | "code39" | "itf14" | "itf" | "datamatrix" | "pdf417" | "aztec";
 
 export interface BarcodeGenerateParams {
+  /** The data to encode. */
   text: string;
+  /** Symbology. */
   format: BarcodeFormat;
+  /** Image format of the answer. */
   output?: string;
   /** Pixels per module. */
   scale?: number;
@@ -375,13 +382,16 @@ export interface BarcodeReadParams {
   file: FileInput;
 }
 
-export interface BarcodeReadResultCodesItem {
-  "text": string;
-  "format": string;
+export interface BarcodeReadResult {
+  /** In the order found. */
+  "codes": Array<DecodedCode>;
 }
 
-export interface BarcodeReadResult {
-  "codes": Array<BarcodeReadResultCodesItem>;
+export interface DecodedCode {
+  /** The decoded text. */
+  "text": string;
+  /** Symbology, named as in barcode/generate (e.g. ean13, qr_code). */
+  "format": string;
 }
 
 export interface RenderSvgToPngParams {

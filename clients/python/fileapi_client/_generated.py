@@ -112,13 +112,13 @@ BarcodeFormat = Literal[
 ]
 
 
-class BarcodeReadResultCodesItem(TypedDict):
+class BarcodeReadResult(TypedDict):
+    codes: list[DecodedCode]
+
+
+class DecodedCode(TypedDict):
     text: str
     format: str
-
-
-class BarcodeReadResult(TypedDict):
-    codes: list[BarcodeReadResultCodesItem]
 
 
 HashAlgorithm = Literal["md5", "sha1", "sha256", "sha384", "sha512"]
