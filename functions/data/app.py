@@ -10,23 +10,16 @@ from starlette.responses import Response
 from fileapi.convert.csv_json import csv_to_json, json_to_csv
 from fileapi.convert.encoding import decode_base64, decode_url, encode_base64, encode_url
 from fileapi.convert.json_text import MAX_INDENT, format_json, minify_json
+from fileapi.models.data import DataCsvToJsonResult
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import (
-    METERED_STATUSES,
-    STRING,
-    binary_response,
-    error_responses,
-    json_body,
-    raw_body,
-    success_response,
-)
+from fileapi.web.docs import json_body, raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
+from fileapi.web.routes import answers_bytes, answers_json, answers_text
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Data"])
 
 TEXT = ("text/plain",)
-ERRORS = error_responses(METERED_STATUSES)
 
 Delimiter = Annotated[
     str | None,
@@ -43,7 +36,7 @@ Delimiter = Annotated[
     summary="Encode bytes as Base64",
     description="Any bytes in; Base64 text (RFC 4648, no line breaks) out.",
     openapi_extra=raw_body("The bytes to encode (any Content-Type)."),
-    responses={**success_response("text/plain", "Base64 text", schema={"type": "string"}, example="aGk="), **ERRORS},
+    **answers_text("text/plain", "Base64 text", "aGk="),
 )
 def base64_encode(
     body: RawBody,
@@ -61,7 +54,7 @@ def base64_encode(
         "tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input."
     ),
     openapi_extra=raw_body("Base64 text.", text_types=TEXT, example="aGk="),
-    responses={**binary_response((), "The decoded bytes"), **ERRORS},
+    **answers_bytes((), "The decoded bytes"),
 )
 def base64_decode(body: RawBody) -> Response:
     return Response(decode_base64(body), media_type="application/octet-stream")
@@ -75,10 +68,7 @@ def base64_decode(body: RawBody) -> Response:
         "as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded)."
     ),
     openapi_extra=raw_body("UTF-8 text.", text_types=TEXT, example="a b"),
-    responses={
-        **success_response("text/plain", "Percent-encoded text", schema={"type": "string"}, example="a%20b"),
-        **ERRORS,
-    },
+    **answers_text("text/plain", "Percent-encoded text", "a%20b"),
 )
 def url_encode(
     body: RawBody,
@@ -95,7 +85,7 @@ def url_encode(
         "decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`."
     ),
     openapi_extra=raw_body("Percent-encoded text.", text_types=TEXT, example="a%20b"),
-    responses={**success_response("text/plain", "Decoded text", schema={"type": "string"}, example="a b"), **ERRORS},
+    **answers_text("text/plain", "Decoded text", "a b"),
 )
 def url_decode(
     body: RawBody,
@@ -112,10 +102,7 @@ def url_decode(
         "newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved."
     ),
     openapi_extra=json_body("A JSON document.", example={"b": 1, "a": [True, None, 1.5]}),
-    responses={
-        **success_response("application/json", "Indented JSON", schema={}, example={"a": [1, 2]}),
-        **ERRORS,
-    },
+    **answers_text("application/json", "Indented JSON", {"a": [1, 2]}, schema={}),
 )
 def json_format(
     body: RawBody,
@@ -129,10 +116,7 @@ def json_format(
     summary="Minify JSON",
     description="Strict JSON in; the same document with all insignificant white space removed.",
     openapi_extra=json_body("A JSON document.", example={"b": 1, "a": [True, None, 1.5]}),
-    responses={
-        **success_response("application/json", "Minified JSON", schema={}, example={"a": [1, 2]}),
-        **ERRORS,
-    },
+    **answers_text("application/json", "Minified JSON", {"a": [1, 2]}, schema={}),
 )
 def json_minify(body: RawBody) -> Response:
     return Response(minify_json(body), media_type="application/json")
@@ -149,23 +133,7 @@ def json_minify(body: RawBody) -> Response:
         "The delimiter is detected among `,` `;` TAB `|` unless given. Blank lines are skipped."
     ),
     openapi_extra=raw_body("CSV text.", text_types=("text/csv", "text/plain"), example="a,b\r\n1,2\r\n"),
-    responses={
-        **success_response(
-            "application/json",
-            "JSON array",
-            schema={
-                "type": "array",
-                "items": {
-                    "oneOf": [
-                        {"type": "object", "additionalProperties": STRING},
-                        {"type": "array", "items": STRING},
-                    ]
-                },
-            },
-            example=[{"a": "1", "b": "2"}],
-        ),
-        **ERRORS,
-    },
+    **answers_json(DataCsvToJsonResult, "JSON array"),
 )
 def csv_to_json_route(
     body: RawBody,
@@ -190,10 +158,7 @@ def csv_to_json_route(
         schema={"type": "array", "items": {"type": "object", "additionalProperties": True}},
         example=[{"a": 1, "b": "x"}, {"a": 2, "c": True}],
     ),
-    responses={
-        **success_response("text/csv", "CSV text", schema={"type": "string"}, example="a,b\r\n1,2\r\n"),
-        **ERRORS,
-    },
+    **answers_text("text/csv", "CSV text", "a,b\r\n1,2\r\n"),
 )
 def json_to_csv_route(
     body: RawBody,

@@ -52,6 +52,8 @@ export interface DataCsvToJsonParams {
   header?: boolean;
 }
 
+export type DataCsvToJsonResult = Array<Record<string, string> | Array<string>>;
+
 export interface DataJsonToCsvParams {
   /** The JSON document: text or bytes are sent as they are (the numbers keep their text); other values are serialized. */
   data: unknown;
@@ -757,8 +759,8 @@ export class FileApiOperations extends FileApiBase {
    *
    * POST /v1/data/csv-to-json
    */
-  dataCsvToJson(params: DataCsvToJsonParams, options?: CallOptions): Promise<Result<Array<Record<string, string> | Array<string>>>> {
-    return this.call("data_csv_to_json", params, options) as Promise<Result<Array<Record<string, string> | Array<string>>>>;
+  dataCsvToJson(params: DataCsvToJsonParams, options?: CallOptions): Promise<Result<DataCsvToJsonResult>> {
+    return this.call("data_csv_to_json", params, options) as Promise<Result<DataCsvToJsonResult>>;
   }
   /**
    * Convert a JSON array of objects to CSV.

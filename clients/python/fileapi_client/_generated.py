@@ -16,6 +16,8 @@ from fileapi_client._core import (
     SyncOperations,
 )
 
+DataCsvToJsonResult = list[dict[str, str] | list[str]]
+
 ImageFormat = Literal["jpeg", "png", "webp", "avif"]
 
 Fit = Literal["cover", "contain", "fill", "inside", "outside"]
@@ -921,7 +923,7 @@ class FileApiOperations(SyncOperations):
 
     def data_csv_to_json(
         self, text: str, *, delimiter: str | None = None, header: bool | None = None
-    ) -> Result[list[dict[str, str] | list[str]]]:
+    ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
         UTF-8 CSV (RFC 4180; BOM, CRLF or LF; quoted fields with delimiters, quotes and line breaks) in; a compact JSON array out. With a header row (default) each row is an object of strings keyed by the header (empty names become `columnN`, repeats get `_2`, `_3`...; short rows get `""` for the missing fields; a row longer than the header is 400). `header=false` gives arrays of strings. The delimiter is detected among `,` `;` TAB `|` unless given. Blank lines are skipped.
@@ -1475,7 +1477,7 @@ class AsyncFileApiOperations(AsyncOperations):
 
     async def data_csv_to_json(
         self, text: str, *, delimiter: str | None = None, header: bool | None = None
-    ) -> Result[list[dict[str, str] | list[str]]]:
+    ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
         UTF-8 CSV (RFC 4180; BOM, CRLF or LF; quoted fields with delimiters, quotes and line breaks) in; a compact JSON array out. With a header row (default) each row is an object of strings keyed by the header (empty names become `columnN`, repeats get `_2`, `_3`...; short rows get `""` for the missing fields; a row longer than the header is 400). `header=false` gives arrays of strings. The delimiter is detected among `,` `;` TAB `|` unless given. Blank lines are skipped.

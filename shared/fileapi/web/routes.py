@@ -19,9 +19,10 @@ from fileapi.web.docs import METERED_STATUSES, METERING_HEADERS, binary_response
 
 
 def answers_json(
-    model: type[BaseModel], description: str = "", *, statuses: Iterable[int] = METERED_STATUSES, metered: bool = True
+    model: Any, description: str = "", *, statuses: Iterable[int] = METERED_STATUSES, metered: bool = True
 ) -> dict[str, Any]:
-    """Decorator arguments of a route answering `model` as JSON (default description: the model's doc)."""
+    """Decorator arguments of a route answering `model` (a model class or a type) as JSON (default
+    description: the model's docstring)."""
     success: dict[str, Any] = {"description": description or (model.__doc__ or model.__name__).strip()}
     if metered:
         success["headers"] = METERING_HEADERS
@@ -36,12 +37,12 @@ def answers_bytes(
 
 
 def answers_text(
-    media_type: str, description: str, example: str, *, statuses: Iterable[int] = METERED_STATUSES
+    media_type: str, description: str, example: Any, *, schema: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """Decorator arguments of a route answering text of `media_type`."""
-    content = {media_type: {"schema": {"type": "string"}, "example": example}}
+    """Decorator arguments of a route answering text of `media_type` (JSON text: `schema={}`, any value)."""
+    content = {media_type: {"schema": {"type": "string"} if schema is None else schema, "example": example}}
     success = {"description": description, "content": content, "headers": METERING_HEADERS}
-    return {"responses": {200: success, **error_responses(statuses)}}
+    return {"responses": {200: success, **error_responses(METERED_STATUSES)}}
 
 
 def json_response(model: BaseModel) -> Response:
