@@ -419,7 +419,8 @@ export interface FileHashParams {
 }
 
 export interface FileHashResult {
-  "algorithm": "md5" | "sha1" | "sha256" | "sha384" | "sha512";
+  /** The digest algorithm used. */
+  "algorithm": HashAlgorithm;
   /** Digest in lower-case hexadecimal. */
   "hex": string;
   /** The same digest in Base64. */
@@ -434,9 +435,11 @@ export interface FileDetectParams {
 }
 
 export interface FileDetectResult {
+  /** Media type, e.g. image/png. */
   "mime": string;
   /** Usual file extension, without the dot. */
   "extension": string;
+  /** What the file is, in words. */
   "description": string;
 }
 
@@ -446,15 +449,20 @@ export interface TextWordCountParams {
 }
 
 export interface TextWordCountResult {
-  "words"?: number;
+  /** Runs of letters and digits; each CJK ideograph or kana is one. */
+  "words": number;
   /** User-perceived characters (grapheme clusters). */
-  "characters"?: number;
-  "charactersNoSpaces"?: number;
-  "sentences"?: number;
-  "paragraphs"?: number;
-  "lines"?: number;
+  "characters": number;
+  /** Characters that are not white space. */
+  "charactersNoSpaces": number;
+  /** Ending in . ! ? … or their full-width forms. */
+  "sentences": number;
+  /** Separated by blank lines. */
+  "paragraphs": number;
+  /** Lines of text. */
+  "lines": number;
   /** words / 238, two decimals. */
-  "readingTimeMinutes"?: number;
+  "readingTimeMinutes": number;
 }
 
 export interface TextDiffParams {
@@ -470,25 +478,37 @@ export interface TextDiffParams {
   labelB?: string;
 }
 
-export interface TextDiffResultHunksItemLinesItem {
-  "type": "context" | "added" | "removed";
-  "text": string;
-}
-
-export interface TextDiffResultHunksItem {
-  "oldStart": number;
-  "oldLines": number;
-  "newStart": number;
-  "newLines": number;
-  "lines": Array<TextDiffResultHunksItemLinesItem>;
-}
-
 export interface TextDiffResult {
+  /** The texts are the same. */
   "identical": boolean;
+  /** Lines added. */
   "added": number;
+  /** Lines removed. */
   "removed": number;
+  /** The unified diff, as `diff -u` writes it. */
   "unified": string;
-  "hunks": Array<TextDiffResultHunksItem>;
+  /** The changes, in order. */
+  "hunks": Array<DiffHunk>;
+}
+
+export interface DiffHunk {
+  /** First line in the old text (1-based). */
+  "oldStart": number;
+  /** Lines of the old text in the hunk. */
+  "oldLines": number;
+  /** First line in the new text (1-based). */
+  "newStart": number;
+  /** Lines of the new text in the hunk. */
+  "newLines": number;
+  /** The hunk's lines in order. */
+  "lines": Array<DiffLine>;
+}
+
+export interface DiffLine {
+  /** Unchanged, added or removed. */
+  "type": "context" | "added" | "removed";
+  /** The line, without its line end. */
+  "text": string;
 }
 
 export interface TextMarkdownToHtmlParams {
@@ -506,14 +526,54 @@ export interface ColorConvertParams {
 export interface ColorConvertResult {
   /** #rrggbb, or #rrggbbaa when the input had an alpha. */
   "hex": string;
-  /** r, g, b integers 0-255 (+ a 0-1 when given). */
-  "rgb": Record<string, unknown>;
-  /** h degrees, s and l percent, one decimal (+ a). */
-  "hsl": Record<string, unknown>;
-  /** h degrees, s and v percent, one decimal (+ a). */
-  "hsv": Record<string, unknown>;
-  /** c, m, y, k percent, one decimal. */
-  "cmyk": Record<string, unknown>;
+  "rgb": Rgb;
+  "hsl": Hsl;
+  "hsv": Hsv;
+  "cmyk": Cmyk;
+}
+
+export interface Rgb {
+  /** Red, 0-255. */
+  "r": number;
+  /** Green, 0-255. */
+  "g": number;
+  /** Blue, 0-255. */
+  "b": number;
+  /** Alpha 0-1, three decimals; present when the input had one. */
+  "a"?: number;
+}
+
+export interface Hsl {
+  /** Hue, degrees 0-360. */
+  "h": number;
+  /** Saturation, percent. */
+  "s": number;
+  /** Lightness, percent. */
+  "l": number;
+  /** Alpha 0-1, three decimals; present when the input had one. */
+  "a"?: number;
+}
+
+export interface Hsv {
+  /** Hue, degrees 0-360. */
+  "h": number;
+  /** Saturation, percent. */
+  "s": number;
+  /** Value, percent. */
+  "v": number;
+  /** Alpha 0-1, three decimals; present when the input had one. */
+  "a"?: number;
+}
+
+export interface Cmyk {
+  /** Cyan, percent. */
+  "c": number;
+  /** Magenta, percent. */
+  "m": number;
+  /** Yellow, percent. */
+  "y": number;
+  /** Key (black), percent. */
+  "k": number;
 }
 
 export interface UsageResult {

@@ -127,7 +127,7 @@ HashAlgorithm = Literal["md5", "sha1", "sha256", "sha384", "sha512"]
 
 
 class FileHashResult(TypedDict):
-    algorithm: Literal["md5", "sha1", "sha256", "sha384", "sha512"]
+    algorithm: HashAlgorithm
     hex: str
     base64: str
     bytes: int
@@ -140,26 +140,13 @@ class FileDetectResult(TypedDict):
 
 
 class TextWordCountResult(TypedDict):
-    words: NotRequired[int]
-    characters: NotRequired[int]
-    charactersNoSpaces: NotRequired[int]
-    sentences: NotRequired[int]
-    paragraphs: NotRequired[int]
-    lines: NotRequired[int]
-    readingTimeMinutes: NotRequired[float]
-
-
-class TextDiffResultHunksItemLinesItem(TypedDict):
-    type: Literal["context", "added", "removed"]
-    text: str
-
-
-class TextDiffResultHunksItem(TypedDict):
-    oldStart: int
-    oldLines: int
-    newStart: int
-    newLines: int
-    lines: list[TextDiffResultHunksItemLinesItem]
+    words: int
+    characters: int
+    charactersNoSpaces: int
+    sentences: int
+    paragraphs: int
+    lines: int
+    readingTimeMinutes: float
 
 
 class TextDiffResult(TypedDict):
@@ -167,15 +154,56 @@ class TextDiffResult(TypedDict):
     added: int
     removed: int
     unified: str
-    hunks: list[TextDiffResultHunksItem]
+    hunks: list[DiffHunk]
+
+
+class DiffHunk(TypedDict):
+    oldStart: int
+    oldLines: int
+    newStart: int
+    newLines: int
+    lines: list[DiffLine]
+
+
+class DiffLine(TypedDict):
+    type: Literal["context", "added", "removed"]
+    text: str
 
 
 class ColorConvertResult(TypedDict):
     hex: str
-    rgb: dict[str, Any]
-    hsl: dict[str, Any]
-    hsv: dict[str, Any]
-    cmyk: dict[str, Any]
+    rgb: Rgb
+    hsl: Hsl
+    hsv: Hsv
+    cmyk: Cmyk
+
+
+class Rgb(TypedDict):
+    r: int
+    g: int
+    b: int
+    a: NotRequired[float]
+
+
+class Hsl(TypedDict):
+    h: float
+    s: float
+    l: float
+    a: NotRequired[float]
+
+
+class Hsv(TypedDict):
+    h: float
+    s: float
+    v: float
+    a: NotRequired[float]
+
+
+class Cmyk(TypedDict):
+    c: float
+    m: float
+    y: float
+    k: float
 
 
 class UsageResult(TypedDict):
