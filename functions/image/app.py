@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from fileapi.convert.image import (
     FAVICON_PNGS,
@@ -24,26 +23,16 @@ from fileapi.convert.image import (
 )
 from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.image_metadata import read_metadata, strip_metadata
-from fileapi.web import examples
+from fileapi.models.image import ImageFaviconSetResult, ImageReadMetadataResult
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import (
-    INTEGER,
-    METERED_STATUSES,
-    METERING_HEADERS,
-    NUMBER,
-    STRING,
-    binary_response,
-    error_responses,
-    object_schema,
-    raw_body,
-)
+from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
+from fileapi.web.routes import answers_bytes, answers_json, json_response
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Image"])
-ERRORS = error_responses(METERED_STATUSES)
 IMAGE_BODY = raw_body("Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes).")
-IMAGE_OUT = binary_response(("image/jpeg", "image/png", "image/webp", "image/avif"), "The image")
+IMAGE_OUT = answers_bytes(("image/jpeg", "image/png", "image/webp", "image/avif"), "The image")
 DEFAULTS = (
     "Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, "
     "else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; "
@@ -59,16 +48,12 @@ def _image(result: ImageResult) -> Response:
     return Response(result.data, media_type=result.media_type)
 
 
-def _responses(ok: dict[int | str, dict[str, Any]] = IMAGE_OUT) -> dict[int | str, dict[str, Any]]:
-    return {200: {**ok[200], "headers": METERING_HEADERS}, **ERRORS}
-
-
 @router.post(
     "/v1/image/convert",
     summary="Convert an image to another format",
     description=f"Alpha is flattened onto white for JPEG. {DEFAULTS}",
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    **IMAGE_OUT,
 )
 def convert(
     body: RawBody,
@@ -89,7 +74,7 @@ def convert(
         f"decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. {DEFAULTS}"
     ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    **IMAGE_OUT,
 )
 def resize(
     body: RawBody,
@@ -111,7 +96,7 @@ def resize(
         f"unchanged. {DEFAULTS}"
     ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    **IMAGE_OUT,
 )
 def compress(
     body: RawBody,
@@ -132,7 +117,7 @@ def compress(
         "formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first."
     ),
     openapi_extra=raw_body("JPEG, PNG or WebP bytes."),
-    responses=_responses(),
+    **IMAGE_OUT,
 )
 def strip(body: RawBody) -> Response:
     data, media_type = strip_metadata(body)
@@ -149,46 +134,10 @@ def strip(body: RawBody) -> Response:
         "tags by their standard names (rationals as numbers, short byte values as Base64, long ones omitted)."
     ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(
-        {
-            200: {
-                "description": "ImageMetadata",
-                "content": {
-                    "application/json": {
-                        "schema": object_schema(
-                            {
-                                "width": INTEGER,
-                                "height": INTEGER,
-                                "takenAt": {"type": "string", "description": "ISO 8601, with offset when known."},
-                                "camera": {
-                                    "type": "object",
-                                    "additionalProperties": STRING,
-                                    "description": "make, model, lens when present.",
-                                },
-                                "gps": object_schema(
-                                    {"latitude": NUMBER, "longitude": NUMBER, "altitude": NUMBER},
-                                    optional=["altitude"],
-                                ),
-                                "exif": {"type": "object", "description": "Other EXIF tags by name."},
-                            },
-                            optional=["takenAt", "camera", "gps"],
-                        ),
-                        "example": {
-                            "width": 4000,
-                            "height": 3000,
-                            "takenAt": "2024-05-01T12:30:00+02:00",
-                            "camera": {"make": "NIKON", "model": "COOLPIX P6000"},
-                            "gps": {"latitude": 43.4674, "longitude": 11.8851, "altitude": 112.0},
-                            "exif": {"ExposureTime": 0.004, "FNumber": 2.8},
-                        },
-                    }
-                },
-            }
-        }
-    ),
+    **answers_json(ImageReadMetadataResult),
 )
 def read(body: RawBody) -> Response:
-    return JSONResponse(read_metadata(body).as_json())
+    return json_response(ImageReadMetadataResult.model_validate(read_metadata(body).as_json()))
 
 
 @router.post(
@@ -201,37 +150,10 @@ def read(body: RawBody) -> Response:
         "A non-square image is centred on a transparent square."
     ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(
-        {
-            200: {
-                "description": "FaviconSetResult",
-                "content": {
-                    "application/json": {
-                        "schema": {
-                            "type": "object",
-                            "required": ["ico", "pngs", "manifest"],
-                            "properties": {
-                                "ico": {"type": "string", "format": "byte"},
-                                "pngs": {
-                                    "type": "object",
-                                    "properties": {name: {"type": "string", "format": "byte"} for name in FAVICON_PNGS},
-                                },
-                                "manifest": {"type": "string"},
-                            },
-                        },
-                        "example": {
-                            "ico": examples.ICO_BASE64,
-                            "pngs": {name: examples.PNG_BASE64 for name in FAVICON_PNGS},
-                            "manifest": examples.MANIFEST,
-                        },
-                    }
-                },
-            }
-        }
-    ),
+    **answers_json(ImageFaviconSetResult),
 )
 def favicons(body: RawBody) -> Response:
-    return JSONResponse(asdict(favicon_set(body)))
+    return json_response(ImageFaviconSetResult.model_validate(favicon_set(body)))
 
 
 @router.post(
@@ -239,7 +161,7 @@ def favicons(body: RawBody) -> Response:
     summary="Crop an image",
     description=f"The rectangle x, y, width, height in displayed pixels must lie inside the image. {DEFAULTS}",
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    **IMAGE_OUT,
 )
 def crop(
     body: RawBody,
@@ -258,7 +180,7 @@ def crop(
     summary="Rotate an image clockwise",
     description=f"degrees 90, 180 or 270, clockwise. {DEFAULTS}",
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    **IMAGE_OUT,
 )
 def rotate(
     body: RawBody,
@@ -273,7 +195,7 @@ def rotate(
     summary="Flip an image",
     description=f"horizontal mirrors left and right; vertical mirrors top and bottom. {DEFAULTS}",
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    **IMAGE_OUT,
 )
 def flip(
     body: RawBody,

@@ -112,22 +112,28 @@ export interface ImageReadMetadataParams {
   file: FileInput;
 }
 
-export interface ImageReadMetadataResultGps {
-  "latitude": number;
-  "longitude": number;
-  "altitude"?: number;
-}
-
 export interface ImageReadMetadataResult {
+  /** Pixels, after the EXIF orientation. */
   "width": number;
+  /** Pixels, after the EXIF orientation. */
   "height": number;
   /** ISO 8601, with offset when known. */
   "takenAt"?: string;
   /** make, model, lens when present. */
   "camera"?: Record<string, string>;
-  "gps"?: ImageReadMetadataResultGps;
+  /** Present when the file has a position. */
+  "gps"?: Gps;
   /** Other EXIF tags by name. */
   "exif": Record<string, unknown>;
+}
+
+export interface Gps {
+  /** Degrees, north positive. */
+  "latitude": number;
+  /** Degrees, east positive. */
+  "longitude": number;
+  /** Metres; below sea level negative. */
+  "altitude"?: number;
 }
 
 export interface ImageFaviconSetParams {
@@ -135,19 +141,28 @@ export interface ImageFaviconSetParams {
   file: FileInput;
 }
 
-export interface ImageFaviconSetResultPngs {
-  "favicon-16x16.png"?: string;
-  "favicon-32x32.png"?: string;
-  "favicon-48x48.png"?: string;
-  "apple-touch-icon.png"?: string;
-  "android-chrome-192x192.png"?: string;
-  "android-chrome-512x512.png"?: string;
+export interface ImageFaviconSetResult {
+  /** favicon.ico with 16, 32 and 48 px, Base64-encoded. */
+  "ico": string;
+  /** Square PNGs by file name. */
+  "pngs": ImageFaviconSetResultPngs;
+  /** A web manifest snippet (JSON text) listing the android-chrome icons. */
+  "manifest": string;
 }
 
-export interface ImageFaviconSetResult {
-  "ico": string;
-  "pngs": ImageFaviconSetResultPngs;
-  "manifest": string;
+export interface ImageFaviconSetResultPngs {
+  /** 16 x 16 px. */
+  "favicon-16x16.png": string;
+  /** 32 x 32 px. */
+  "favicon-32x32.png": string;
+  /** 48 x 48 px. */
+  "favicon-48x48.png": string;
+  /** 180 x 180 px. */
+  "apple-touch-icon.png": string;
+  /** 192 x 192 px. */
+  "android-chrome-192x192.png": string;
+  /** 512 x 512 px. */
+  "android-chrome-512x512.png": string;
 }
 
 export interface ImageCropParams {

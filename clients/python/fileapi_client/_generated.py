@@ -23,32 +23,19 @@ ImageFormat = Literal["jpeg", "png", "webp", "avif"]
 Fit = Literal["cover", "contain", "fill", "inside", "outside"]
 
 
-class ImageReadMetadataResultGps(TypedDict):
-    latitude: float
-    longitude: float
-    altitude: NotRequired[float]
-
-
 class ImageReadMetadataResult(TypedDict):
     width: int
     height: int
     takenAt: NotRequired[str]
     camera: NotRequired[dict[str, str]]
-    gps: NotRequired[ImageReadMetadataResultGps]
+    gps: NotRequired[Gps]
     exif: dict[str, Any]
 
 
-ImageFaviconSetResultPngs = TypedDict(
-    "ImageFaviconSetResultPngs",
-    {
-        "favicon-16x16.png": NotRequired[str],
-        "favicon-32x32.png": NotRequired[str],
-        "favicon-48x48.png": NotRequired[str],
-        "apple-touch-icon.png": NotRequired[str],
-        "android-chrome-192x192.png": NotRequired[str],
-        "android-chrome-512x512.png": NotRequired[str],
-    },
-)
+class Gps(TypedDict):
+    latitude: float
+    longitude: float
+    altitude: NotRequired[float]
 
 
 class ImageFaviconSetResult(TypedDict):
@@ -56,6 +43,18 @@ class ImageFaviconSetResult(TypedDict):
     pngs: ImageFaviconSetResultPngs
     manifest: str
 
+
+ImageFaviconSetResultPngs = TypedDict(
+    "ImageFaviconSetResultPngs",
+    {
+        "favicon-16x16.png": str,
+        "favicon-32x32.png": str,
+        "favicon-48x48.png": str,
+        "apple-touch-icon.png": str,
+        "android-chrome-192x192.png": str,
+        "android-chrome-512x512.png": str,
+    },
+)
 
 Rotation = Literal[90, 180, 270]
 

@@ -8,9 +8,9 @@ pydantic only, never a converter's libraries.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 
@@ -29,3 +29,7 @@ class ContractModel(BaseModel):
 def example(value: dict[str, Any]) -> ConfigDict:
     """A model configuration with `value` as the schema's example (as it appears on the wire)."""
     return ConfigDict(json_schema_extra={"examples": [value]})
+
+
+Base64Text = Annotated[str, Field(json_schema_extra={"format": "byte"})]
+"""Bytes carried in JSON as Base64 text (format byte)."""
