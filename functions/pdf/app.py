@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import asdict
 from typing import Annotated, Literal
 
 import orjson
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.datastructures import UploadFile
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from fileapi.convert.pdf import (
     RenderFormat,
@@ -24,28 +23,25 @@ from fileapi.convert.pdf import (
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.errors import InvalidInput
+from fileapi.models.pdf import (
+    PdfCompressResult,
+    PdfExtractTextResult,
+    PdfInfoResult,
+    PdfRenderPageResult,
+    PdfSplitResult,
+    RenderedPage,
+)
 from fileapi.web import examples
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.deadline import within_deadline
-from fileapi.web.docs import (
-    BASE64,
-    INTEGER,
-    METERED_STATUSES,
-    NUMBER,
-    STRING,
-    binary_response,
-    error_responses,
-    object_schema,
-    raw_body,
-    success_response,
-)
+from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
+from fileapi.web.routes import answers_bytes, answers_json, json_response
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["PDF"])
-ERRORS = error_responses(METERED_STATUSES)
 PDF_BODY = raw_body("A PDF document (any Content-Type, e.g. application/pdf).")
-PDF_OUT = binary_response(("application/pdf",), "The PDF")
+PDF_OUT = answers_bytes(("application/pdf",), "The PDF")
 Pages = Annotated[str | None, Query(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'.")]
 
 
@@ -63,34 +59,10 @@ def _pdf(data: bytes) -> Response:
         "password is 400 invalid_input. At most 2,000 pages (413)."
     ),
     openapi_extra=PDF_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "PdfInfo",
-            schema=object_schema(
-                {
-                    "pageCount": INTEGER,
-                    "pageSizes": {"type": "array", "items": object_schema({"width": NUMBER, "height": NUMBER})},
-                    "metadata": {
-                        "type": "object",
-                        "additionalProperties": STRING,
-                        "description": "title, author, subject, keywords, producer, creator when present.",
-                    },
-                    "encrypted": {"type": "boolean"},
-                }
-            ),
-            example={
-                "pageCount": 1,
-                "pageSizes": [{"width": 612.0, "height": 792.0}],
-                "metadata": {"title": "Report", "producer": "LibreOffice"},
-                "encrypted": False,
-            },
-        ),
-        **ERRORS,
-    },
+    **answers_json(PdfInfoResult),
 )
 def info(body: RawBody) -> Response:
-    return JSONResponse(asdict(pdf_info(body)))
+    return json_response(PdfInfoResult.model_validate(pdf_info(body)))
 
 
 @router.post(
@@ -101,23 +73,10 @@ def info(body: RawBody) -> Response:
         "string per chosen page; text joins them with a form feed (U+000C) between pages."
     ),
     openapi_extra=PDF_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "PdfTextResult",
-            schema=object_schema(
-                {
-                    "text": {"type": "string", "description": "The pages' text joined by form feeds."},
-                    "pages": {"type": "array", "items": STRING},
-                }
-            ),
-            example={"text": "Page one\fPage two", "pages": ["Page one", "Page two"]},
-        ),
-        **ERRORS,
-    },
+    **answers_json(PdfExtractTextResult),
 )
 def text(body: RawBody, pages: Pages = None) -> Response:
-    return JSONResponse(asdict(extract_text(body, pages=pages)))
+    return json_response(PdfExtractTextResult.model_validate(extract_text(body, pages=pages)))
 
 
 @router.post(
@@ -130,29 +89,7 @@ def text(body: RawBody, pages: Pages = None) -> Response:
         "fewer pages or a lower dpi)."
     ),
     openapi_extra=PDF_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "PdfRenderPageResult",
-            schema=object_schema(
-                {
-                    "pages": {
-                        "type": "array",
-                        "items": object_schema(
-                            {
-                                "page": {**INTEGER, "description": "1-based page number."},
-                                "bytes": {**BASE64, "description": "The image, base64-encoded."},
-                                "width": INTEGER,
-                                "height": INTEGER,
-                            }
-                        ),
-                    }
-                }
-            ),
-            example={"pages": [{"page": 1, "bytes": examples.PNG_BASE64, "width": 1275, "height": 1650}]},
-        ),
-        **ERRORS,
-    },
+    **answers_json(PdfRenderPageResult),
 )
 def render(
     body: RawBody,
@@ -161,7 +98,7 @@ def render(
     dpi: Annotated[int, Query(ge=72, le=300, description="Resolution, dots per inch.")] = 150,
 ) -> Response:
     rendered = render_pages(body, pages=pages, fmt=format, dpi=dpi)
-    return JSONResponse({"pages": [asdict(page) for page in rendered]})
+    return json_response(PdfRenderPageResult(pages=[RenderedPage.model_validate(page) for page in rendered]))
 
 
 @router.post(
@@ -193,7 +130,7 @@ def render(
             },
         }
     },
-    responses={**PDF_OUT, **ERRORS},
+    **PDF_OUT,
 )
 async def merge(request: Request) -> Response:
     content_type = request.headers.get("content-type", "").lower()
@@ -222,19 +159,11 @@ def _json_files(body: bytes) -> list[bytes]:
         "one PDF per range, in the order given. A range outside the document or reversed is 400."
     ),
     openapi_extra=PDF_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "PDFs",
-            schema=object_schema({"pdfs": {"type": "array", "items": BASE64, "description": "One PDF per range."}}),
-            example={"pdfs": [examples.PDF_BASE64]},
-        ),
-        **ERRORS,
-    },
+    **answers_json(PdfSplitResult),
 )
 def split(body: RawBody, ranges: Annotated[str, Query(max_length=1000, description="e.g. '1-3,4-4,7'.")]) -> Response:
     parts = split_pdf(body, ranges=ranges)
-    return JSONResponse({"pdfs": [base64.b64encode(part).decode("ascii") for part in parts]})
+    return json_response(PdfSplitResult(pdfs=[base64.b64encode(part).decode("ascii") for part in parts]))
 
 
 @router.post(
@@ -245,7 +174,7 @@ def split(body: RawBody, ranges: Annotated[str, Query(max_length=1000, descripti
         "or 'all' (default)."
     ),
     openapi_extra=PDF_BODY,
-    responses={**PDF_OUT, **ERRORS},
+    **PDF_OUT,
 )
 def rotate(
     body: RawBody,
@@ -265,7 +194,7 @@ def rotate(
         "points (default: the text spans about 60% of the page's diagonal)."
     ),
     openapi_extra=PDF_BODY,
-    responses={**PDF_OUT, **ERRORS},
+    **PDF_OUT,
 )
 def watermark(
     body: RawBody,
@@ -320,7 +249,7 @@ def watermark(
             },
         }
     },
-    responses={**PDF_OUT, **ERRORS},
+    **PDF_OUT,
 )
 async def fill(request: Request) -> Response:
     content_type = request.headers.get("content-type", "").lower()
@@ -381,7 +310,7 @@ def _flag(value: object) -> bool:
         "values can no longer be edited. A PDF without form fields is returned unchanged."
     ),
     openapi_extra=PDF_BODY,
-    responses={**PDF_OUT, **ERRORS},
+    **PDF_OUT,
 )
 def flatten(body: RawBody) -> Response:
     return _pdf(flatten_form(body))
@@ -398,29 +327,7 @@ def flatten(body: RawBody) -> Response:
         "savedPercent is a number with one decimal."
     ),
     openapi_extra=PDF_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "Compressed PDF",
-            schema={
-                "type": "object",
-                "required": ["bytes", "originalSize", "compressedSize", "savedPercent"],
-                "properties": {
-                    "bytes": {"type": "string", "format": "byte"},
-                    "originalSize": {"type": "integer"},
-                    "compressedSize": {"type": "integer"},
-                    "savedPercent": {"type": "number"},
-                },
-            },
-            example={
-                "bytes": examples.PDF_BASE64,
-                "originalSize": 120000,
-                "compressedSize": 90000,
-                "savedPercent": 25.0,
-            },
-        ),
-        **ERRORS,
-    },
+    **answers_json(PdfCompressResult),
 )
 def compress(
     body: RawBody,
@@ -428,14 +335,8 @@ def compress(
     imageMaxSide: Annotated[int | None, Query(ge=16, le=10_000, description="Downsample larger images.")] = None,
 ) -> Response:
     result = compress_pdf(body, strip_metadata=stripMetadata, image_max_side=imageMaxSide)
-    return JSONResponse(
-        {
-            "bytes": base64.b64encode(result.data).decode("ascii"),
-            "originalSize": result.originalSize,
-            "compressedSize": result.compressedSize,
-            "savedPercent": result.savedPercent,
-        }
-    )
+    document = base64.b64encode(result.data).decode("ascii")
+    return json_response(PdfCompressResult.model_validate({**vars(result), "bytes": document}))
 
 
 @router.post(
@@ -447,7 +348,7 @@ def compress(
         "allowPrinting (default true), allowCopying (default true), allowModifying (default false)."
     ),
     openapi_extra=PDF_BODY,
-    responses={**PDF_OUT, **ERRORS},
+    **PDF_OUT,
 )
 def protect(
     body: RawBody,

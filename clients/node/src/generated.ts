@@ -209,17 +209,22 @@ export interface PdfInfoParams {
   file: FileInput;
 }
 
-export interface PdfInfoResultPageSizesItem {
-  "width": number;
-  "height": number;
-}
-
 export interface PdfInfoResult {
+  /** Number of pages. */
   "pageCount": number;
-  "pageSizes": Array<PdfInfoResultPageSizesItem>;
+  /** One per page, in order. */
+  "pageSizes": Array<PageSize>;
   /** title, author, subject, keywords, producer, creator when present. */
   "metadata": Record<string, string>;
+  /** Encrypted (with an empty user password: it was read). */
   "encrypted": boolean;
+}
+
+export interface PageSize {
+  /** Points. */
+  "width": number;
+  /** Points. */
+  "height": number;
 }
 
 export interface PdfExtractTextParams {
@@ -232,6 +237,7 @@ export interface PdfExtractTextParams {
 export interface PdfExtractTextResult {
   /** The pages' text joined by form feeds. */
   "text": string;
+  /** One string per chosen page. */
   "pages": Array<string>;
 }
 
@@ -248,17 +254,20 @@ export interface PdfRenderPageParams {
   dpi?: number;
 }
 
-export interface PdfRenderPageResultPagesItem {
-  /** 1-based page number. */
-  "page": number;
-  /** The image, base64-encoded. */
-  "bytes": string;
-  "width": number;
-  "height": number;
+export interface PdfRenderPageResult {
+  /** In the order asked for. */
+  "pages": Array<RenderedPage>;
 }
 
-export interface PdfRenderPageResult {
-  "pages": Array<PdfRenderPageResultPagesItem>;
+export interface RenderedPage {
+  /** 1-based page number. */
+  "page": number;
+  /** The image, Base64-encoded. */
+  "bytes": string;
+  /** Pixels. */
+  "width": number;
+  /** Pixels. */
+  "height": number;
 }
 
 export interface PdfMergeParams {
@@ -274,7 +283,7 @@ export interface PdfSplitParams {
 }
 
 export interface PdfSplitResult {
-  /** One PDF per range. */
+  /** One PDF per range, Base64-encoded, in the order given. */
   "pdfs": Array<string>;
 }
 
@@ -326,9 +335,13 @@ export interface PdfCompressParams {
 }
 
 export interface PdfCompressResult {
+  /** The compressed PDF, Base64-encoded. */
   "bytes": string;
+  /** Bytes in. */
   "originalSize": number;
+  /** Bytes out (never more than in). */
   "compressedSize": number;
+  /** Percent saved, one decimal. */
   "savedPercent": number;
 }
 

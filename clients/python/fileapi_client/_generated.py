@@ -61,16 +61,16 @@ Rotation = Literal[90, 180, 270]
 FlipDirection = Literal["horizontal", "vertical"]
 
 
-class PdfInfoResultPageSizesItem(TypedDict):
-    width: float
-    height: float
-
-
 class PdfInfoResult(TypedDict):
     pageCount: int
-    pageSizes: list[PdfInfoResultPageSizesItem]
+    pageSizes: list[PageSize]
     metadata: dict[str, str]
     encrypted: bool
+
+
+class PageSize(TypedDict):
+    width: float
+    height: float
 
 
 class PdfExtractTextResult(TypedDict):
@@ -81,15 +81,15 @@ class PdfExtractTextResult(TypedDict):
 RenderFormat = Literal["png", "jpeg", "webp"]
 
 
-class PdfRenderPageResultPagesItem(TypedDict):
+class PdfRenderPageResult(TypedDict):
+    pages: list[RenderedPage]
+
+
+class RenderedPage(TypedDict):
     page: int
     bytes: str
     width: int
     height: int
-
-
-class PdfRenderPageResult(TypedDict):
-    pages: list[PdfRenderPageResultPagesItem]
 
 
 class PdfSplitResult(TypedDict):
