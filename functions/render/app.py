@@ -9,9 +9,10 @@ from starlette.responses import Response
 
 from fileapi.convert.render import svg_to_png
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, binary_response, error_responses, raw_body
+from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
+from fileapi.web.routes import answers_bytes
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Render"])
 
@@ -29,7 +30,7 @@ router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], ta
         "or more than 200,000 elements are 400; outputs over 16383 px a side or 50 megapixels are 413."
     ),
     openapi_extra=raw_body("SVG or SVGZ document (any Content-Type, e.g. image/svg+xml)."),
-    responses={**binary_response(("image/png",), "PNG image"), **error_responses(METERED_STATUSES)},
+    **answers_bytes(("image/png",), "PNG image"),
 )
 def svg_to_png_route(
     body: RawBody,

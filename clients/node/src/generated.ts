@@ -605,6 +605,7 @@ export interface Cmyk {
 }
 
 export interface UsageResult {
+  /** The account's plan. */
   "plan": "starter" | "pro" | "growth" | "scale" | "business";
   /** Monthly cap in force (plan or account override). */
   "quota_monthly": number;
@@ -619,6 +620,7 @@ export interface UsageResult {
 }
 
 export interface KeysRotateResult {
+  /** What happened, in words. */
   "message": string;
   /** The new key: sk_live_ and 49 letters and digits. */
   "api_key": string;
@@ -630,16 +632,19 @@ export interface KeysRecoverParams {
 }
 
 export interface KeysRecoverResult {
+  /** What happens next. */
   "message": string;
 }
 
 export interface KeysRecoverConfirmParams {
+  /** The account's e-mail address. */
   email: string;
   /** The 8 digits from the e-mail. */
   code: string;
 }
 
 export interface KeysRecoverConfirmResult {
+  /** What happened, in words. */
   "message": string;
   /** The new key: sk_live_ and 49 letters and digits. */
   "api_key": string;

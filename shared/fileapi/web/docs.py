@@ -70,22 +70,6 @@ def error_responses(statuses: Iterable[int]) -> dict[int | str, dict[str, Any]]:
     return responses
 
 
-def object_schema(properties: dict[str, Any], *, optional: Iterable[str] = ()) -> dict[str, Any]:
-    """A JSON object schema whose properties are all required except `optional`."""
-    skip = set(optional)
-    return {
-        "type": "object",
-        "required": [name for name in properties if name not in skip],
-        "properties": properties,
-    }
-
-
-STRING: dict[str, Any] = {"type": "string"}
-NUMBER: dict[str, Any] = {"type": "number"}
-INTEGER: dict[str, Any] = {"type": "integer"}
-BASE64: dict[str, Any] = {"type": "string", "format": "byte"}
-
-
 OCTET_STREAM = "application/octet-stream"
 BINARY: dict[str, Any] = {"type": "string", "format": "binary"}
 ANY_JSON: dict[str, Any] = {"description": "Any JSON value: the document itself, not a string holding it."}
