@@ -9,10 +9,7 @@ from starlette.responses import Response
 
 from fileapi.convert.image import (
     FAVICON_PNGS,
-    Fit,
-    FlipDirection,
     ImageResult,
-    Rotation,
     compress_image,
     convert_image,
     crop_image,
@@ -21,9 +18,17 @@ from fileapi.convert.image import (
     resize_image,
     rotate_image,
 )
-from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.image_metadata import read_metadata, strip_metadata
-from fileapi.models.image import ImageFaviconSetResult, ImageReadMetadataResult
+from fileapi.models.image import (
+    CompressOptions,
+    ConvertOptions,
+    CropOptions,
+    FlipOptions,
+    ImageFaviconSetResult,
+    ImageReadMetadataResult,
+    ResizeOptions,
+    RotateOptions,
+)
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody
@@ -40,9 +45,6 @@ DEFAULTS = (
     "or 50 megapixels are 413."
 )
 
-Quality = Annotated[int | None, Query(ge=1, le=100, description="1-100; default per format (see description).")]
-OutputFormat = Annotated[ImageFormat | None, Query(description="Output format (default: keep the input's).")]
-
 
 def _image(result: ImageResult) -> Response:
     return Response(result.data, media_type=result.media_type)
@@ -55,12 +57,8 @@ def _image(result: ImageResult) -> Response:
     openapi_extra=IMAGE_BODY,
     **IMAGE_OUT,
 )
-def convert(
-    body: RawBody,
-    to: Annotated[ImageFormat, Query(description="Target format.")],
-    quality: Quality = None,
-) -> Response:
-    return _image(convert_image(body, to=to, quality=quality))
+def convert(body: RawBody, options: Annotated[ConvertOptions, Query()]) -> Response:
+    return _image(convert_image(body, **options.model_dump()))
 
 
 @router.post(
@@ -76,15 +74,8 @@ def convert(
     openapi_extra=IMAGE_BODY,
     **IMAGE_OUT,
 )
-def resize(
-    body: RawBody,
-    width: Annotated[int | None, Query(ge=1, description="Target width in pixels.")] = None,
-    height: Annotated[int | None, Query(ge=1, description="Target height in pixels.")] = None,
-    fit: Annotated[Fit, Query(description="How to fit width x height.")] = Fit.COVER,
-    format: OutputFormat = None,
-    quality: Quality = None,
-) -> Response:
-    return _image(resize_image(body, width=width, height=height, fit=fit, fmt=format, quality=quality))
+def resize(body: RawBody, options: Annotated[ResizeOptions, Query()]) -> Response:
+    return _image(resize_image(body, **options.model_dump()))
 
 
 @router.post(
@@ -98,13 +89,8 @@ def resize(
     openapi_extra=IMAGE_BODY,
     **IMAGE_OUT,
 )
-def compress(
-    body: RawBody,
-    quality: Annotated[int, Query(ge=1, le=100, description="1-100.")],
-    format: OutputFormat = None,
-    colors: Annotated[int | None, Query(ge=2, le=256, description="PNG only: quantise to this many colours.")] = None,
-) -> Response:
-    return _image(compress_image(body, quality=quality, fmt=format, palette_colors=colors))
+def compress(body: RawBody, options: Annotated[CompressOptions, Query()]) -> Response:
+    return _image(compress_image(body, **options.model_dump()))
 
 
 @router.post(
@@ -163,16 +149,8 @@ def favicons(body: RawBody) -> Response:
     openapi_extra=IMAGE_BODY,
     **IMAGE_OUT,
 )
-def crop(
-    body: RawBody,
-    x: Annotated[int, Query(ge=0, description="Left edge, pixels.")],
-    y: Annotated[int, Query(ge=0, description="Top edge, pixels.")],
-    width: Annotated[int, Query(ge=1, description="Width, pixels.")],
-    height: Annotated[int, Query(ge=1, description="Height, pixels.")],
-    format: OutputFormat = None,
-    quality: Quality = None,
-) -> Response:
-    return _image(crop_image(body, x=x, y=y, width=width, height=height, fmt=format, quality=quality))
+def crop(body: RawBody, options: Annotated[CropOptions, Query()]) -> Response:
+    return _image(crop_image(body, **options.model_dump()))
 
 
 @router.post(
@@ -182,12 +160,8 @@ def crop(
     openapi_extra=IMAGE_BODY,
     **IMAGE_OUT,
 )
-def rotate(
-    body: RawBody,
-    degrees: Annotated[Rotation, Query(description="Clockwise rotation in degrees.")],
-    format: OutputFormat = None,
-) -> Response:
-    return _image(rotate_image(body, degrees=int(degrees), fmt=format))
+def rotate(body: RawBody, options: Annotated[RotateOptions, Query()]) -> Response:
+    return _image(rotate_image(body, **options.model_dump()))
 
 
 @router.post(
@@ -197,12 +171,8 @@ def rotate(
     openapi_extra=IMAGE_BODY,
     **IMAGE_OUT,
 )
-def flip(
-    body: RawBody,
-    direction: Annotated[FlipDirection, Query(description="horizontal or vertical.")],
-    format: OutputFormat = None,
-) -> Response:
-    return _image(flip_image(body, direction=direction.value, fmt=format))
+def flip(body: RawBody, options: Annotated[FlipOptions, Query()]) -> Response:
+    return _image(flip_image(body, **options.model_dump()))
 
 
 app = create_app(router, title="Image")

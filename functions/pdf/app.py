@@ -12,7 +12,6 @@ from starlette.datastructures import UploadFile
 from starlette.responses import Response
 
 from fileapi.convert.pdf import (
-    RenderFormat,
     extract_text,
     merge_pdfs,
     pdf_info,
@@ -24,12 +23,16 @@ from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.errors import InvalidInput
 from fileapi.models.pdf import (
+    CompressOptions,
     PdfCompressResult,
     PdfExtractTextResult,
     PdfInfoResult,
     PdfRenderPageResult,
     PdfSplitResult,
+    ProtectOptions,
     RenderedPage,
+    RenderOptions,
+    WatermarkOptions,
 )
 from fileapi.web import examples
 from fileapi.web.app import create_app, lambda_handler
@@ -91,13 +94,8 @@ def text(body: RawBody, pages: Pages = None) -> Response:
     openapi_extra=PDF_BODY,
     **answers_json(PdfRenderPageResult),
 )
-def render(
-    body: RawBody,
-    pages: Pages = None,
-    format: Annotated[RenderFormat, Query(description="Image format.")] = RenderFormat.PNG,
-    dpi: Annotated[int, Query(ge=72, le=300, description="Resolution, dots per inch.")] = 150,
-) -> Response:
-    rendered = render_pages(body, pages=pages, fmt=format, dpi=dpi)
+def render(body: RawBody, options: Annotated[RenderOptions, Query()]) -> Response:
+    rendered = render_pages(body, **options.model_dump())
     return json_response(PdfRenderPageResult(pages=[RenderedPage.model_validate(page) for page in rendered]))
 
 
@@ -196,15 +194,8 @@ def rotate(
     openapi_extra=PDF_BODY,
     **PDF_OUT,
 )
-def watermark(
-    body: RawBody,
-    text: Annotated[str, Query(min_length=1, max_length=200, description="Watermark text.")],
-    opacity: Annotated[float, Query(ge=0, le=1, description="0 (invisible) to 1 (opaque).")] = DEFAULT_OPACITY,
-    rotation: Annotated[float, Query(ge=-360, le=360, description="Degrees, counter-clockwise.")] = DEFAULT_ROTATION,
-    fontSize: Annotated[float | None, Query(ge=1, le=1000, description="Points.")] = None,
-    pages: Pages = None,
-) -> Response:
-    return _pdf(watermark_pdf(body, text=text, opacity=opacity, rotation=rotation, font_size=fontSize, pages=pages))
+def watermark(body: RawBody, options: Annotated[WatermarkOptions, Query()]) -> Response:
+    return _pdf(watermark_pdf(body, **options.model_dump()))
 
 
 @router.post(
@@ -329,12 +320,8 @@ def flatten(body: RawBody) -> Response:
     openapi_extra=PDF_BODY,
     **answers_json(PdfCompressResult),
 )
-def compress(
-    body: RawBody,
-    stripMetadata: Annotated[bool, Query(description="Remove the info dictionary and XMP.")] = False,
-    imageMaxSide: Annotated[int | None, Query(ge=16, le=10_000, description="Downsample larger images.")] = None,
-) -> Response:
-    result = compress_pdf(body, strip_metadata=stripMetadata, image_max_side=imageMaxSide)
+def compress(body: RawBody, options: Annotated[CompressOptions, Query()]) -> Response:
+    result = compress_pdf(body, **options.model_dump())
     document = base64.b64encode(result.data).decode("ascii")
     return json_response(PdfCompressResult.model_validate({**vars(result), "bytes": document}))
 
@@ -350,24 +337,8 @@ def compress(
     openapi_extra=PDF_BODY,
     **PDF_OUT,
 )
-def protect(
-    body: RawBody,
-    userPassword: Annotated[str, Query(min_length=1, max_length=128, description="Password to open.")],
-    ownerPassword: Annotated[str | None, Query(min_length=1, max_length=128, description="Full rights.")] = None,
-    allowPrinting: bool = True,
-    allowCopying: bool = True,
-    allowModifying: bool = False,
-) -> Response:
-    return _pdf(
-        protect_pdf(
-            body,
-            user_password=userPassword,
-            owner_password=ownerPassword,
-            allow_printing=allowPrinting,
-            allow_copying=allowCopying,
-            allow_modifying=allowModifying,
-        )
-    )
+def protect(body: RawBody, options: Annotated[ProtectOptions, Query()]) -> Response:
+    return _pdf(protect_pdf(body, **options.model_dump()))
 
 
 app = create_app(router, title="Pdf")

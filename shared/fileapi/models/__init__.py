@@ -33,3 +33,10 @@ def example(value: dict[str, Any]) -> ConfigDict:
 
 Base64Text = Annotated[str, Field(json_schema_extra={"format": "byte"})]
 """Bytes carried in JSON as Base64 text (format byte)."""
+
+
+class QueryOptions(BaseModel):
+    """An endpoint's query parameters as one model (`Annotated[Options, Query()]`): camelCase names, and
+    only those (a snake_case name is an unknown parameter, ignored, as for any other)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=False)

@@ -1,13 +1,14 @@
-"""Images: metadata and favicon sets."""
+"""Images: the options of each operation, metadata and favicon sets."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import Field, create_model
 
-from fileapi.convert.image import FAVICON_PNGS
-from fileapi.models import ApiModel, Base64Text, example
+from fileapi.convert.image import FAVICON_PNGS, Fit, FlipDirection, Rotation
+from fileapi.convert.image_io import ImageFormat
+from fileapi.models import ApiModel, Base64Text, QueryOptions, example
 from fileapi.web import examples
 
 
@@ -66,3 +67,53 @@ class ImageFaviconSetResult(ApiModel):
     ico: Base64Text = Field(description="favicon.ico with 16, 32 and 48 px, Base64-encoded.")
     pngs: ImageFaviconSetResultPngs = Field(description="Square PNGs by file name.")  # type: ignore[valid-type]
     manifest: str = Field(description="A web manifest snippet (JSON text) listing the android-chrome icons.")
+
+
+OutputFormat = Annotated[
+    ImageFormat | None, Field(alias="format", description="Output format (default: keep the input's).")
+]
+Quality = Annotated[int | None, Field(ge=1, le=100, description="1-100; default per format (see description).")]
+
+
+# Each options model's fields are its converter's keyword arguments (a test holds them together), so a
+# route calls `converter(body, **options.model_dump())`.
+
+
+class ConvertOptions(QueryOptions):
+    to: ImageFormat = Field(description="Target format.")
+    quality: Quality = None
+
+
+class ResizeOptions(QueryOptions):
+    width: int | None = Field(default=None, ge=1, description="Target width in pixels.")
+    height: int | None = Field(default=None, ge=1, description="Target height in pixels.")
+    fit: Fit = Field(default=Fit.COVER, description="How to fit width x height.")
+    fmt: OutputFormat = None
+    quality: Quality = None
+
+
+class CompressOptions(QueryOptions):
+    quality: int = Field(ge=1, le=100, description="1-100.")
+    fmt: OutputFormat = None
+    palette_colors: int | None = Field(
+        default=None, alias="colors", ge=2, le=256, description="PNG only: quantise to this many colours."
+    )
+
+
+class CropOptions(QueryOptions):
+    x: int = Field(ge=0, description="Left edge, pixels.")
+    y: int = Field(ge=0, description="Top edge, pixels.")
+    width: int = Field(ge=1, description="Width, pixels.")
+    height: int = Field(ge=1, description="Height, pixels.")
+    fmt: OutputFormat = None
+    quality: Quality = None
+
+
+class RotateOptions(QueryOptions):
+    degrees: Rotation = Field(description="Clockwise rotation in degrees.")
+    fmt: OutputFormat = None
+
+
+class FlipOptions(QueryOptions):
+    direction: FlipDirection = Field(description="horizontal or vertical.")
+    fmt: OutputFormat = None

@@ -1,10 +1,15 @@
-"""PDF documents: information, text, rendered pages, split and compressed documents."""
+"""PDF documents: the options of each operation; information, text, rendered pages, split and compressed
+documents."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import Field
 
-from fileapi.models import ApiModel, Base64Text, example
+from fileapi.convert.pdf import RenderFormat
+from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
+from fileapi.models import ApiModel, Base64Text, QueryOptions, example
 from fileapi.web import examples
 
 
@@ -78,3 +83,35 @@ class PdfCompressResult(ApiModel):
     original_size: int = Field(description="Bytes in.")
     compressed_size: int = Field(description="Bytes out (never more than in).")
     saved_percent: float = Field(description="Percent saved, one decimal.")
+
+
+# Each options model's fields are its converter's keyword arguments (a test holds them together), so a
+# route calls `converter(body, **options.model_dump())`.
+Pages = Annotated[str | None, Field(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'.")]
+
+
+class RenderOptions(QueryOptions):
+    pages: Pages = None
+    fmt: RenderFormat = Field(default=RenderFormat.PNG, alias="format", description="Image format.")
+    dpi: int = Field(default=150, ge=72, le=300, description="Resolution, dots per inch.")
+
+
+class WatermarkOptions(QueryOptions):
+    text: str = Field(min_length=1, max_length=200, description="Watermark text.")
+    opacity: float = Field(default=DEFAULT_OPACITY, ge=0, le=1, description="0 (invisible) to 1 (opaque).")
+    rotation: float = Field(default=DEFAULT_ROTATION, ge=-360, le=360, description="Degrees, counter-clockwise.")
+    font_size: float | None = Field(default=None, ge=1, le=1000, description="Points.")
+    pages: Pages = None
+
+
+class CompressOptions(QueryOptions):
+    strip_metadata: bool = Field(default=False, description="Remove the info dictionary and XMP.")
+    image_max_side: int | None = Field(default=None, ge=16, le=10_000, description="Downsample larger images.")
+
+
+class ProtectOptions(QueryOptions):
+    user_password: str = Field(min_length=1, max_length=128, description="Password to open.")
+    owner_password: str | None = Field(default=None, min_length=1, max_length=128, description="Full rights.")
+    allow_printing: bool = True
+    allow_copying: bool = True
+    allow_modifying: bool = False
