@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
-from fileapi.models.account import WebhookAck
+from fileapi.models.billing import WebhookAck
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.logs import logger
 from fileapi.web.routes import answers_json, json_response

@@ -26,7 +26,9 @@ from fileapi.models.pdf import (
     CompressOptions,
     PdfCompressResult,
     PdfExtractTextResult,
+    PdfFillFormRequest,
     PdfInfoResult,
+    PdfMergeForm,
     PdfRenderPageResult,
     PdfSplitResult,
     ProtectOptions,
@@ -34,10 +36,9 @@ from fileapi.models.pdf import (
     RenderOptions,
     WatermarkOptions,
 )
-from fileapi.web import examples
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.deadline import within_deadline
-from fileapi.web.docs import raw_body
+from fileapi.web.docs import model_body, raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 from fileapi.web.routes import answers_bytes, answers_json, json_response
@@ -108,26 +109,7 @@ def render(body: RawBody, options: Annotated[RenderOptions, Query()]) -> Respons
         "Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is "
         "400 naming its position. At most 5,000 pages in all."
     ),
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {
-                "multipart/form-data": {
-                    "schema": {
-                        "type": "object",
-                        "required": ["files"],
-                        "properties": {
-                            "files": {
-                                "type": "array",
-                                "items": {"type": "string", "format": "binary"},
-                                "description": "The PDFs, in order.",
-                            }
-                        },
-                    }
-                },
-            },
-        }
-    },
+    openapi_extra=model_body("multipart/form-data", PdfMergeForm),
     **PDF_OUT,
 )
 async def merge(request: Request) -> Response:
@@ -209,37 +191,7 @@ def watermark(body: RawBody, options: Annotated[WatermarkOptions, Query()]) -> R
         "multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With "
         "flatten=true the values are baked into the page content and the widgets and the AcroForm are removed."
     ),
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "required": ["pdf", "fields"],
-                        "properties": {
-                            "pdf": {"type": "string", "format": "byte", "description": "The PDF form, Base64-encoded."},
-                            "fields": {
-                                "type": "object",
-                                "additionalProperties": True,
-                                "description": "Field name to value: text, true/false, an export value or a list.",
-                            },
-                            "flatten": {
-                                "type": "boolean",
-                                "default": False,
-                                "description": "Bake the values into the pages and remove the form.",
-                            },
-                        },
-                    },
-                    "example": {
-                        "pdf": examples.PDF_BASE64,
-                        "fields": {"name": "Ada Lovelace", "agree": True, "country": "UK"},
-                        "flatten": False,
-                    },
-                },
-            },
-        }
-    },
+    openapi_extra=model_body("application/json", PdfFillFormRequest),
     **PDF_OUT,
 )
 async def fill(request: Request) -> Response:

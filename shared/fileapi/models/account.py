@@ -77,11 +77,3 @@ class ConfirmRequest(ContractModel):
 
     email: str = Field(max_length=254, description="The account's e-mail address.")
     code: str = Field(max_length=32, description="The 8 digits from the e-mail.")
-
-
-class WebhookAck(ContractModel):
-    """The event was received."""
-
-    model_config = example({"received": True})
-
-    received: bool = Field(description="Always true.")

@@ -3,7 +3,7 @@ documents."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -115,3 +115,21 @@ class ProtectOptions(QueryOptions):
     allow_printing: bool = True
     allow_copying: bool = True
     allow_modifying: bool = False
+
+
+class PdfMergeForm(ApiModel):
+    """The PDFs to merge, as form parts."""
+
+    files: list[bytes] = Field(description="The PDFs, in order.")
+
+
+class PdfFillFormRequest(ApiModel):
+    """A PDF form and the values to put in it."""
+
+    model_config = example(
+        {"pdf": examples.PDF_BASE64, "fields": {"name": "Ada Lovelace", "agree": True, "country": "UK"}}
+    )
+
+    pdf: Base64Text = Field(description="The PDF form, Base64-encoded.")
+    fields: dict[str, Any] = Field(description="Field name to value: text, true/false, an export value or a list.")
+    flatten: bool = Field(default=False, description="Bake the values into the pages and remove the form.")

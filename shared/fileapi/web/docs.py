@@ -100,6 +100,19 @@ def json_body(description: str, *, schema: dict[str, Any] | None = None, example
     return {"requestBody": {"required": True, "description": description, "content": {"application/json": entry}}}
 
 
+def model_body(media_type: str, model: type[BaseModel], description: str = "") -> dict[str, Any]:
+    """An `openapi_extra` with a request body of `media_type` shaped by `model`, for a route that reads
+    the body itself (so FastAPI does not see the model): the model's schema inline, by its wire names."""
+    schema = model.model_json_schema(by_alias=True)
+    return {
+        "requestBody": {
+            "required": True,
+            "description": description or (model.__doc__ or "").strip(),
+            "content": {media_type: {"schema": schema}},
+        }
+    }
+
+
 def binary_response(media_types: Sequence[str], description: str, *, metered: bool = True) -> dict[int | str, Any]:
     """The 200 entry of a route answering bytes in one of `media_types` (text types such as SVG are
     strings, the others binary), followed by `application/octet-stream`: generators that know no image or
