@@ -10,7 +10,7 @@ from starlette.responses import Response
 from fileapi.convert.csv_json import csv_to_json, json_to_csv
 from fileapi.convert.encoding import decode_base64, decode_url, encode_base64, encode_url
 from fileapi.convert.json_text import MAX_INDENT, format_json, minify_json
-from fileapi.models.data import DataCsvToJsonResult
+from fileapi.models.data import Base64EncodeOptions, CsvToJsonOptions, DataCsvToJsonResult, JsonToCsvOptions
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import json_body, raw_body
 from fileapi.web.io import RawBody
@@ -21,15 +21,6 @@ router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], ta
 
 TEXT = ("text/plain",)
 
-Delimiter = Annotated[
-    str | None,
-    Query(
-        min_length=1,
-        max_length=1,
-        description="Field separator, one character (e.g. `,` `;` `|` or a tab as `%09`).",
-    ),
-]
-
 
 @router.post(
     "/v1/data/base64-encode",
@@ -38,12 +29,8 @@ Delimiter = Annotated[
     openapi_extra=raw_body("The bytes to encode (any Content-Type)."),
     **answers_text("text/plain", "Base64 text", "aGk="),
 )
-def base64_encode(
-    body: RawBody,
-    urlSafe: Annotated[bool, Query(description="Use the URL-safe alphabet (`-` `_`).")] = False,
-    padding: Annotated[bool, Query(description="Keep the trailing `=` padding.")] = True,
-) -> Response:
-    return Response(encode_base64(body, url_safe=urlSafe, padding=padding), media_type="text/plain")
+def base64_encode(body: RawBody, options: Annotated[Base64EncodeOptions, Query()]) -> Response:
+    return Response(encode_base64(body, **options.model_dump()), media_type="text/plain")
 
 
 @router.post(
@@ -135,12 +122,8 @@ def json_minify(body: RawBody) -> Response:
     openapi_extra=raw_body("CSV text.", text_types=("text/csv", "text/plain"), example="a,b\r\n1,2\r\n"),
     **answers_json(DataCsvToJsonResult, "JSON array"),
 )
-def csv_to_json_route(
-    body: RawBody,
-    delimiter: Delimiter = None,
-    header: Annotated[bool, Query(description="The first row holds the field names.")] = True,
-) -> Response:
-    return Response(csv_to_json(body, delimiter=delimiter, header=header), media_type="application/json")
+def csv_to_json_route(body: RawBody, options: Annotated[CsvToJsonOptions, Query()]) -> Response:
+    return Response(csv_to_json(body, **options.model_dump()), media_type="application/json")
 
 
 @router.post(
@@ -160,12 +143,8 @@ def csv_to_json_route(
     ),
     **answers_text("text/csv", "CSV text", "a,b\r\n1,2\r\n"),
 )
-def json_to_csv_route(
-    body: RawBody,
-    delimiter: Delimiter = None,
-    escapeFormulas: Annotated[bool, Query(description="Neutralise spreadsheet formulas in cells.")] = True,
-) -> Response:
-    csv_bytes = json_to_csv(body, delimiter=delimiter or ",", escape_formulas=escapeFormulas)
+def json_to_csv_route(body: RawBody, options: Annotated[JsonToCsvOptions, Query()]) -> Response:
+    csv_bytes = json_to_csv(body, **options.model_dump(exclude_none=True))  # no delimiter: a comma
     return Response(csv_bytes, media_type="text/csv")
 
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Depends, Query
 from starlette.responses import Response
 
 from fileapi.convert.render import svg_to_png
+from fileapi.models.render import SvgToPngOptions
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody
@@ -32,17 +33,8 @@ router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], ta
     openapi_extra=raw_body("SVG or SVGZ document (any Content-Type, e.g. image/svg+xml)."),
     **answers_bytes(("image/png",), "PNG image"),
 )
-def svg_to_png_route(
-    body: RawBody,
-    scale: Annotated[float | None, Query(ge=0.1, le=10, description="Multiplies the intrinsic size.")] = None,
-    width: Annotated[int | None, Query(ge=1, description="Output width in pixels.")] = None,
-    height: Annotated[int | None, Query(ge=1, description="Output height in pixels.")] = None,
-    background: Annotated[
-        str | None, Query(max_length=100, description="CSS colour or `transparent` (default).")
-    ] = None,
-) -> Response:
-    png = svg_to_png(body, scale=scale, width=width, height=height, background=background)
-    return Response(png, media_type="image/png")
+def svg_to_png_route(body: RawBody, options: Annotated[SvgToPngOptions, Query()]) -> Response:
+    return Response(svg_to_png(body, **options.model_dump()), media_type="image/png")
 
 
 app = create_app(router, title="Render")

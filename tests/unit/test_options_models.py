@@ -11,10 +11,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from fileapi.convert.csv_json import csv_to_json, json_to_csv
+from fileapi.convert.encoding import encode_base64
 from fileapi.convert.image import compress_image, convert_image, crop_image, flip_image, resize_image, rotate_image
 from fileapi.convert.pdf import render_pages
 from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, watermark_pdf
-from fileapi.models import image, pdf
+from fileapi.convert.render import svg_to_png
+from fileapi.models import data, image, pdf, render
 
 PAIRS: list[tuple[type[BaseModel], Callable[..., Any]]] = [
     (image.ConvertOptions, convert_image),
@@ -27,6 +30,10 @@ PAIRS: list[tuple[type[BaseModel], Callable[..., Any]]] = [
     (pdf.WatermarkOptions, watermark_pdf),
     (pdf.CompressOptions, compress_pdf),
     (pdf.ProtectOptions, protect_pdf),
+    (data.Base64EncodeOptions, encode_base64),
+    (data.CsvToJsonOptions, csv_to_json),
+    (data.JsonToCsvOptions, json_to_csv),
+    (render.SvgToPngOptions, svg_to_png),
 ]
 
 
