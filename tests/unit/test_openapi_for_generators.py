@@ -123,7 +123,7 @@ def test_examples_are_whole_values(name: str) -> None:
 def test_example_files_are_whole_files_of_their_type() -> None:
     from fileapi.convert.detect import detect_type
     from fileapi.metering.keys import is_well_formed
-    from fileapi.web import examples
+    from fileapi.models import examples
 
     assert detect_type(base64.b64decode(examples.PNG_BASE64)).mime == "image/png"
     assert detect_type(base64.b64decode(examples.ICO_BASE64)).extension == "ico"

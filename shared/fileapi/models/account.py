@@ -6,8 +6,7 @@ from pydantic import Field
 
 from fileapi.account.keys import RECOVERY_MESSAGE
 from fileapi.metering.plans import CONTRACT_PLANS
-from fileapi.models import ContractModel, example
-from fileapi.web import examples
+from fileapi.models import ContractModel, example, examples
 
 ROTATED = "Your key was rotated; the previous key no longer works."
 RECOVERED = "Your key was recovered; the previous key no longer works."

@@ -8,8 +8,7 @@ from pydantic import Field, create_model
 
 from fileapi.convert.image import FAVICON_PNGS, Fit, FlipDirection, Rotation
 from fileapi.convert.image_io import ImageFormat
-from fileapi.models import ApiModel, Base64Text, QueryOptions, example
-from fileapi.web import examples
+from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 
 
 class Gps(ApiModel):

@@ -9,8 +9,7 @@ from pydantic import Field
 
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
-from fileapi.models import ApiModel, Base64Text, QueryOptions, example
-from fileapi.web import examples
+from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 
 
 class PageSize(ApiModel):
