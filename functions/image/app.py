@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
 from starlette.responses import Response
 
+from fileapi.convert.animation import AnimationOutcome
 from fileapi.convert.image import (
     FAVICON_PNGS,
     ImageResult,
@@ -37,7 +38,8 @@ from fileapi.web.routes import answers_bytes, answers_json, json_response
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Image"])
 IMAGE_BODY = raw_body("Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes).")
-IMAGE_OUT = answers_bytes(("image/jpeg", "image/png", "image/webp", "image/avif"), "The image")
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/avif")
+IMAGE_OUT = answers_bytes(IMAGE_TYPES, "The image")
 DEFAULTS = (
     "Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, "
     "else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; "
@@ -46,16 +48,38 @@ DEFAULTS = (
 )
 
 
+ANIMATION_HEADERS: dict[str, Any] = {
+    "X-Animation": {
+        "description": "Only for an animated GIF or WebP input: `kept` (every frame, its duration and the loop "
+        "count, in an animated WebP or AVIF) or `first-frame` (the output format has no animation).",
+        "schema": {"type": "string", "enum": [outcome.value for outcome in AnimationOutcome]},
+    },
+    "X-Animation-Frames": {
+        "description": "Only for an animated input: its number of frames.",
+        "schema": {"type": "integer"},
+    },
+}
+ANIMATED_OUT = answers_bytes(IMAGE_TYPES, "The image", headers=ANIMATION_HEADERS)
+ANIMATION = (
+    " Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is "
+    "WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame "
+    "is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit."
+)
+
+
 def _image(result: ImageResult) -> Response:
-    return Response(result.data, media_type=result.media_type)
+    headers = None
+    if result.animation is not None:
+        headers = {"X-Animation": result.animation.outcome.value, "X-Animation-Frames": str(result.animation.frames)}
+    return Response(result.data, media_type=result.media_type, headers=headers)
 
 
 @router.post(
     "/v1/image/convert",
     summary="Convert an image to another format",
-    description=f"Alpha is flattened onto white for JPEG. {DEFAULTS}",
+    description=f"Alpha is flattened onto white for JPEG. {DEFAULTS}{ANIMATION}",
     openapi_extra=IMAGE_BODY,
-    **IMAGE_OUT,
+    **ANIMATED_OUT,
 )
 def convert(body: RawBody, options: Annotated[ConvertOptions, Query()]) -> Response:
     return _image(convert_image(body, **options.model_dump()))
@@ -70,9 +94,10 @@ def convert(body: RawBody, options: Annotated[ConvertOptions, Query()]) -> Respo
         "transparent where the format has alpha, else white; fill stretches); inside fits within and outside "
         "covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the "
         f"decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. {DEFAULTS}"
+        f"{ANIMATION}"
     ),
     openapi_extra=IMAGE_BODY,
-    **IMAGE_OUT,
+    **ANIMATED_OUT,
 )
 def resize(body: RawBody, options: Annotated[ResizeOptions, Query()]) -> Response:
     return _image(resize_image(body, **options.model_dump()))
@@ -84,10 +109,10 @@ def resize(body: RawBody, options: Annotated[ResizeOptions, Query()]) -> Respons
     description=(
         "Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for "
         "palette quantisation. When the result in the input's own format is not smaller, the input is returned "
-        f"unchanged. {DEFAULTS}"
+        f"unchanged. {DEFAULTS}{ANIMATION}"
     ),
     openapi_extra=IMAGE_BODY,
-    **IMAGE_OUT,
+    **ANIMATED_OUT,
 )
 def compress(body: RawBody, options: Annotated[CompressOptions, Query()]) -> Response:
     return _image(compress_image(body, **options.model_dump()))
@@ -145,9 +170,11 @@ def favicons(body: RawBody) -> Response:
 @router.post(
     "/v1/image/crop",
     summary="Crop an image",
-    description=f"The rectangle x, y, width, height in displayed pixels must lie inside the image. {DEFAULTS}",
+    description=(
+        f"The rectangle x, y, width, height in displayed pixels must lie inside the image. {DEFAULTS}{ANIMATION}"
+    ),
     openapi_extra=IMAGE_BODY,
-    **IMAGE_OUT,
+    **ANIMATED_OUT,
 )
 def crop(body: RawBody, options: Annotated[CropOptions, Query()]) -> Response:
     return _image(crop_image(body, **options.model_dump()))
@@ -156,9 +183,9 @@ def crop(body: RawBody, options: Annotated[CropOptions, Query()]) -> Response:
 @router.post(
     "/v1/image/rotate",
     summary="Rotate an image clockwise",
-    description=f"degrees 90, 180 or 270, clockwise. {DEFAULTS}",
+    description=f"degrees 90, 180 or 270, clockwise. {DEFAULTS}{ANIMATION}",
     openapi_extra=IMAGE_BODY,
-    **IMAGE_OUT,
+    **ANIMATED_OUT,
 )
 def rotate(body: RawBody, options: Annotated[RotateOptions, Query()]) -> Response:
     return _image(rotate_image(body, **options.model_dump()))
@@ -167,9 +194,9 @@ def rotate(body: RawBody, options: Annotated[RotateOptions, Query()]) -> Respons
 @router.post(
     "/v1/image/flip",
     summary="Flip an image",
-    description=f"horizontal mirrors left and right; vertical mirrors top and bottom. {DEFAULTS}",
+    description=f"horizontal mirrors left and right; vertical mirrors top and bottom. {DEFAULTS}{ANIMATION}",
     openapi_extra=IMAGE_BODY,
-    **IMAGE_OUT,
+    **ANIMATED_OUT,
 )
 def flip(body: RawBody, options: Annotated[FlipOptions, Query()]) -> Response:
     return _image(flip_image(body, **options.model_dump()))

@@ -30,10 +30,18 @@ def answers_json(
 
 
 def answers_bytes(
-    media_types: Sequence[str], description: str, *, statuses: Iterable[int] = METERED_STATUSES
+    media_types: Sequence[str],
+    description: str,
+    *,
+    headers: dict[str, Any] | None = None,
+    statuses: Iterable[int] = METERED_STATUSES,
 ) -> dict[str, Any]:
-    """Decorator arguments of a route answering bytes in one of `media_types`."""
-    return {"responses": {**binary_response(media_types, description), **error_responses(statuses)}}
+    """Decorator arguments of a route answering bytes in one of `media_types` (with `headers` beside the
+    metering headers)."""
+    success = binary_response(media_types, description)
+    if headers:
+        success[200] = {**success[200], "headers": {**success[200]["headers"], **headers}}
+    return {"responses": {**success, **error_responses(statuses)}}
 
 
 def answers_text(
