@@ -337,11 +337,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _billing_standin(settings: Settings) -> bool:
     """Turn the local billing stand-in on (fileapi.account.standin) unless a Stripe secret key is configured
     or FILEAPI_BILLING_STANDIN=0; it signs with its own endpoint secret, kept in the state folder."""
-    if (
-        os.environ.get("FILEAPI_BILLING_STANDIN") == "0"
-        or settings.stripe_secret_key
-        or settings.stripe_secret_key_parameter
-    ):
+    if settings.billing_standin_refused or settings.stripe_secret_key or settings.stripe_secret_key_parameter:
         return False
     os.environ["FILEAPI_BILLING_STANDIN"] = "1"
     os.environ["FILEAPI_STRIPE_WEBHOOK_SECRET"] = standin_secret(settings.state_dir)
