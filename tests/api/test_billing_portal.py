@@ -82,4 +82,5 @@ def test_portal_without_billing_configured_says_so(api: TestClient, key: str, mo
     assert response.json() == {
         "error": "service_unavailable",
         "message": "billing is not configured: no Stripe secret key is set",
+        "docs_url": "/docs/errors#service_unavailable",
     }

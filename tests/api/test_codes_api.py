@@ -44,7 +44,11 @@ def test_qr_read_without_a_code_is_400(api: TestClient, key: str) -> None:
     Image.new("RGB", (50, 50), "white").save(out, "PNG")
     response = api.post("/v1/qr/read", content=out.getvalue(), headers=auth(key))
     assert response.status_code == 400
-    assert response.json() == {"error": "invalid_input", "message": "no QR code found in the image"}
+    assert response.json() == {
+        "error": "invalid_input",
+        "message": "no QR code found in the image",
+        "docs_url": "/docs/errors#invalid_input",
+    }
 
 
 def test_barcode_generate_and_read(api: TestClient, key: str) -> None:

@@ -39,6 +39,7 @@ def test_missing_key_is_401(api: TestClient) -> None:
     assert response.json() == {
         "error": "unauthorized",
         "message": "missing API key: send 'Authorization: Bearer sk_live_...'",
+        "docs_url": "/docs/errors#unauthorized",
     }
 
 

@@ -19,6 +19,11 @@ class ApiErrorBody(BaseModel):
     error: str = Field(description="error code", examples=["invalid_input"])
     message: str = Field(description="human-readable text", examples=["quality: must be 1..100"])
     upgrade_url: str | None = Field(default=None, description="present only on some errors")
+    docs_url: str = Field(
+        description="the section of the error page (GET /docs/errors) about this code, relative to the API's base "
+        "URL: what the code means and what to do",
+        examples=["/docs/errors#invalid_input"],
+    )
 
 
 _INTEGER_HEADERS = frozenset({"X-Quota-Remaining", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"})

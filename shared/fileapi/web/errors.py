@@ -38,11 +38,16 @@ _ECHOED_LOCATIONS = frozenset({"query", "path"})
 _MAX_ECHO_CHARS = 40
 
 
+# The error page (shared/fileapi/errors.md, served by the Health function) has a section per code.
+ERROR_DOCS_PATH = "/docs/errors"
+
+
 def error_body(exc: ApiError) -> dict[str, str]:
-    """The ApiError JSON object of `exc`."""
+    """The ApiError JSON object of `exc`, with the link to its code's section of the error page."""
     body = {"error": exc.code, "message": exc.message}
     if exc.upgrade_url:
         body["upgrade_url"] = exc.upgrade_url
+    body["docs_url"] = f"{ERROR_DOCS_PATH}#{exc.code}"
     return body
 
 

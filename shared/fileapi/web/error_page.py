@@ -1,0 +1,32 @@
+"""The error page (GET /docs/errors): shared/fileapi/errors.md as HTML, a section per error code.
+
+Every ApiError body links to its code's section (`docs_url`, see fileapi.web.errors). The page is
+rendered on first request (comrak, imported then) and kept for the life of the process.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+ERRORS_MARKDOWN = Path(__file__).resolve().parent.parent / "errors.md"
+_HEAD = (
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+    '<meta name="viewport" content="width=device-width, initial-scale=1">'
+    "<title>Errors · File and Data Utility API</title>"
+    "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}"
+    "code{background:#f3f3f3;padding:0 .2em}h2{margin-top:2rem}h2 a.anchor{display:none}</style>"
+    "</head><body>\n"
+)
+
+
+@lru_cache(maxsize=1)
+def error_page_html() -> bytes:
+    """The page: each `## <code>` heading of errors.md becomes an element with id `<code>`."""
+    import comrak
+
+    extensions = comrak.ExtensionOptions()
+    extensions.header_id_prefix = ""
+    extensions.table = True
+    body = comrak.render_markdown(ERRORS_MARKDOWN.read_text(encoding="utf-8"), extension_options=extensions)
+    return (_HEAD + body + "</body></html>\n").encode()
