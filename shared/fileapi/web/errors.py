@@ -7,10 +7,8 @@ unexpected all leave through `error_response`.
 from __future__ import annotations
 
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -25,6 +23,10 @@ from fileapi.errors import (
     UnsupportedFormat,
 )
 from fileapi.web.logs import logger
+
+if TYPE_CHECKING:  # FastAPI is imported by the apps that use it, not by this module (the Health function has none)
+    from fastapi import FastAPI, Request
+    from fastapi.exceptions import RequestValidationError
 
 # Parameter values are echoed in validation messages only from these places, and only short ones.
 _ECHOED_LOCATIONS = frozenset({"query", "path"})
@@ -130,6 +132,7 @@ class CatchAllMiddleware:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Route every error of `app` through `error_response` (with CatchAllMiddleware outside it)."""
+    from fastapi.exceptions import RequestValidationError
 
     async def on_api_error(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
