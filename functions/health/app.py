@@ -60,7 +60,9 @@ def build_app() -> FastAPI:
     return create_app(router, title="Health")
 
 
-handler = lambda_handler(plain_app({("GET", "/health"): health, ("GET", "/openapi.json"): openapi_document}))
+# What the handler serves, and the local server too (fileapi.local.server.serving_app).
+asgi = plain_app({("GET", "/health"): health, ("GET", "/openapi.json"): openapi_document})
+handler = lambda_handler(asgi)
 
 
 def __getattr__(name: str) -> Any:

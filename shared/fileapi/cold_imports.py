@@ -1,7 +1,7 @@
 """What each function's cold import may load: the allowed set of its `app` module's imports.
 
 A Lambda function pays at every cold start for each module its handler module imports, whether its
-routes use it or not. The rule (docs/performance.md, "Where imports go"): a heavy library (an image,
+routes use it or not. The rule (docs/request-path.md, "Where imports go"): a heavy library (an image,
 PDF or barcode codec, a Markdown renderer, boto3 and the DynamoDB stores, Powertools' tracer and
 metrics, the account services) is imported inside the function that uses it, never at module level
 of the web layer or a converter module. tests/unit/test_import_sets.py imports each function's `app`

@@ -46,7 +46,7 @@ def test_cold_import_stays_within_the_allowed_set(spec: FunctionSpec) -> None:
     unexpected = sorted(name for name in loaded if not allowed(name, patterns))
     assert not unexpected, (
         f"{spec.logical_id} imports {unexpected} at cold start: import them inside the functions that use "
-        "them (docs/performance.md, 'Where imports go'), or add them to fileapi.cold_imports.ALLOWED"
+        "them (docs/request-path.md, 'Where imports go'), or add them to fileapi.cold_imports.ALLOWED"
     )
 
 

@@ -2,7 +2,7 @@
 
 Tests and the local runner may install their own with `use_stores`. The DynamoDB stores (boto3) and the
 account services are imported when first built, not with this module: a function's cold import holds only
-what its routes need (see docs/performance.md, "Where imports go").
+what its routes need (see docs/request-path.md, "Where imports go").
 """
 
 from __future__ import annotations
