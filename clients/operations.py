@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SPEC_PATH = ROOT / "shared" / "fileapi" / "openapi.json"
 
 BodyKind = Literal["none", "file", "text", "json", "fields", "multipart"]
-ResultKind = Literal["json", "text", "bytes", "redirect"]
+# "media": bytes or text by the response's media type (qr/generate: a PNG, or SVG text, by its `format`).
+ResultKind = Literal["json", "text", "bytes", "media", "redirect"]
 # The request body's parameter, by body kind: raw bytes, text, or a JSON document.
 BODY_PARAMETER = {"file": "file", "text": "text", "json": "data"}
 
@@ -44,6 +45,8 @@ class Operation:
     parameters: list[Parameter] = field(default_factory=list)
     result: ResultKind = "json"
     result_schema: dict[str, Any] = field(default_factory=dict)
+    # For a "media" result: what each value of the `format` parameter gives ("text" or "bytes"), default first.
+    result_by_format: dict[str, Literal["text", "bytes"]] = field(default_factory=dict)
 
     @property
     def camel(self) -> str:
@@ -109,6 +112,7 @@ def _operation(spec: dict[str, Any], path: str, method: str, operation: dict[str
     ]
     body, content_type, body_parameters = _body(spec, operation.get("requestBody"))
     result, result_schema = _result(operation["responses"])
+    by_format = _result_by_format(operation["responses"], body_parameters + parameters) if result == "media" else {}
     return Operation(
         id=operation["operationId"],
         method=method.upper(),
@@ -121,6 +125,7 @@ def _operation(spec: dict[str, Any], path: str, method: str, operation: dict[str
         parameters=body_parameters + parameters,
         result=result,
         result_schema=result_schema,
+        result_by_format=by_format,
     )
 
 
@@ -184,6 +189,26 @@ def _result(responses: dict[str, Any]) -> tuple[ResultKind, dict[str, Any]]:
         # Any JSON (json-format, json-minify): the text is the result, its formatting the point.
         return ("text", {"type": "string"}) if schema == {} else ("json", schema)
     schemas = [entry.get("schema", {}) for entry in content.values()]
-    if all(schema.get("type") == "string" and "format" not in schema for schema in schemas):
+    textual = [schema.get("type") == "string" and "format" not in schema for schema in schemas]
+    if all(textual):
         return "text", {"type": "string"}
+    if any(textual):
+        return "media", {"type": "string"}
     return "bytes", {"type": "string", "format": "binary"}
+
+
+def _result_by_format(responses: dict[str, Any], parameters: list[Parameter]) -> dict[str, Literal["text", "bytes"]]:
+    """For each value of the operation's `format` parameter, the kind of the media type it names (`svg` is
+    image/svg+xml): its default first."""
+    content: dict[str, Any] = responses["200"]["content"]
+    chosen = next((p for p in parameters if p.name == "format" and "enum" in p.schema), None)
+    if chosen is None:
+        raise ValueError("a response of text or bytes by media type needs an enumerated `format` parameter")
+    values: list[str] = list(chosen.schema["enum"])
+    default = chosen.schema.get("default", values[0])
+    by_format: dict[str, Literal["text", "bytes"]] = {}
+    for value in [default, *(v for v in values if v != default)]:
+        media = next(media for media in content if media.split("/")[1].startswith(value))
+        binary = content[media].get("schema", {}).get("format") == "binary"
+        by_format[value] = "bytes" if binary else "text"
+    return by_format

@@ -121,9 +121,11 @@ async def rotate(admission: Annotated[Admission, Depends(self_service)]) -> Resp
     summary="Open the billing portal",
     description=(
         "303 redirect to a one-time session of the payment provider's customer portal (Stripe), where plan, payment "
-        "method, invoices and cancellation are managed; it returns to the configured return URL. When billing is "
-        "not configured (as on a laptop by default) the answer is 503 service_unavailable saying so; a key whose "
-        "account was not created by a checkout is 400. Not counted."
+        "method, invoices and cancellation are managed; it returns to the configured return URL. Run locally "
+        "(`make run`, no Stripe key configured) a billing stand-in answers instead: the redirect goes to a local "
+        "portal page showing plan and usage that can change the plan. Deployed without billing configured the "
+        "answer is 503 service_unavailable saying so; a key whose account was not created by a checkout is 400. "
+        "Not counted."
     ),
     response_class=RedirectResponse,
     status_code=303,

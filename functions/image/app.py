@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query
 from starlette.responses import JSONResponse, Response
 
+from fileapi.convert.animation import AnimationOutcome
 from fileapi.convert.image import (
     FAVICON_PNGS,
     Fit,
@@ -61,20 +62,44 @@ Quality = Annotated[int | None, Query(ge=1, le=100, description="1-100; default 
 OutputFormat = Annotated[ImageFormat | None, Query(description="Output format (default: keep the input's).")]
 
 
+ANIMATION_HEADERS: dict[str, Any] = {
+    "X-Animation": {
+        "description": "Only for an animated GIF or WebP input: `kept` (every frame, its duration and the loop "
+        "count, in an animated WebP or AVIF) or `first-frame` (the output format has no animation).",
+        "schema": {"type": "string", "enum": [outcome.value for outcome in AnimationOutcome]},
+    },
+    "X-Animation-Frames": {
+        "description": "Only for an animated input: its number of frames.",
+        "schema": {"type": "integer"},
+    },
+}
+ANIMATION = (
+    " Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is "
+    "WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame "
+    "is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit."
+)
+
+
 def _image(result: ImageResult) -> Response:
-    return Response(result.data, media_type=result.media_type)
+    headers = None
+    if result.animation is not None:
+        headers = {"X-Animation": result.animation.outcome.value, "X-Animation-Frames": str(result.animation.frames)}
+    return Response(result.data, media_type=result.media_type, headers=headers)
 
 
-def _responses(ok: dict[int | str, dict[str, Any]] = IMAGE_OUT) -> dict[int | str, dict[str, Any]]:
-    return {200: {**ok[200], "headers": METERING_HEADERS}, **ERRORS}
+def _responses(
+    ok: dict[int | str, dict[str, Any]] = IMAGE_OUT, *, animated: bool = False
+) -> dict[int | str, dict[str, Any]]:
+    headers = {**METERING_HEADERS, **ANIMATION_HEADERS} if animated else METERING_HEADERS
+    return {200: {**ok[200], "headers": headers}, **ERRORS}
 
 
 @router.post(
     "/v1/image/convert",
     summary="Convert an image to another format",
-    description=f"Alpha is flattened onto white for JPEG. {DEFAULTS}",
+    description=f"Alpha is flattened onto white for JPEG. {DEFAULTS}{ANIMATION}",
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    responses=_responses(animated=True),
 )
 def convert(
     body: RawBody,
@@ -93,9 +118,10 @@ def convert(
         "transparent where the format has alpha, else white; fill stretches); inside fits within and outside "
         "covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the "
         f"decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. {DEFAULTS}"
+        f"{ANIMATION}"
     ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    responses=_responses(animated=True),
 )
 def resize(
     body: RawBody,
@@ -114,10 +140,10 @@ def resize(
     description=(
         "Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for "
         "palette quantisation. When the result in the input's own format is not smaller, the input is returned "
-        f"unchanged. {DEFAULTS}"
+        f"unchanged. {DEFAULTS}{ANIMATION}"
     ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    responses=_responses(animated=True),
 )
 def compress(
     body: RawBody,
@@ -243,9 +269,11 @@ def favicons(body: RawBody) -> Response:
 @router.post(
     "/v1/image/crop",
     summary="Crop an image",
-    description=f"The rectangle x, y, width, height in displayed pixels must lie inside the image. {DEFAULTS}",
+    description=(
+        f"The rectangle x, y, width, height in displayed pixels must lie inside the image. {DEFAULTS}{ANIMATION}"
+    ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    responses=_responses(animated=True),
 )
 def crop(
     body: RawBody,
@@ -262,9 +290,9 @@ def crop(
 @router.post(
     "/v1/image/rotate",
     summary="Rotate an image clockwise",
-    description=f"degrees 90, 180 or 270, clockwise. {DEFAULTS}",
+    description=f"degrees 90, 180 or 270, clockwise. {DEFAULTS}{ANIMATION}",
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    responses=_responses(animated=True),
 )
 def rotate(
     body: RawBody,
@@ -277,9 +305,9 @@ def rotate(
 @router.post(
     "/v1/image/flip",
     summary="Flip an image",
-    description=f"horizontal mirrors left and right; vertical mirrors top and bottom. {DEFAULTS}",
+    description=f"horizontal mirrors left and right; vertical mirrors top and bottom. {DEFAULTS}{ANIMATION}",
     openapi_extra=IMAGE_BODY,
-    responses=_responses(),
+    responses=_responses(animated=True),
 )
 def flip(
     body: RawBody,

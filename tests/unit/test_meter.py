@@ -17,7 +17,7 @@ from fileapi.metering.memory import memory_stores
 from fileapi.metering.meter import UNDERCOUNT_FAULTS, Admission, Fault, Meter
 from fileapi.metering.months import next_month_start, seconds_to_next_month
 from fileapi.metering.state import MeterState
-from fileapi.metering.store import AccountExists, AccountStore, AdmissionStore, Attempt, BucketCase, Stores
+from fileapi.metering.store import AccountExists, AccountStore, AdmissionStore, Attempt, Stores
 from tests.metering_doubles import CountingStore, FaultyStore
 
 # 10 s before the end of November 2026 (UTC).

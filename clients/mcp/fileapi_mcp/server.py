@@ -59,6 +59,10 @@ def tool_result(tool: ToolSpec, result: Result[Any], output_path: str | None) ->
             )
             content.append(types.EmbeddedResource(resource=blob))
     elif isinstance(result.data, str):
+        if output_path:  # text of a tool whose output may be a file (an SVG QR code)
+            path = Path(output_path).expanduser()
+            path.write_text(result.data, encoding="utf-8")
+            content.append(types.TextContent(text=f"Wrote {len(result.data)} characters ({media_type}) to {path}"))
         content.append(types.TextContent(text=result.data))
     else:
         structured = result.data

@@ -132,7 +132,7 @@ def build_tools(spec: dict[str, Any]) -> dict[str, ToolSpec]:
             if parameter["in"] == "query":
                 schema = _plain(_resolve(spec, parameter["schema"]))
                 properties[parameter["name"]] = {**schema, "description": parameter.get("description", "")}
-        if operation.result == "bytes":
+        if operation.result in ("bytes", "media"):
             properties[OUTPUT_PATH] = {
                 "type": "string",
                 "description": "Write the output file here (images are also returned as image content).",

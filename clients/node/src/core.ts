@@ -5,8 +5,11 @@ import { readFile } from "node:fs/promises";
 export const VERSION = "0.1.0";
 export const DEFAULT_BASE_URL = "http://127.0.0.1:3000";
 
-/** File contents: bytes, an ArrayBuffer, a Blob, or a local path (string). */
-export type FileInput = Uint8Array | ArrayBuffer | Blob | string;
+/**
+ * File contents: bytes, an ArrayBuffer, a Blob, a local path (string or URL), or a stream of bytes
+ * (a Node Readable such as fs.createReadStream(path), a web ReadableStream, or any async iterable of chunks).
+ */
+export type FileInput = Uint8Array | ArrayBuffer | Blob | string | URL | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 
 export interface Operation {
   id: string;
@@ -18,7 +21,7 @@ export interface Operation {
   query: string[];
   fields: string[];
   files: string[];
-  result: "json" | "text" | "bytes" | "redirect";
+  result: "json" | "text" | "bytes" | "media" | "redirect";
 }
 
 /** Retry on 429 rate_limited after Retry-After (never on quota_exceeded); maxWait in seconds. */
@@ -134,8 +137,43 @@ export async function readInput(value: unknown, name: string): Promise<Uint8Arra
   if (value instanceof Uint8Array) return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   if (typeof Blob !== "undefined" && value instanceof Blob) return new Uint8Array(await value.arrayBuffer());
-  if (typeof value === "string") return new Uint8Array(await readFile(value));
-  throw new TypeError(`${name}: expected bytes, an ArrayBuffer, a Blob or a path`);
+  if (typeof value === "string" || value instanceof URL) return new Uint8Array(await readFile(value));
+  if (typeof ReadableStream !== "undefined" && value instanceof ReadableStream) return collect(streamChunks(value));
+  if (value !== null && typeof value === "object" && Symbol.asyncIterator in value) {
+    return collect(value as AsyncIterable<Uint8Array>);
+  }
+  throw new TypeError(`${name}: expected bytes, an ArrayBuffer, a Blob, a path or a stream of bytes`);
+}
+
+async function* streamChunks(stream: ReadableStream<Uint8Array>): AsyncIterable<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** The chunks of a stream as one array (the API takes whole bodies, at most a few MB). */
+async function collect(chunks: AsyncIterable<Uint8Array | string>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  for await (const chunk of chunks) {
+    if (typeof chunk === "string") throw new TypeError("a stream of bytes is expected, not of text");
+    parts.push(chunk);
+    length += chunk.byteLength;
+  }
+  const whole = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    whole.set(part, offset);
+    offset += part.byteLength;
+  }
+  return whole;
 }
 
 function base64(bytes: Uint8Array): string {
@@ -227,11 +265,18 @@ export async function errorFrom(response: Response, errors: Record<string, typeo
   });
 }
 
+/** Whether a response of this media type is text (SVG, text/*) rather than bytes. */
+export function isTextual(contentType: string): boolean {
+  const media = (contentType.split(";")[0] ?? "").trim().toLowerCase();
+  return media.startsWith("text/") || media.endsWith("+xml") || media.endsWith("+json");
+}
+
 export async function resultFrom(operation: Operation, response: Response): Promise<Result<unknown>> {
   const contentType = response.headers.get("content-type") ?? "";
   let data: unknown;
   if (operation.result === "json") data = await response.json();
-  else if (operation.result === "text") data = new TextDecoder().decode(await response.arrayBuffer());
+  else if (operation.result === "text" || (operation.result === "media" && isTextual(contentType)))
+    data = new TextDecoder().decode(await response.arrayBuffer());
   else if (operation.result === "redirect") data = response.headers.get("location") ?? "";
   else data = new Uint8Array(await response.arrayBuffer());
   return new Result(data, response.status, contentType, response.headers);

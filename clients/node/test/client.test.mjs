@@ -3,9 +3,10 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { after, before, test } from "node:test";
 
 import { ApiError, FileApi, InvalidInput, RateLimited, Unauthorized, UnsupportedFormat } from "../dist/index.js";
@@ -52,6 +53,22 @@ test("image conversion from bytes and from a path, with metering headers", async
   writeFileSync(path, qr.data);
   const read = await api.qrRead({ file: path });
   assert.deepEqual(read.data, { text: "https://example.com", format: "qr_code" });
+});
+
+test("qrGenerate gives bytes for PNG and text for SVG; files from streams", async () => {
+  const svg = await api.qrGenerate({ text: "https://example.com", format: "svg" });
+  assert.equal(typeof svg.data, "string");
+  assert.match(svg.data, /<svg/);
+  const png = await api.qrGenerate({ text: "https://example.com", size: 4 });
+  assert.ok(png.data instanceof Uint8Array);
+  const path = join(mkdtempSync(join(tmpdir(), "fileapi-")), "qr.png");
+  writeFileSync(path, png.data);
+  const fromNodeStream = await api.qrRead({ file: createReadStream(path) });
+  assert.equal(fromNodeStream.data.text, "https://example.com");
+  const fromWebStream = await api.qrRead({ file: new Blob([png.data]).stream() });
+  assert.equal(fromWebStream.data.text, "https://example.com");
+  const fromUrl = await api.qrRead({ file: pathToFileURL(path) });
+  assert.equal(fromUrl.data.text, "https://example.com");
 });
 
 test("PDF merge keeps the pages in order", async () => {

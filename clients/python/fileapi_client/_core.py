@@ -36,7 +36,7 @@ class Operation:
     query: tuple[str, ...]
     fields: tuple[str, ...]
     files: tuple[str, ...]
-    result: Literal["json", "text", "bytes", "redirect"]
+    result: Literal["json", "text", "bytes", "media", "redirect"]
 
 
 @dataclass(frozen=True)
@@ -243,12 +243,18 @@ def error_from(response: httpx.Response, errors: Mapping[str, type[ApiError]]) -
     )
 
 
+def is_textual(content_type: str) -> bool:
+    """Whether a response of this media type is text (SVG, text/*) rather than bytes."""
+    media = content_type.split(";")[0].strip().lower()
+    return media.startswith("text/") or media.endswith("+xml") or media.endswith("+json")
+
+
 def result_from(operation: Operation, response: httpx.Response) -> Result[Any]:
     content_type = response.headers.get("content-type", "")
     data: Any
     if operation.result == "json":
         data = response.json()
-    elif operation.result == "text":
+    elif operation.result == "text" or (operation.result == "media" and is_textual(content_type)):
         data = response.content.decode("utf-8")
     elif operation.result == "redirect":
         data = response.headers.get("location", "")

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict, overload
 
 from fileapi_client._core import (
     ApiError,
@@ -657,7 +657,7 @@ OPERATIONS: dict[str, Operation] = {
         query=(),
         fields=("text", "format", "size", "margin", "errorCorrection", "foreground", "background"),
         files=(),
-        result="bytes",
+        result="media",
     ),
     "qr_read": Operation(
         "qr_read",
@@ -944,7 +944,7 @@ class FileApiOperations(SyncOperations):
     def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
         """Convert an image to another format.
 
-        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
@@ -962,7 +962,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Resize an image.
 
-        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/resize
         """
@@ -976,7 +976,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Compress an image.
 
-        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/compress
         """
@@ -1022,7 +1022,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Crop an image.
 
-        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/crop
         """
@@ -1034,7 +1034,7 @@ class FileApiOperations(SyncOperations):
     def image_rotate(self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None) -> Result[bytes]:
         """Rotate an image clockwise.
 
-        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
@@ -1045,7 +1045,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Flip an image.
 
-        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/flip
         """
@@ -1194,6 +1194,30 @@ class FileApiOperations(SyncOperations):
             },
         )
 
+    @overload
+    def qr_generate(
+        self,
+        *,
+        text: str,
+        format: Literal["png"] | None = None,
+        size: int | None = None,
+        margin: int | None = None,
+        errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
+        foreground: str | None = None,
+        background: str | None = None,
+    ) -> Result[bytes]: ...
+    @overload
+    def qr_generate(
+        self,
+        *,
+        text: str,
+        format: Literal["svg"],
+        size: int | None = None,
+        margin: int | None = None,
+        errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
+        foreground: str | None = None,
+        background: str | None = None,
+    ) -> Result[str]: ...
     def qr_generate(
         self,
         *,
@@ -1204,7 +1228,7 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-    ) -> Result[bytes]:
+    ) -> Result[Any]:
         """Generate a QR code.
 
         JSON QrGenerateOptions in; PNG or SVG out. size is pixels per module (default 9), margin the quiet zone in modules (default 4), errorCorrection L/M/Q/H (default M); colours #rrggbb (background also #rrggbbaa or transparent). Text longer than the QR capacity at the chosen level is 400 naming the limit; an image wider than 10000 px is 413.
@@ -1371,7 +1395,7 @@ class FileApiOperations(SyncOperations):
     def billing_portal(self) -> Result[str]:
         """Open the billing portal.
 
-        303 redirect to a one-time session of the payment provider's customer portal (Stripe), where plan, payment method, invoices and cancellation are managed; it returns to the configured return URL. When billing is not configured (as on a laptop by default) the answer is 503 service_unavailable saying so; a key whose account was not created by a checkout is 400. Not counted.
+        303 redirect to a one-time session of the payment provider's customer portal (Stripe), where plan, payment method, invoices and cancellation are managed; it returns to the configured return URL. Run locally (`make run`, no Stripe key configured) a billing stand-in answers instead: the redirect goes to a local portal page showing plan and usage that can change the plan. Deployed without billing configured the answer is 503 service_unavailable saying so; a key whose account was not created by a checkout is 400. Not counted.
 
         GET /v1/billing/portal
         """
@@ -1500,7 +1524,7 @@ class AsyncFileApiOperations(AsyncOperations):
     async def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
         """Convert an image to another format.
 
-        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
@@ -1518,7 +1542,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Resize an image.
 
-        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/resize
         """
@@ -1532,7 +1556,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Compress an image.
 
-        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/compress
         """
@@ -1580,7 +1604,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Crop an image.
 
-        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/crop
         """
@@ -1594,7 +1618,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Rotate an image clockwise.
 
-        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
@@ -1605,7 +1629,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Flip an image.
 
-        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413.
+        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/flip
         """
@@ -1758,6 +1782,30 @@ class AsyncFileApiOperations(AsyncOperations):
             },
         )
 
+    @overload
+    async def qr_generate(
+        self,
+        *,
+        text: str,
+        format: Literal["png"] | None = None,
+        size: int | None = None,
+        margin: int | None = None,
+        errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
+        foreground: str | None = None,
+        background: str | None = None,
+    ) -> Result[bytes]: ...
+    @overload
+    async def qr_generate(
+        self,
+        *,
+        text: str,
+        format: Literal["svg"],
+        size: int | None = None,
+        margin: int | None = None,
+        errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
+        foreground: str | None = None,
+        background: str | None = None,
+    ) -> Result[str]: ...
     async def qr_generate(
         self,
         *,
@@ -1768,7 +1816,7 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-    ) -> Result[bytes]:
+    ) -> Result[Any]:
         """Generate a QR code.
 
         JSON QrGenerateOptions in; PNG or SVG out. size is pixels per module (default 9), margin the quiet zone in modules (default 4), errorCorrection L/M/Q/H (default M); colours #rrggbb (background also #rrggbbaa or transparent). Text longer than the QR capacity at the chosen level is 400 naming the limit; an image wider than 10000 px is 413.
@@ -1935,7 +1983,7 @@ class AsyncFileApiOperations(AsyncOperations):
     async def billing_portal(self) -> Result[str]:
         """Open the billing portal.
 
-        303 redirect to a one-time session of the payment provider's customer portal (Stripe), where plan, payment method, invoices and cancellation are managed; it returns to the configured return URL. When billing is not configured (as on a laptop by default) the answer is 503 service_unavailable saying so; a key whose account was not created by a checkout is 400. Not counted.
+        303 redirect to a one-time session of the payment provider's customer portal (Stripe), where plan, payment method, invoices and cancellation are managed; it returns to the configured return URL. Run locally (`make run`, no Stripe key configured) a billing stand-in answers instead: the redirect goes to a local portal page showing plan and usage that can change the plan. Deployed without billing configured the answer is 503 service_unavailable saying so; a key whose account was not created by a checkout is 400. Not counted.
 
         GET /v1/billing/portal
         """

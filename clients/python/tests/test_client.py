@@ -92,6 +92,14 @@ def test_qr_round_trip_and_public_operations(api: FileApi) -> None:
     assert "/v1/image/resize" in api.openapi_json().data["paths"]
 
 
+def test_qr_generate_gives_bytes_for_png_and_text_for_svg(api: FileApi) -> None:
+    png = api.qr_generate(text="https://example.com")
+    assert isinstance(png.data, bytes) and png.data.startswith(b"\x89PNG")
+    svg = api.qr_generate(text="https://example.com", format="svg")
+    assert isinstance(svg.data, str) and svg.data.lstrip().startswith(("<?xml", "<svg"))
+    assert svg.content_type.startswith("image/svg+xml")
+
+
 def test_usage_counts_the_calls(api: FileApi) -> None:
     before = api.usage().data
     api.data_base64_encode(b"hi")

@@ -10,10 +10,12 @@ from __future__ import annotations
 import base64
 import io
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from enum import IntEnum, StrEnum
 from typing import TYPE_CHECKING
 
+from fileapi.convert.animation import ANIMATED_OUTPUTS, AnimationOutcome, AnimationReport, open_animation, transform
 from fileapi.convert.image_io import (
     ImageFormat,
     check_output_size,
@@ -53,10 +55,11 @@ class Fit(StrEnum):
 
 @dataclass(frozen=True)
 class ImageResult:
-    """Encoded image bytes and their format."""
+    """Encoded image bytes and their format; `animation` says what became of an animated input."""
 
     data: bytes
     format: ImageFormat
+    animation: AnimationReport | None = None
 
     @property
     def media_type(self) -> str:
@@ -74,13 +77,37 @@ def _output(image: Image.Image, fmt: ImageFormat | None, quality: int | None) ->
     return ImageResult(encode(image, target, quality=quality, icc_profile=icc_of(image)), target)
 
 
+def _animated(
+    data: bytes,
+    fmt: ImageFormat | None,
+    quality: int | None,
+    frame_operation: Callable[[Image.Image], Image.Image],
+    still: Callable[[], ImageResult],
+) -> ImageResult:
+    """`still()` for a still image; for an animated GIF or WebP, every frame through `frame_operation`
+    when the output can be animated (WebP or AVIF; the default for an animation is WebP), else
+    `still()` (its first frame) marked as such."""
+    animation = open_animation(data)
+    if animation is None:
+        return still()
+    target = fmt or animation.default_output
+    if target not in ANIMATED_OUTPUTS:
+        return replace(still(), animation=animation.report(AnimationOutcome.FIRST_FRAME))
+    encoded = transform(animation, frame_operation, target, quality=quality)
+    return ImageResult(encoded, target, animation.report(AnimationOutcome.KEPT))
+
+
+def _unchanged(frame: Image.Image) -> Image.Image:
+    return frame
+
+
 def convert_image(data: bytes, *, to: ImageFormat, quality: int | None = None) -> ImageResult:
-    """Re-encode as `to` (alpha flattened onto white for JPEG).
+    """Re-encode as `to` (alpha flattened onto white for JPEG); an animation stays one to WebP or AVIF.
 
     :param quality: 1..100 (None: the format's default).
     """
     _check_quality(quality)
-    return _output(open_image(data), to, quality)
+    return _animated(data, to, quality, _unchanged, lambda: _output(open_image(data), to, quality))
 
 
 def resize_image(
@@ -106,8 +133,12 @@ def resize_image(
         if value is not None and value < 1:
             raise InvalidInput(f"{name} must be >= 1, not {value}")
     _check_quality(quality)
-    result = _resized(open_image(data, shrink_to=(width, height)), width, height, fit, fmt)
-    return _output(result, fmt, quality)  # the decoded source is freed before encoding
+
+    def still() -> ImageResult:
+        result = _resized(open_image(data, shrink_to=(width, height)), width, height, fit, fmt)
+        return _output(result, fmt, quality)  # the decoded source is freed before encoding
+
+    return _animated(data, fmt, quality, lambda frame: _resized(frame, width, height, fit, fmt), still)
 
 
 def _resized(
@@ -246,15 +277,27 @@ def compress_image(
     _check_quality(quality)
     if palette_colors is not None and not 2 <= palette_colors <= 256:
         raise InvalidInput(f"colors must be 2..256, not {palette_colors}")
-    image = open_image(data)
-    same = source_format(image)
-    target = fmt or same or ImageFormat.PNG
-    if palette_colors is not None and target is not ImageFormat.PNG:
+    if palette_colors is not None and fmt not in (None, ImageFormat.PNG):
         raise InvalidInput("colors (palette quantisation) applies to PNG output only")
-    encoded = encode(image, target, quality=quality, icc_profile=icc_of(image), palette_colors=palette_colors)
-    if target is same and len(encoded) >= len(data):
-        return ImageResult(data, target)
-    return ImageResult(encoded, target)
+
+    def still() -> ImageResult:
+        image = open_image(data)
+        same = source_format(image)
+        target = fmt or same or ImageFormat.PNG
+        if palette_colors is not None and target is not ImageFormat.PNG:
+            raise InvalidInput("colors (palette quantisation) applies to PNG output only")
+        encoded = encode(image, target, quality=quality, icc_profile=icc_of(image), palette_colors=palette_colors)
+        if target is same and len(encoded) >= len(data):
+            return ImageResult(data, target)
+        return ImageResult(encoded, target)
+
+    if palette_colors is not None:
+        return still()
+    result = _animated(data, fmt, quality, _unchanged, still)
+    animated_webp = data[:4] == b"RIFF" and result.format is ImageFormat.WEBP
+    if result.animation and result.animation.outcome is AnimationOutcome.KEPT and animated_webp:
+        return result if len(result.data) < len(data) else replace(result, data=data)
+    return result
 
 
 def crop_image(
@@ -274,13 +317,18 @@ def crop_image(
     if x < 0 or y < 0 or width < 1 or height < 1:
         raise InvalidInput(f"the rectangle needs x, y >= 0 and width, height >= 1 (got {x},{y} {width}x{height})")
     _check_quality(quality)
-    image = open_image(data)
-    if x + width > image.width or y + height > image.height:
-        raise InvalidInput(f"the rectangle {x},{y} {width}x{height} is outside the {image.width}x{image.height} image")
-    cropped = image.crop((x, y, x + width, y + height))
-    cropped.info = dict(image.info)
-    cropped.format = image.format
-    return _output(cropped, fmt, quality)
+
+    def cut(image: Image.Image) -> Image.Image:
+        if x + width > image.width or y + height > image.height:
+            raise InvalidInput(
+                f"the rectangle {x},{y} {width}x{height} is outside the {image.width}x{image.height} image"
+            )
+        cropped = image.crop((x, y, x + width, y + height))
+        cropped.info = dict(image.info)
+        cropped.format = image.format
+        return cropped
+
+    return _animated(data, fmt, quality, cut, lambda: _output(cut(open_image(data)), fmt, quality))
 
 
 def rotate_image(data: bytes, *, degrees: int, fmt: ImageFormat | None = None) -> ImageResult:
@@ -304,11 +352,13 @@ def flip_image(data: bytes, *, direction: str, fmt: ImageFormat | None = None) -
 
 
 def _transposed(data: bytes, method: Image.Transpose, fmt: ImageFormat | None) -> ImageResult:
-    image = open_image(data)
-    result = image.transpose(method)
-    result.info = dict(image.info)
-    result.format = image.format
-    return _output(result, fmt, None)
+    def turn(image: Image.Image) -> Image.Image:
+        result = image.transpose(method)
+        result.info = dict(image.info)
+        result.format = image.format
+        return result
+
+    return _animated(data, fmt, None, turn, lambda: _output(turn(open_image(data)), fmt, None))
 
 
 FAVICON_PNGS = {

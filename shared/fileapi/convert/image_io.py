@@ -193,14 +193,14 @@ def encode(
     image = _prepare_mode(image, fmt)
     if palette_colors is not None:
         image = image.quantize(colors=palette_colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
-    options = _save_options(image, fmt, quality, icc_profile)
+    options = save_options(image, fmt, quality, icc_profile)
     max_bytes = payload.limit()
     if max_bytes is not None and payload.payload_bytes(_upper_bound(image)) > max_bytes:
         predicted = _predicted_size(image, fmt, options)
         if payload.payload_bytes(predicted) > max_bytes * _REFUSE_ABOVE:
             hint = _smaller_option(image, fmt, predicted)
             raise payload.too_large(f"the {fmt.value.upper()} image", predicted, hint=hint)
-    data = _save(image, fmt, options)
+    data = save_image(image, fmt, options)
     payload.check(f"the {fmt.value.upper()} image", len(data), hint=_smaller_option(image, fmt, len(data)))
     return data
 
@@ -213,7 +213,7 @@ _STRIP_ROWS = 16
 _PNG_FAST_ABOVE_PIXELS = 2_000_000
 
 
-def _save_options(image: Image.Image, fmt: ImageFormat, quality: int | None, icc: bytes | None) -> dict[str, object]:
+def save_options(image: Image.Image, fmt: ImageFormat, quality: int | None, icc: bytes | None) -> dict[str, object]:
     options: dict[str, object] = {}
     if icc and image.mode in ("RGB", "RGBA", "L", "LA", "P"):
         options["icc_profile"] = icc
@@ -233,7 +233,7 @@ def _save_options(image: Image.Image, fmt: ImageFormat, quality: int | None, icc
     return options
 
 
-def _save(image: Image.Image, fmt: ImageFormat, options: dict[str, object]) -> bytes:
+def save_image(image: Image.Image, fmt: ImageFormat, options: dict[str, object]) -> bytes:
     out = io.BytesIO()
     try:
         image.save(out, format=_PIL_NAMES[fmt], **options)
@@ -261,7 +261,7 @@ def _predicted_size(image: Image.Image, fmt: ImageFormat, options: dict[str, obj
         sample.paste(image.crop((0, top, image.width, top + _STRIP_ROWS)), (0, strip * _STRIP_ROWS))
     if image.mode == "P":
         sample.putpalette(image.getpalette() or [])
-    sampled = len(_save(sample, fmt, {k: v for k, v in options.items() if k != "icc_profile"}))
+    sampled = len(save_image(sample, fmt, {k: v for k, v in options.items() if k != "icc_profile"}))
     return round(sampled * image.height / rows)
 
 

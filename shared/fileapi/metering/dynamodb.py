@@ -58,6 +58,7 @@ TRANSACTION_CANCELED = "TransactionCanceledException"
 # in a region a connection takes a few ms and a single-item call 5-10 ms (p99 well under 100 ms).
 # A call's attempts, retries included, start only while the worst case of one more fits BUDGET_SECONDS.
 CONNECT_TIMEOUT_SECONDS = 0.4
+LOCAL_CONNECT_TIMEOUT_SECONDS = 2.0
 READ_TIMEOUT_SECONDS = DYNAMODB_READ_TIMEOUT_SECONDS
 ATTEMPT_WORST_SECONDS = CONNECT_TIMEOUT_SECONDS + READ_TIMEOUT_SECONDS
 BUDGET_SECONDS = 1.8
@@ -65,7 +66,11 @@ ATTEMPTS = 3
 
 
 def create_client(
-    *, region: str, endpoint_url: str | None = None, read_timeout: float = READ_TIMEOUT_SECONDS
+    *,
+    region: str,
+    endpoint_url: str | None = None,
+    read_timeout: float = READ_TIMEOUT_SECONDS,
+    connect_timeout: float = CONNECT_TIMEOUT_SECONDS,
 ) -> DynamoDBClient:
     """A DynamoDB client with botocore's retries off (`DynamoTable.call` retries) and short timeouts.
 
@@ -74,7 +79,7 @@ def create_client(
     """
     config = Config(
         retries={"total_max_attempts": 1, "mode": "standard"},
-        connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        connect_timeout=connect_timeout,
         read_timeout=read_timeout,
         tcp_keepalive=True,
     )

@@ -43,7 +43,7 @@ _T = TypeVar("_T")
 # a 503 from 16 requests in flight on one item through moto's one-at-a-time server); a write that lost such a
 # race makes the next guess BUSY (see `_attempt`), and this bound only stops a store that never agrees.
 MAX_ATTEMPTS = 8
-SETTLE_ATTEMPTS = 3
+SETTLE_ATTEMPTS = 5
 # After a lost admission reply, the read-back and the refund together take at most about this long.
 SETTLE_SECONDS = 1.5
 

@@ -7,6 +7,7 @@ from fileapi.metering.dynamo_admission import DynamoAdmissionStore
 from fileapi.metering.dynamodb import (
     BUDGET_SECONDS,
     CONNECT_TIMEOUT_SECONDS,
+    LOCAL_CONNECT_TIMEOUT_SECONDS,
     READ_TIMEOUT_SECONDS,
     DynamoTable,
     create_client,
@@ -25,8 +26,12 @@ def open_table(
     """The table `table_name` through a new client (endpoint_url: a local endpoint, or None for AWS).
 
     A longer `read_timeout` than DynamoDB's (for moto's single-threaded local server under load)
-    stretches the call budget to fit two attempts.
+    stretches the call budget to fit two attempts, and gives connections LOCAL_CONNECT_TIMEOUT_SECONDS (a
+    busy machine can hold a local connection's accept longer than AWS's 0.4 s allowance).
     """
-    worst = CONNECT_TIMEOUT_SECONDS + read_timeout
-    client = create_client(region=region, endpoint_url=endpoint_url, read_timeout=read_timeout)
+    connect_timeout = CONNECT_TIMEOUT_SECONDS if read_timeout <= READ_TIMEOUT_SECONDS else LOCAL_CONNECT_TIMEOUT_SECONDS
+    worst = connect_timeout + read_timeout
+    client = create_client(
+        region=region, endpoint_url=endpoint_url, read_timeout=read_timeout, connect_timeout=connect_timeout
+    )
     return DynamoTable(table_name, client, budget_seconds=max(BUDGET_SECONDS, 2 * worst), attempt_worst_seconds=worst)
