@@ -69,7 +69,13 @@ CONVERTING = (
 ALLOWED: dict[str, tuple[str, ...]] = {
     "health": (*LAMBDA, *SHARED),
     "data": (*CONVERTING, "fileapi.convert.csv_json", "fileapi.convert.encoding", "fileapi.convert.json_text"),
-    "image": (*CONVERTING, "fileapi.convert.image", "fileapi.convert.image_io", "fileapi.convert.image_metadata"),
+    "image": (
+        *CONVERTING,
+        "fileapi.convert.animation",
+        "fileapi.convert.image",
+        "fileapi.convert.image_io",
+        "fileapi.convert.image_metadata",
+    ),
     "pdf": (
         *CONVERTING,
         "fileapi.convert.fallbacks",
