@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from starlette.types import ASGIApp as Asgi
@@ -89,12 +90,13 @@ async def asgi_request(
 
 
 class TimedStore:
-    """An AdmissionStore that adds the time spent in each call of the store it wraps to `seconds`:
-    what the stack's own cost leaves out (the store's round trips)."""
+    """An AdmissionStore that adds the time spent in each call of the store it wraps to `seconds` (wall) and
+    `cpu_seconds` (the calling thread's CPU time): what the stack's own cost leaves out (the store's calls)."""
 
     def __init__(self, store: AdmissionStore) -> None:
         self._store = store
         self.seconds = 0.0
+        self.cpu_seconds = 0.0
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self._store, name)
@@ -102,10 +104,11 @@ class TimedStore:
             return attribute
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
             try:
                 return attribute(*args, **kwargs)
             finally:
+                self.cpu_seconds += time.thread_time() - cpu
                 self.seconds += time.perf_counter() - started
 
         return timed
@@ -138,29 +141,48 @@ def access_log_discarded() -> Iterator[None]:
             logger.setLevel(level)
 
 
-def per_request(
-    run: Callable[[], Awaitable[object]],
-    *,
-    probe: Callable[[], float] = lambda: 0.0,
-    rounds: int = 15,
-    number: int = 200,
-) -> list[tuple[float, float]]:
-    """Per call of `run`, in each of `rounds` rounds of `number` calls on one event loop: the seconds it took
-    and how much `probe` (a running total of seconds, e.g. a TimedStore's) grew."""
+@dataclass(frozen=True)
+class Round:
+    """Per request, in one round: wall time, the process's CPU time (all threads), and the store's share of each."""
 
-    async def rounds_of() -> list[tuple[float, float]]:
+    wall: float
+    cpu: float
+    store_wall: float = 0.0
+    store_cpu: float = 0.0
+
+
+def per_request(
+    run: Callable[[], Awaitable[object]], *, store: TimedStore | None = None, rounds: int = 15, number: int = 200
+) -> list[Round]:
+    """Per call of `run`, in each of `rounds` rounds of `number` calls on one event loop."""
+
+    async def rounds_of() -> list[Round]:
         for _ in range(20):
             await run()
         times = []
         for _ in range(rounds):
-            before = probe()
-            started = time.perf_counter()
+            store_wall, store_cpu = (store.seconds, store.cpu_seconds) if store else (0.0, 0.0)
+            started, cpu = time.perf_counter(), time.process_time()
             for _ in range(number):
                 await run()
-            times.append(((time.perf_counter() - started) / number, (probe() - before) / number))
+            wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+            if store:
+                store_wall, store_cpu = store.seconds - store_wall, store.cpu_seconds - store_cpu
+            times.append(Round(wall / number, cpu / number, store_wall / number, store_cpu / number))
         return times
 
     return asyncio.run(rounds_of())
+
+
+def _timed_round(call: Callable[[], object], number: int = 100) -> Round:
+    started, cpu = time.perf_counter(), time.process_time()
+    for _ in range(number):
+        call()
+    return Round((time.perf_counter() - started) / number, (time.process_time() - cpu) / number)
+
+
+def _median(rounds: list[Round], figure: Callable[[Round], float]) -> float:
+    return statistics.median(figure(round_) for round_ in rounds)
 
 
 def bare_fastapi_app() -> Asgi:
@@ -193,22 +215,29 @@ def bench_stack() -> float:
             status = await asgi_request(app, "POST", "/v1/data/base64-encode", body, headers)
             assert status == 200, status
 
-        totals = per_request(metered, probe=lambda: timed.seconds)
-        own = statistics.median(total - store for total, store in totals)
-        whole = statistics.median(total for total, _ in totals)
-        store = statistics.median(store for _, store in totals)
-        health = statistics.median(total for total, _ in per_request(lambda: asgi_request(app, "GET", "/health")))
+        rounds = per_request(metered, store=timed)
+        health = per_request(lambda: asgi_request(app, "GET", "/health"))
     anchor_app = bare_fastapi_app()
     anchor = per_request(lambda: asgi_request(anchor_app, "POST", "/v1/data/base64-encode", body))
-    bare = statistics.median(total for total, _ in anchor)
-    print(f"  full metered request (in-process)           {whole * 1e6:8.0f} us")
-    print(f"  of which in the store's calls               {store * 1e6:8.0f} us")
-    print(f"  GET /health through the same stack          {health * 1e6:8.0f} us")
-    print(f"  bare FastAPI route, same body               {bare * 1e6:8.0f} us")
+    own = _median(rounds, lambda r: r.cpu - r.store_cpu)
+    bare = _median(anchor, lambda r: r.cpu)
+    print("  per request, median of 15 rounds of 200      CPU time     wall time")
+    for name, cpu, wall in (
+        ("full metered request (in-process)", _median(rounds, lambda r: r.cpu), _median(rounds, lambda r: r.wall)),
+        (
+            "of which in the store's calls",
+            _median(rounds, lambda r: r.store_cpu),
+            _median(rounds, lambda r: r.store_wall),
+        ),
+        ("the stack's own cost", own, _median(rounds, lambda r: r.wall - r.store_wall)),
+        ("GET /health through the same stack", _median(health, lambda r: r.cpu), _median(health, lambda r: r.wall)),
+        ("bare FastAPI route, same body", bare, _median(anchor, lambda r: r.wall)),
+    ):
+        print(f"  {name:<44} {cpu * 1e6:6.0f} us    {wall * 1e6:6.0f} us")
     print(f"stack: {own * 1e6:.0f} us own cost per metered request")
     record(
         "Request path",
-        "stack's own cost per metered request (in-process, store's calls excluded)",
+        "stack's own cost per metered request (CPU time in-process, store's calls excluded)",
         own * 1e6,
         "us",
         Goal(max_value=STACK_GOAL_US),
@@ -256,26 +285,30 @@ def bench_adapter() -> float:
         ]
         assert handler(event, context)["statusCode"] == 200
         assert loop.run_until_complete(asgi_request(app, "POST", "/v1/data/base64-encode", body, headers)) == 200
-        invoked, direct = [], []
+        invoked: list[Round] = []
+        direct: list[Round] = []
         for _ in range(15):
-            started = time.perf_counter()
-            for _ in range(100):
-                handler(event, context)
-            invoked.append((time.perf_counter() - started) / 100)
-            started = time.perf_counter()
-            for _ in range(100):
-                loop.run_until_complete(asgi_request(app, "POST", "/v1/data/base64-encode", body, headers))
-            direct.append((time.perf_counter() - started) / 100)
+            invoked.append(_timed_round(lambda: handler(event, context)))
+            direct.append(
+                _timed_round(
+                    lambda: loop.run_until_complete(asgi_request(app, "POST", "/v1/data/base64-encode", body, headers))
+                )
+            )
     loop.close()
     asyncio.set_event_loop(None)
-    whole, alone = statistics.median(invoked), statistics.median(direct)
-    overhead = statistics.median(i - d for i, d in zip(invoked, direct, strict=True))
-    print(f"  handler(event, context)                     {whole * 1e6:8.0f} us")
-    print(f"  the same request into its ASGI app          {alone * 1e6:8.0f} us")
-    print(f"  -> the adapter's own cost                   {overhead * 1e6:8.0f} us per invocation")
+    pairs = list(zip(invoked, direct, strict=True))
+    overhead = statistics.median(i.cpu - d.cpu for i, d in pairs)
+    alone = _median(direct, lambda r: r.cpu)
+    print("  per invocation, median of 15 rounds of 100   CPU time     wall time")
+    for name, cpu, wall in (
+        ("handler(event, context)", _median(invoked, lambda r: r.cpu), _median(invoked, lambda r: r.wall)),
+        ("the same request into its ASGI app", alone, _median(direct, lambda r: r.wall)),
+        ("the adapter's own cost", overhead, statistics.median(i.wall - d.wall for i, d in pairs)),
+    ):
+        print(f"  {name:<44} {cpu * 1e6:6.0f} us    {wall * 1e6:6.0f} us")
     record(
         "Request path",
-        "Lambda adapter cost per invocation (handler less its ASGI request)",
+        "Lambda adapter cost per invocation (CPU time: handler less its ASGI request)",
         overhead * 1e6,
         "us",
         Goal(max_value=ADAPTER_GOAL_US),
@@ -316,10 +349,19 @@ async def _health_load(port: int, seconds: float, connections: int) -> int:
     return sum(counts)
 
 
-def requests_per_second(port: int, *, seconds: float = 3.0, connections: int = 8) -> float:
-    """/health requests per second one server answers to a load of `connections` keep-alive connections."""
-    asyncio.run(_health_load(port, 0.5, connections))  # warm-up
-    return asyncio.run(_health_load(port, seconds, connections)) / seconds
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) a process has used so far, from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def requests_per_second(server: _Server, *, seconds: float = 3.0, connections: int = 8) -> tuple[float, float]:
+    """/health requests one server answers to `connections` keep-alive connections: per second of the server
+    process's CPU time (what one process does with a core of its own) and per second of wall time."""
+    asyncio.run(_health_load(server.port, 0.5, connections))  # warm-up
+    cpu = _cpu_seconds(server.process.pid)
+    answered = asyncio.run(_health_load(server.port, seconds, connections))
+    return answered / max(_cpu_seconds(server.process.pid) - cpu, 1e-3), answered / seconds
 
 
 def _wait_until_up(port: int, process: subprocess.Popen[bytes]) -> None:
@@ -366,22 +408,25 @@ def bench_health_rps(endpoint: str) -> float:
     )
     bare = _Server("bare uvicorn + Starlette", bare_process, bare_port)
     try:
-        rates: dict[str, list[float]] = {ours.name: [], bare.name: []}
+        rates: dict[str, list[tuple[float, float]]] = {ours.name: [], bare.name: []}
         for server in (ours, bare):
             _wait_until_up(server.port, server.process)
         for _ in range(3):
             for server in (ours, bare):
-                rates[server.name].append(requests_per_second(server.port))
+                rates[server.name].append(requests_per_second(server))
     finally:
         for server in (ours, bare):
             server.process.terminate()
             server.process.wait(timeout=10)
-    ours_rps, bare_rps = statistics.median(rates[ours.name]), statistics.median(rates[bare.name])
-    print(f"  {ours.name:<42} {ours_rps:8.0f} req/s")
-    print(f"  {bare.name:<42} {bare_rps:8.0f} req/s")
+    ours_rps, bare_rps = (statistics.median(cpu for cpu, _ in rates[server.name]) for server in (ours, bare))
+    print(f"  {'':<42} {'per CPU second':>14} {'per wall second':>16}")
+    for server in (ours, bare):
+        per_cpu = statistics.median(cpu for cpu, _ in rates[server.name])
+        per_wall = statistics.median(wall for _, wall in rates[server.name])
+        print(f"  {server.name:<42} {per_cpu:8.0f} req/s {per_wall:10.0f} req/s")
     record(
         "Request path",
-        "/health req/s, one `fileapi serve` process over loopback",
+        "/health req/s per CPU second of one `fileapi serve` process over loopback",
         ours_rps,
         "req/s",
         Goal(min_value=HEALTH_GOAL_RPS),
@@ -394,14 +439,16 @@ def bench_health_rps(endpoint: str) -> float:
 # ------------------------------------------------------------------------------------------- cold imports
 
 
-def _import_ms(statement: str, paths: list[str]) -> float:
-    """Milliseconds `statement` takes in a fresh interpreter with `paths` first on sys.path."""
+def _import_ms(statement: str, paths: list[str]) -> tuple[float, float]:
+    """Milliseconds of CPU time and of wall time `statement` takes in a fresh interpreter with `paths` first
+    on sys.path."""
     code = (
-        f"import sys, time; sys.path[:0] = {paths!r}; "
-        f"t = time.perf_counter(); {statement}; print(time.perf_counter() - t)"
+        f"import sys, time; sys.path[:0] = {paths!r}; t, c = time.perf_counter(), time.process_time(); "
+        f"{statement}; print(time.process_time() - c, time.perf_counter() - t)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
-    return float(out.stdout.strip()) * 1000
+    cpu, wall = out.stdout.split()
+    return float(cpu) * 1000, float(wall) * 1000
 
 
 def _import_statement(spec: FunctionSpec) -> tuple[str, list[str]]:
@@ -414,22 +461,33 @@ def bench_imports(*, runs: int = 5) -> dict[str, float]:
     in turn within each round (a load that comes and goes on a shared machine falls on all alike)."""
     print(f"\nCold import of each function's module (fresh interpreter, median of {runs})")
     specs = load_functions()
-    times: dict[str, list[float]] = {"fastapi": [], **{spec.logical_id: [] for spec in specs}}
+    times: dict[str, list[tuple[float, float]]] = {"fastapi": [], **{spec.logical_id: [] for spec in specs}}
     for _ in range(runs):
         times["fastapi"].append(_import_ms("import fastapi", []))
         for spec in specs:
             times[spec.logical_id].append(_import_ms(*_import_statement(spec)))
-    fastapi_ms = statistics.median(times["fastapi"])
-    print(f"  {'import fastapi (anchor)':<28} {fastapi_ms:8.1f} ms")
+
+    def cpu(name: str) -> float:
+        return statistics.median(cpu for cpu, _ in times[name])
+
+    def wall(name: str) -> float:
+        return statistics.median(wall for _, wall in times[name])
+
+    fastapi_ms = cpu("fastapi")
+    print(f"  {'':<28} {'CPU time':>9} {'wall time':>10}")
+    print(f"  {'import fastapi (anchor)':<28} {fastapi_ms:6.1f} ms {wall('fastapi'):7.1f} ms")
     figures: dict[str, float] = {}
     for spec in specs:
-        ours = figures[spec.logical_id] = statistics.median(times[spec.logical_id])
+        ours = figures[spec.logical_id] = cpu(spec.logical_id)
         goal = IMPORT_GOALS_MS.get(spec.logical_id)
-        print(f"  {spec.logical_id:<28} {ours:8.1f} ms" + (f"   (goal <= {goal:g} ms)" if goal else ""))
+        print(
+            f"  {spec.logical_id:<28} {ours:6.1f} ms {wall(spec.logical_id):7.1f} ms"
+            + (f"   (goal <= {goal:g} ms)" if goal else "")
+        )
         if goal is not None:
             record(
                 "Cold import",
-                f"{spec.logical_id.removesuffix('Function')}: import of the function's app",
+                f"{spec.logical_id.removesuffix('Function')}: import of the function's app (CPU time)",
                 ours,
                 "ms",
                 Goal(max_value=goal),
