@@ -142,7 +142,9 @@ def _body(spec: dict[str, Any], request_body: dict[str, Any] | None) -> tuple[Bo
         return "none", None, []
     content: dict[str, Any] = request_body["content"]
     multipart = content.get("multipart/form-data")
-    if multipart:
+    # The first media type is the one the clients send: a form listed after raw media types is the same
+    # input as a form file (curl -F), which the clients do not send.
+    if multipart and next(iter(content)) == "multipart/form-data":
         properties = resolve(spec, multipart["schema"]).get("properties", {})
         if all(_is_file(value) or _is_files(value) for value in properties.values()):
             return "multipart", "multipart/form-data", _fields(spec, multipart["schema"])

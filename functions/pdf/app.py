@@ -219,7 +219,7 @@ async def merge(request: Request) -> Response:
 
 
 def _json_files(body: bytes) -> list[bytes]:
-    files = _json_object(body, "the body").get("files")
+    files = _json_object(body, "the body", hint=MERGE_HINT).get("files")
     if not isinstance(files, list) or not files:
         raise InvalidInput("files: a non-empty array of base64-encoded PDFs is required")
     return [_base64(item, f"files[{position}]") for position, item in enumerate(files, start=1)]
@@ -354,7 +354,7 @@ async def fill(request: Request) -> Response:
         fields = _json_object(form.get("fields"), "fields")
         flatten = _flag(form.get("flatten"))
     else:
-        payload = _json_object(await request.body(), "the body")
+        payload = _json_object(await request.body(), "the body", hint=FILL_HINT)
         document = _base64(payload.get("pdf"), "pdf")
         given_fields, given_flatten = payload.get("fields"), payload.get("flatten", False)
         if not isinstance(given_fields, dict):
@@ -365,15 +365,20 @@ async def fill(request: Request) -> Response:
     return _pdf(await within_deadline(fill_form, document, fields=fields, flatten=flatten))
 
 
-def _json_object(raw: object, what: str) -> dict[str, object]:
+MERGE_HINT = 'send the PDFs as form parts (-F files=@a.pdf -F files=@b.pdf) or JSON {"files": [base64 PDFs]}'
+FILL_HINT = 'send -F file=@form.pdf -F \'fields={...}\' or JSON {"pdf": base64 PDF, "fields": {...}}'
+
+
+def _json_object(raw: object, what: str, *, hint: str = "") -> dict[str, object]:
+    then = f"; {hint}" if hint else ""
     if not isinstance(raw, str | bytes) or not raw:
-        raise InvalidInput(f"{what}: a JSON object is required")
+        raise InvalidInput(f"{what}: a JSON object is required{then}")
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
-        raise InvalidInput(f"{what} is not valid JSON") from None
+        raise InvalidInput(f"{what} is not valid JSON{then}") from None
     if not isinstance(value, dict):
-        raise InvalidInput(f"{what} must be a JSON object")
+        raise InvalidInput(f"{what} must be a JSON object{then}")
     return value
 
 

@@ -57,6 +57,7 @@ class Settings:
     dev_plan: str
     dev_email: str
     dev_quota: int | None
+    cors_allowed_origins: tuple[str, ...] | None  # None: the template's CorsAllowedOrigins default
 
 
 def _int_env(name: str, default: int, *, minimum: int = 1) -> int:
@@ -83,6 +84,12 @@ def _seconds_env(name: str, default: float) -> float:
     if not 0 < value <= 60:
         raise ValueError(f"{name} must be between 0 and 60 seconds, not {value}")
     return value
+
+
+def _list_env(name: str) -> tuple[str, ...] | None:
+    """A comma-separated list (as CloudFormation's CommaDelimitedList), or None when unset or empty."""
+    items = tuple(item.strip() for item in os.environ.get(name, "").split(",") if item.strip())
+    return items or None
 
 
 def load_settings() -> Settings:
@@ -122,6 +129,7 @@ def load_settings() -> Settings:
         dev_plan=env.get("FILEAPI_DEV_PLAN", "business"),
         dev_email=env.get("FILEAPI_DEV_EMAIL", "dev@example.com"),
         dev_quota=_int_env("FILEAPI_DEV_QUOTA", 0, minimum=0) if env.get("FILEAPI_DEV_QUOTA") else None,
+        cors_allowed_origins=_list_env("FILEAPI_CORS_ALLOWED_ORIGINS"),
     )
 
 

@@ -218,3 +218,37 @@ def test_lambda_log_records_carry_the_context_and_correlation_id(log_output: io.
     assert record["correlation_id"] == event["requestContext"]["requestId"]
     assert record["function_name"] == "test"
     assert "cold_start" in record
+
+
+def test_a_form_file_through_api_gateway_is_answered_as_its_raw_body(make_key: MakeKey) -> None:
+    # API Gateway passes a multipart body base64-encoded, as any binary body
+    raw = json.loads((PROJECT_ROOT / "events" / "file-hash.json").read_text())
+    data = base64.b64decode(raw["body"]) if raw.get("isBase64Encoded") else raw["body"].encode()
+    form = (
+        b'--b0undary\r\nContent-Disposition: form-data; name="file"; filename="hello.txt"\r\n'
+        b"Content-Type: text/plain\r\n\r\n" + data + b"\r\n--b0undary\r\n"
+        b'Content-Disposition: form-data; name="algorithm"\r\n\r\nsha256\r\n--b0undary--\r\n'
+    )
+    event = {**raw, "body": base64.b64encode(form).decode(), "isBase64Encoded": True, "rawQueryString": ""}
+    event.pop("queryStringParameters", None)  # the option is a form field here
+    event["headers"] = {
+        **raw["headers"],
+        "authorization": f"Bearer {make_key()}",
+        "content-type": "multipart/form-data; boundary=b0undary",
+        "content-length": str(len(form)),
+    }
+    response = invoke(event)
+    assert response["statusCode"] == 200, body_of(response)
+    assert body_of(response) == EXPECTED_BODIES["POST /v1/file/hash"]
+
+
+def test_json_labelled_as_a_form_through_api_gateway_is_parsed(make_key: MakeKey) -> None:
+    event = json.loads((PROJECT_ROOT / "events" / "color-convert.json").read_text())
+    event["headers"] = {
+        **event["headers"],
+        "authorization": f"Bearer {make_key()}",
+        "content-type": "application/x-www-form-urlencoded",
+    }
+    response = invoke(event)
+    assert response["statusCode"] == 200, body_of(response)
+    assert body_of(response) == EXPECTED_BODIES["POST /v1/color/convert"]

@@ -2,7 +2,8 @@
 
 A request whose method and path are not an HttpApi route of the template gets the same
 ApiError 404/405 that API Gateway's absence of a route would stand for, even when some
-function's app would answer it: what runs locally is what the template deploys.
+function's app would answer it: what runs locally is what the template deploys. CORS too:
+preflights and CORS headers as the template's CorsConfiguration declares (fileapi.local.cors).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ from fastapi import FastAPI
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fileapi.local.template import TEMPLATE_PATH, FunctionSpec, load_function_module, load_functions
+from fileapi.local.cors import CorsMiddleware
+from fileapi.local.template import TEMPLATE_PATH, FunctionSpec, load_cors, load_function_module, load_functions
 from fileapi.settings import get_settings
 from fileapi.web.errors import error_response, http_error
 from fileapi.web.logs import AccessLogMiddleware
@@ -75,12 +77,15 @@ async def _accept_lifespan(receive: Receive, send: Send) -> None:
             return
 
 
-def create_local_app() -> TemplateRouter:
-    """The whole API as one ASGI app (uvicorn factory); with the billing stand-in's portal page under /local/
+def create_local_app() -> ASGIApp:
+    """The whole API as one ASGI app (uvicorn factory), behind the template's CORS configuration (the allowed
+    origins from FILEAPI_CORS_ALLOWED_ORIGINS when set); with the billing stand-in's portal page under /local/
     when it is on (fileapi.account.standin)."""
+    settings = get_settings()
     local_pages = None
-    if get_settings().billing_standin:
+    if settings.billing_standin:
         from fileapi.local.portal_page import portal_app
 
         local_pages = portal_app()
-    return TemplateRouter(load_functions(TEMPLATE_PATH), local_pages=local_pages)
+    router = TemplateRouter(load_functions(TEMPLATE_PATH), local_pages=local_pages)
+    return CorsMiddleware(router, load_cors(TEMPLATE_PATH, allow_origins=settings.cors_allowed_origins))

@@ -88,3 +88,48 @@ def load_function_module(spec: FunctionSpec) -> ModuleType:
     sys.modules[spec.module_name] = module
     module_spec.loader.exec_module(module)
     return module
+
+
+@dataclass(frozen=True)
+class CorsConfiguration:
+    """The HttpApi's CorsConfiguration (what API Gateway answers preflights with and adds to responses)."""
+
+    allow_origins: tuple[str, ...]
+    allow_methods: tuple[str, ...]
+    allow_headers: tuple[str, ...]
+    expose_headers: tuple[str, ...]
+    max_age_seconds: int | None
+
+
+def load_cors(
+    template_path: Path = TEMPLATE_PATH, *, allow_origins: tuple[str, ...] | None = None
+) -> CorsConfiguration:
+    """The CorsConfiguration of the template's AWS::Serverless::HttpApi.
+
+    :param allow_origins: the origins to allow instead of the template's (the value a deploy gives the
+        `CorsAllowedOrigins` parameter); None: what the template resolves to with its parameters' defaults.
+    :raises ValueError: the template has no HttpApi with a CorsConfiguration.
+    """
+    template = load_template(template_path)
+    for resource in template["Resources"].values():
+        cors = resource.get("Properties", {}).get("CorsConfiguration")
+        if resource.get("Type") == "AWS::Serverless::HttpApi" and cors:
+            origins = allow_origins or _strings(template, cors.get("AllowOrigins", []))
+            return CorsConfiguration(
+                allow_origins=tuple(origins),
+                allow_methods=tuple(_strings(template, cors.get("AllowMethods", []))),
+                allow_headers=tuple(_strings(template, cors.get("AllowHeaders", []))),
+                expose_headers=tuple(_strings(template, cors.get("ExposeHeaders", []))),
+                max_age_seconds=int(cors["MaxAge"]) if "MaxAge" in cors else None,
+            )
+    raise ValueError(f"{template_path}: no AWS::Serverless::HttpApi with a CorsConfiguration")
+
+
+def _strings(template: dict[str, Any], value: Any) -> list[str]:
+    """A list property: a list, or a !Ref to a parameter (a CommaDelimitedList's default split at commas)."""
+    if isinstance(value, list):
+        return [str(item) for item in value]
+    parameter = template.get("Parameters", {}).get(str(value))
+    if parameter is None:
+        raise ValueError(f"{value!r} is neither a list nor a template parameter")
+    return [item.strip() for item in str(parameter.get("Default", "")).split(",") if item.strip()]

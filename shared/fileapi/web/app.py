@@ -1,4 +1,5 @@
-"""The app factory every function uses: error mapping, body limit, access log, no per-app docs."""
+"""The app factory every function uses: error mapping, body limit, access log, request bodies as sent
+(multipart files, JSON under any label), no per-app docs."""
 
 from __future__ import annotations
 
@@ -29,12 +30,15 @@ def create_app(*routers: APIRouter, title: str) -> FastAPI:
     """
     from fastapi import FastAPI
 
+    from fileapi.web.request_bodies import RequestBodyMiddleware  # FastAPI routes' bodies: FastAPI apps only
+
     app = FastAPI(title=title, version=__version__, openapi_url=None, docs_url=None, redoc_url=None)
     for router in routers:
         # Flat, not include_router: FastAPI >= 0.160 wraps included routers, and app.routes
         # must list each APIRoute for the template check and the OpenAPI build.
         app.router.routes.extend(router.routes)
     install_error_handlers(app)
+    app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
     for middleware, options in shared_middleware():
         app.add_middleware(middleware, **options)
     return app

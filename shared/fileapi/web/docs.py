@@ -86,19 +86,42 @@ INTEGER: dict[str, Any] = {"type": "integer"}
 BASE64: dict[str, Any] = {"type": "string", "format": "byte"}
 
 
+MULTIPART_FILE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "description": (
+        "The same input as a form: `curl -F file=@photo.jpg -F width=300` beside the raw `curl --data-binary "
+        "@photo.jpg '...?width=300'`. The file goes in a part named `file` (any name when it is the only file; two "
+        "files are 400); the options in the query string or as form fields (one given in both is 400). The body "
+        "limit and the errors are those of a raw body."
+    ),
+    "required": ["file"],
+    "properties": {
+        "file": {
+            "type": "string",
+            "format": "binary",
+            "description": "The input, as a file part (any field name when it is the form's only file).",
+        }
+    },
+}
+
+
 def binary_body(
     media_types: Sequence[str], description: str, *, text: bool = False, example: Any = None
 ) -> dict[str, Any]:
-    """An `openapi_extra` with a raw request body of the given media types (and an example)."""
+    """An `openapi_extra` with a raw request body of the given media types (and an example), and the same input
+    as a multipart/form-data file (fileapi.web.request_bodies). The raw media types come first: they are what
+    the SDKs send (clients/operations.py)."""
     schema = {"type": "string"} if text else {"type": "string", "format": "binary"}
     entry: dict[str, Any] = {"schema": schema}
     if example is not None:
         entry["example"] = example
+    content: dict[str, Any] = {media: dict(entry) for media in media_types}
+    content["multipart/form-data"] = {"schema": MULTIPART_FILE_SCHEMA}
     return {
         "requestBody": {
             "required": True,
             "description": description,
-            "content": {media: dict(entry) for media in media_types},
+            "content": content,
         }
     }
 
@@ -132,6 +155,9 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
         description=(
             "Stateless file and data utilities. Every /v1 request needs `Authorization: Bearer sk_live_...`. "
             "Errors are ApiError JSON. Request bodies are limited to 4,500,000 bytes by default (413 too_large). "
+            "A file goes as the raw body (`curl --data-binary @photo.jpg`) or as multipart/form-data with a `file` "
+            "part (`curl -F file=@photo.jpg`, options as query parameters or form fields); a JSON body is read as "
+            "JSON whatever its Content-Type (`curl -d '{...}'` works). "
             "Every conversion answers within 20 s by default: past that it is 500 conversion_failed (not counted)."
         ),
         routes=routes,

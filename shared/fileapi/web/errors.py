@@ -7,6 +7,7 @@ unexpected all leave through `error_response`.
 from __future__ import annotations
 
 import traceback
+from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -27,6 +28,12 @@ from fileapi.web.logs import logger
 if TYPE_CHECKING:  # FastAPI is imported by the apps that use it, not by this module (the Health function has none)
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
+
+# What to send instead, said when a body is not what the route takes (fileapi.web.request_bodies).
+SEND_JSON = "send JSON with -H 'Content-Type: application/json' --data '{...}'"
+BODY_HINT = "send the file as raw bytes (--data-binary @file) or multipart (-F file=@file)"
+# Set in the scope of a bytes-in request whose body is labelled as a form or JSON: its 400s end with BODY_HINT.
+BODY_HINT_KEY = "fileapi.body_hint"
 
 # Parameter values are echoed in validation messages only from these places, and only short ones.
 _ECHOED_LOCATIONS = frozenset({"query", "path"})
@@ -55,6 +62,9 @@ def validation_error(exc: RequestValidationError) -> InvalidInput | UnsupportedF
     """An InvalidInput that names each bad parameter and what is wrong with it; UnsupportedFormat
     when the only problem is an output format (`to`, `format`) the endpoint does not write."""
     errors = list(exc.errors())
+    whole_body = next(filter(None, map(_describe_whole_body, errors)), None)
+    if whole_body is not None:
+        return InvalidInput(whole_body)
     problems = [_describe(error) for error in errors]
     if errors and all(_is_unwritten_format(error) for error in errors):
         return UnsupportedFormat("; ".join(problems))
@@ -69,6 +79,32 @@ def _is_unwritten_format(error: dict[str, Any]) -> bool:
         and location[0] == "query"
         and location[1] in _FORMAT_PARAMETERS
     )
+
+
+def _describe_whole_body(error: dict[str, Any]) -> str | None:
+    """What is wrong with a JSON body as a whole (not JSON, absent, not an object); None for other errors."""
+    kind, location = error.get("type"), tuple(error.get("loc", ()))
+    if kind == "json_invalid":
+        reason = (error.get("ctx") or {}).get("error", "JSON decode error")
+        where = f" at character {location[1]}" if len(location) > 1 else ""
+        return f"the body is not valid JSON ({reason}{where}); {SEND_JSON}"
+    if location != ("body",):
+        return None
+    if kind == "missing":
+        return f"the body is empty; {SEND_JSON}"
+    return f"the body must be a JSON object; {SEND_JSON}"
+
+
+def with_body_hint(exc: ApiError, scope: MutableMapping[str, Any]) -> ApiError:
+    """`exc` with BODY_HINT at the end of its message when the request's scope asks for it and it is a 400
+    about the body (not about a parameter: MeteredRoute raises those from their RequestValidationError)."""
+    from fastapi.exceptions import RequestValidationError  # loaded already: called by a FastAPI app's handler
+
+    hint = scope.get(BODY_HINT_KEY)
+    about_parameters = isinstance(exc.__context__, RequestValidationError)
+    if hint and exc.http_status == 400 and not about_parameters and not exc.message.endswith(hint):
+        exc.message = f"{exc.message}; {hint}"
+    return exc
 
 
 def _describe(error: dict[str, Any]) -> str:
@@ -134,9 +170,9 @@ def install_error_handlers(app: FastAPI) -> None:
     """Route every error of `app` through `error_response` (with CatchAllMiddleware outside it)."""
     from fastapi.exceptions import RequestValidationError
 
-    async def on_api_error(_: Request, exc: Exception) -> Response:
+    async def on_api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)
-        return error_response(exc)
+        return error_response(with_body_hint(exc, request.scope))
 
     async def on_validation_error(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
