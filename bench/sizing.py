@@ -1,6 +1,6 @@
 """Function sizing: per function, in a fresh process each, the import (init) time, the p50 of a
 typical request through the function's own app, and the peak resident memory after typical
-requests and after the largest input the limits allow. The README's memory table comes from here.
+requests and after the largest input the limits allow. docs/operations.md says how the memory sizes follow from it.
 
     python -m bench.sizing            # the table
     python -m bench.sizing CHILD NAME # one function (what the table runs)

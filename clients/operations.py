@@ -190,7 +190,9 @@ def _result(responses: dict[str, Any]) -> tuple[ResultKind, dict[str, Any]]:
         schema = content["application/json"].get("schema", {})
         # Any JSON (json-format, json-minify): the text is the result, its formatting the point.
         return ("text", {"type": "string"}) if schema == {} else ("json", schema)
-    schemas = [entry.get("schema", {}) for entry in content.values()]
+    # application/octet-stream after the real media types is there for generators that know no other type.
+    named = {media: entry for media, entry in content.items() if media != "application/octet-stream"} or content
+    schemas = [entry.get("schema", {}) for entry in named.values()]
     textual = [schema.get("type") == "string" and "format" not in schema for schema in schemas]
     if all(textual):
         return "text", {"type": "string"}

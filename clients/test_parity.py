@@ -84,14 +84,39 @@ def test_node_sdk_has_one_function_per_operation() -> None:
 
 
 def test_the_clients_send_raw_bodies_where_a_form_is_only_an_alternative() -> None:
-    # Every bytes-in route also takes its file as multipart/form-data (listed after the raw media types);
-    # the clients keep the raw body: only pdf/merge, whose form comes first, is sent as a form.
+    # Every bytes-in route also takes its file as multipart/form-data (in the x-also-multipart extension);
+    # the clients keep the raw body: only pdf/merge, whose one declared body is a form, is sent as a form.
     forms = [
         path
         for path, methods in SPEC["paths"].items()
         for entry in methods.values()
-        if "multipart/form-data" in entry.get("requestBody", {}).get("content", {})
+        if "multipart/form-data" in entry.get("requestBody", {}).get("x-also-multipart", {})
     ]
     assert len(forms) > 30
     sent_as_forms = {operation.path for operation in OPERATIONS if operation.body == "multipart"}
     assert sent_as_forms == {"/v1/pdf/merge"}
+
+
+def test_both_sdks_take_files_as_bytes_paths_file_objects_and_streams(tmp_path: Path) -> None:
+    # GIVEN one file's bytes in every form a user holds them in
+    from fileapi_client._core import read_file
+
+    data = bytes(range(256)) * 4
+    path = tmp_path / "input.bin"
+    path.write_bytes(data)
+    forms = {
+        "bytes": data,
+        "bytearray": bytearray(data),
+        "path": str(path),
+        "Path": path,
+        "file object": path.open("rb"),
+        "stream of chunks": (data[index : index + 100] for index in range(0, len(data), 100)),
+    }
+    # THEN the Python SDK reads each as the same bytes
+    for form, value in forms.items():
+        assert read_file(value, "file") == data, form
+    # AND the Node SDK's FileInput names the same forms (a path, bytes, a Blob and a stream of chunks)
+    core = (CLIENTS / "node" / "src" / "core.ts").read_text(encoding="utf-8")
+    declared = next(line for line in core.splitlines() if line.startswith("export type FileInput"))
+    for form in ("Uint8Array", "ArrayBuffer", "Blob", "string", "URL", "ReadableStream<Uint8Array>", "AsyncIterable"):
+        assert form in declared, form

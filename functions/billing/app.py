@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
+from fileapi.models.billing import WebhookAck
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import error_responses, object_schema, success_response
 from fileapi.web.logs import logger
+from fileapi.web.routes import answers_json, json_response
 from fileapi.web.services import get_billing_events
 
 router = APIRouter(tags=["Billing"])
@@ -25,22 +26,13 @@ router = APIRouter(tags=["Billing"])
     ),
     include_in_schema=True,
     openapi_extra={"x-internal": True},
-    responses={
-        **success_response(
-            "application/json",
-            "Acknowledged",
-            schema=object_schema({"received": {"type": "boolean"}}),
-            example={"received": True},
-            metered=False,
-        ),
-        **error_responses((400, 500, 503)),
-    },
+    **answers_json(WebhookAck, "Acknowledged", statuses=(400, 500, 503), metered=False),
 )
 async def stripe_webhook(request: Request) -> Response:
     payload = await request.body()
     outcome = await run_in_threadpool(get_billing_events().handle, payload, request.headers.get("stripe-signature"))
     logger.info("billing event", extra={"outcome": outcome})
-    return JSONResponse({"received": True})
+    return json_response(WebhookAck(received=True))
 
 
 app = create_app(router, title="BillingEvents")

@@ -2,64 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
-
 from fastapi import APIRouter, Depends
-from pydantic import BaseModel, ConfigDict, Field
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
-from fileapi.convert.codes import (
-    MAX_BARCODE_TEXT,
-    BarcodeFormat,
-    QrOutput,
-    generate_barcode,
-    generate_qr,
-    read_codes,
-)
+from fileapi.convert.codes import QrOutput, generate_barcode, generate_qr, read_codes
 from fileapi.errors import InvalidInput
+from fileapi.models.codes import BarcodeGenerateOptions, BarcodeReadResult, DecodedCode, QrGenerateOptions, QrReadResult
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, STRING, binary_body, error_responses, object_schema, success_response
+from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
+from fileapi.web.routes import answers_bytes, answers_json, json_response
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)])
-ERRORS = error_responses(METERED_STATUSES)
-IMAGE_BODY = binary_body(
-    ("image/jpeg", "image/png", "image/webp", "image/avif", "image/heic", "application/octet-stream"),
-    "An image (JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF).",
-)
-Colour = Annotated[str, Field(max_length=40)]
-
-
-class QrGenerateOptions(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={
-            "examples": [{"text": "https://example.com", "format": "png", "size": 9, "errorCorrection": "M"}]
-        }
-    )
-
-    text: Annotated[str, Field(min_length=1, description="Any Unicode text (UTF-8, with ECI when not Latin-1).")]
-    format: Literal["png", "svg"] = "png"
-    size: Annotated[int, Field(ge=1, le=1000, description="Pixels per module; 9 makes a short URL ~300 px.")] = 9
-    margin: Annotated[int, Field(ge=0, le=100, description="Quiet zone in modules.")] = 4
-    errorCorrection: Literal["L", "M", "Q", "H"] = "M"
-    foreground: Colour = Field(default="#000000", description="#rrggbb.")
-    background: Colour = Field(default="#ffffff", description="#rrggbb, or #rrggbbaa / transparent (extension).")
-
-
-class BarcodeGenerateOptions(BaseModel):
-    model_config = ConfigDict(
-        json_schema_extra={"examples": [{"text": "400638133393", "format": "ean13", "scale": 2, "height": 80}]}
-    )
-
-    text: Annotated[str, Field(min_length=1, max_length=MAX_BARCODE_TEXT)]
-    format: BarcodeFormat
-    output: Literal["svg"] = "svg"
-    scale: Annotated[int, Field(ge=1, le=20, description="Pixels per module.")] = 2
-    height: Annotated[int | None, Field(ge=1, le=2000, description="Bar height in px (linear codes).")] = None
-    includeText: bool = Field(default=True, description="Human-readable text under linear codes.")
-    foreground: Colour = Field(default="#000000", description="#rrggbb.")
-    background: Colour = Field(default="#ffffff", description="#rrggbb, or #rrggbbaa / transparent.")
+IMAGE_BODY = raw_body("An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes).")
 
 
 @router.post(
@@ -72,17 +28,7 @@ class BarcodeGenerateOptions(BaseModel):
         "#rrggbbaa or transparent). Text longer than the QR capacity at the chosen level is 400 naming the "
         "limit; an image wider than 10000 px is 413."
     ),
-    responses={
-        200: {
-            "description": "The QR code",
-            "content": {
-                "image/png": {"schema": {"type": "string", "format": "binary"}},
-                "image/svg+xml": {"schema": {"type": "string"}},
-            },
-            "headers": success_response("image/png", "")[200]["headers"],
-        },
-        **ERRORS,
-    },
+    **answers_bytes(("image/png", "image/svg+xml"), "The QR code"),
 )
 def qr_generate(options: QrGenerateOptions) -> Response:
     result = generate_qr(
@@ -90,7 +36,7 @@ def qr_generate(options: QrGenerateOptions) -> Response:
         output=QrOutput(options.format),
         size=options.size,
         margin=options.margin,
-        error_correction=options.errorCorrection,
+        error_correction=options.error_correction,
         foreground=options.foreground,
         background=options.background,
     )
@@ -107,23 +53,13 @@ def qr_generate(options: QrGenerateOptions) -> Response:
         "answer is 400 invalid_input 'no QR code found in the image'."
     ),
     openapi_extra=IMAGE_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "Decoded",
-            schema=object_schema(
-                {"text": STRING, "format": {"type": "string", "enum": ["qr_code", "micro_qr_code", "rmqr_code"]}}
-            ),
-            example={"text": "https://example.com", "format": "qr_code"},
-        ),
-        **ERRORS,
-    },
+    **answers_json(QrReadResult, "Decoded"),
 )
 def qr_read(body: RawBody) -> Response:
     codes = read_codes(body, qr_only=True)
     if not codes:
         raise InvalidInput("no QR code found in the image")
-    return JSONResponse({"text": codes[0].text, "format": codes[0].format})
+    return json_response(QrReadResult.model_validate(codes[0]))
 
 
 @router.post(
@@ -137,10 +73,7 @@ def qr_read(body: RawBody) -> Response:
         "Latin-1; the 2-D formats up to their capacity. scale: pixels per module (default 2); height: bar height "
         "in px for linear codes (not itf14); includeText (default true) adds the human-readable text."
     ),
-    responses={
-        **success_response("image/svg+xml", "SVG barcode", schema={"type": "string"}),
-        **ERRORS,
-    },
+    **answers_bytes(("image/svg+xml",), "SVG barcode"),
 )
 def barcode_generate(options: BarcodeGenerateOptions) -> Response:
     svg = generate_barcode(
@@ -148,7 +81,7 @@ def barcode_generate(options: BarcodeGenerateOptions) -> Response:
         options.format,
         scale=options.scale,
         height=options.height,
-        include_text=options.includeText,
+        include_text=options.include_text,
         foreground=options.foreground,
         background=options.background,
     )
@@ -165,20 +98,10 @@ def barcode_generate(options: BarcodeGenerateOptions) -> Response:
         "case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list."
     ),
     openapi_extra=IMAGE_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "Decoded codes",
-            schema=object_schema(
-                {"codes": {"type": "array", "items": object_schema({"text": STRING, "format": STRING})}}
-            ),
-            example={"codes": [{"text": "4006381333931", "format": "ean13"}]},
-        ),
-        **ERRORS,
-    },
+    **answers_json(BarcodeReadResult, "Decoded codes"),
 )
 def barcode_read(body: RawBody) -> Response:
-    return JSONResponse({"codes": [{"text": code.text, "format": code.format} for code in read_codes(body)]})
+    return json_response(BarcodeReadResult(codes=[DecodedCode.model_validate(code) for code in read_codes(body)]))
 
 
 app = create_app(router, title="Codes")

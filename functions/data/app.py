@@ -10,41 +10,27 @@ from starlette.responses import Response
 from fileapi.convert.csv_json import csv_to_json, json_to_csv
 from fileapi.convert.encoding import decode_base64, decode_url, encode_base64, encode_url
 from fileapi.convert.json_text import MAX_INDENT, format_json, minify_json
+from fileapi.models.data import Base64EncodeOptions, CsvToJsonOptions, DataCsvToJsonResult, JsonToCsvOptions
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, STRING, binary_body, error_responses, success_response
+from fileapi.web.docs import json_body, raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
+from fileapi.web.routes import answers_bytes, answers_json, answers_text
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Data"])
 
-ANY_BYTES = ("application/octet-stream", "*/*")
 TEXT = ("text/plain",)
-JSON = ("application/json",)
-ERRORS = error_responses(METERED_STATUSES)
-
-Delimiter = Annotated[
-    str | None,
-    Query(
-        min_length=1,
-        max_length=1,
-        description="Field separator, one character (e.g. `,` `;` `|` or a tab as `%09`).",
-    ),
-]
 
 
 @router.post(
     "/v1/data/base64-encode",
     summary="Encode bytes as Base64",
     description="Any bytes in; Base64 text (RFC 4648, no line breaks) out.",
-    openapi_extra=binary_body(ANY_BYTES, "The bytes to encode (any content type)."),
-    responses={**success_response("text/plain", "Base64 text", schema={"type": "string"}, example="aGk="), **ERRORS},
+    openapi_extra=raw_body("The bytes to encode (any Content-Type)."),
+    **answers_text("text/plain", "Base64 text", "aGk="),
 )
-def base64_encode(
-    body: RawBody,
-    urlSafe: Annotated[bool, Query(description="Use the URL-safe alphabet (`-` `_`).")] = False,
-    padding: Annotated[bool, Query(description="Keep the trailing `=` padding.")] = True,
-) -> Response:
-    return Response(encode_base64(body, url_safe=urlSafe, padding=padding), media_type="text/plain")
+def base64_encode(body: RawBody, options: Annotated[Base64EncodeOptions, Query()]) -> Response:
+    return Response(encode_base64(body, **options.model_dump()), media_type="text/plain")
 
 
 @router.post(
@@ -54,8 +40,8 @@ def base64_encode(
         "Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are "
         "tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input."
     ),
-    openapi_extra=binary_body(("text/plain", "application/octet-stream"), "Base64 text.", text=True),
-    responses={**success_response("application/octet-stream", "The decoded bytes"), **ERRORS},
+    openapi_extra=raw_body("Base64 text.", text_types=TEXT, example="aGk="),
+    **answers_bytes((), "The decoded bytes"),
 )
 def base64_decode(body: RawBody) -> Response:
     return Response(decode_base64(body), media_type="application/octet-stream")
@@ -68,11 +54,8 @@ def base64_decode(body: RawBody) -> Response:
         "UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded "
         "as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded)."
     ),
-    openapi_extra=binary_body(TEXT, "UTF-8 text.", text=True),
-    responses={
-        **success_response("text/plain", "Percent-encoded text", schema={"type": "string"}, example="a%20b"),
-        **ERRORS,
-    },
+    openapi_extra=raw_body("UTF-8 text.", text_types=TEXT, example="a b"),
+    **answers_text("text/plain", "Percent-encoded text", "a%20b"),
 )
 def url_encode(
     body: RawBody,
@@ -88,8 +71,8 @@ def url_encode(
         "Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not "
         "decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`."
     ),
-    openapi_extra=binary_body(TEXT, "Percent-encoded text.", text=True),
-    responses={**success_response("text/plain", "Decoded text", schema={"type": "string"}, example="a b"), **ERRORS},
+    openapi_extra=raw_body("Percent-encoded text.", text_types=TEXT, example="a%20b"),
+    **answers_text("text/plain", "Decoded text", "a b"),
 )
 def url_decode(
     body: RawBody,
@@ -105,11 +88,8 @@ def url_decode(
         "Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a "
         "newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved."
     ),
-    openapi_extra=binary_body(JSON, "A JSON document.", text=True, example='{"b": 1, "a": [true, null, 1.50]}'),
-    responses={
-        **success_response("application/json", "Indented JSON", schema={}, example={"a": [1, 2]}),
-        **ERRORS,
-    },
+    openapi_extra=json_body("A JSON document.", example={"b": 1, "a": [True, None, 1.5]}),
+    **answers_text("application/json", "Indented JSON", {"a": [1, 2]}, schema={}),
 )
 def json_format(
     body: RawBody,
@@ -122,11 +102,8 @@ def json_format(
     "/v1/data/json-minify",
     summary="Minify JSON",
     description="Strict JSON in; the same document with all insignificant white space removed.",
-    openapi_extra=binary_body(JSON, "A JSON document.", text=True, example='{"b": 1, "a": [true, null, 1.50]}'),
-    responses={
-        **success_response("application/json", "Minified JSON", schema={}, example={"a": [1, 2]}),
-        **ERRORS,
-    },
+    openapi_extra=json_body("A JSON document.", example={"b": 1, "a": [True, None, 1.5]}),
+    **answers_text("application/json", "Minified JSON", {"a": [1, 2]}, schema={}),
 )
 def json_minify(body: RawBody) -> Response:
     return Response(minify_json(body), media_type="application/json")
@@ -142,31 +119,11 @@ def json_minify(body: RawBody) -> Response:
         "missing fields; a row longer than the header is 400). `header=false` gives arrays of strings. "
         "The delimiter is detected among `,` `;` TAB `|` unless given. Blank lines are skipped."
     ),
-    openapi_extra=binary_body(("text/csv", "text/plain"), "CSV text.", text=True),
-    responses={
-        **success_response(
-            "application/json",
-            "JSON array",
-            schema={
-                "type": "array",
-                "items": {
-                    "oneOf": [
-                        {"type": "object", "additionalProperties": STRING},
-                        {"type": "array", "items": STRING},
-                    ]
-                },
-            },
-            example=[{"a": "1", "b": "2"}],
-        ),
-        **ERRORS,
-    },
+    openapi_extra=raw_body("CSV text.", text_types=("text/csv", "text/plain"), example="a,b\r\n1,2\r\n"),
+    **answers_json(DataCsvToJsonResult, "JSON array"),
 )
-def csv_to_json_route(
-    body: RawBody,
-    delimiter: Delimiter = None,
-    header: Annotated[bool, Query(description="The first row holds the field names.")] = True,
-) -> Response:
-    return Response(csv_to_json(body, delimiter=delimiter, header=header), media_type="application/json")
+def csv_to_json_route(body: RawBody, options: Annotated[CsvToJsonOptions, Query()]) -> Response:
+    return Response(csv_to_json(body, **options.model_dump()), media_type="application/json")
 
 
 @router.post(
@@ -179,20 +136,15 @@ def csv_to_json_route(
         "with `=`, `+`, `-`, `@`, TAB or CR get a leading `'` so that spreadsheets do not run them as "
         "formulas (`escapeFormulas=false` turns this off). Anything but an array of objects is 400."
     ),
-    openapi_extra=binary_body(
-        JSON, "A JSON array of objects.", text=True, example='[{"a": 1, "b": "x"}, {"a": 2, "c": true}]'
+    openapi_extra=json_body(
+        "A JSON array of objects.",
+        schema={"type": "array", "items": {"type": "object", "additionalProperties": True}},
+        example=[{"a": 1, "b": "x"}, {"a": 2, "c": True}],
     ),
-    responses={
-        **success_response("text/csv", "CSV text", schema={"type": "string"}, example="a,b\r\n1,2\r\n"),
-        **ERRORS,
-    },
+    **answers_text("text/csv", "CSV text", "a,b\r\n1,2\r\n"),
 )
-def json_to_csv_route(
-    body: RawBody,
-    delimiter: Delimiter = None,
-    escapeFormulas: Annotated[bool, Query(description="Neutralise spreadsheet formulas in cells.")] = True,
-) -> Response:
-    csv_bytes = json_to_csv(body, delimiter=delimiter or ",", escape_formulas=escapeFormulas)
+def json_to_csv_route(body: RawBody, options: Annotated[JsonToCsvOptions, Query()]) -> Response:
+    csv_bytes = json_to_csv(body, **options.model_dump(exclude_none=True))  # no delimiter: a comma
     return Response(csv_bytes, media_type="text/csv")
 
 

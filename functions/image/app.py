@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from fileapi.convert.animation import AnimationOutcome
 from fileapi.convert.image import (
     FAVICON_PNGS,
-    Fit,
-    FlipDirection,
     ImageResult,
-    Rotation,
     compress_image,
     convert_image,
     crop_image,
@@ -23,43 +19,33 @@ from fileapi.convert.image import (
     resize_image,
     rotate_image,
 )
-from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.image_metadata import read_metadata, strip_metadata
-from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import (
-    INTEGER,
-    METERED_STATUSES,
-    METERING_HEADERS,
-    NUMBER,
-    STRING,
-    binary_body,
-    error_responses,
-    object_schema,
+from fileapi.models.image import (
+    CompressOptions,
+    ConvertOptions,
+    CropOptions,
+    FlipOptions,
+    ImageFaviconSetResult,
+    ImageReadMetadataResult,
+    ResizeOptions,
+    RotateOptions,
 )
+from fileapi.web.app import create_app, lambda_handler
+from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
+from fileapi.web.routes import answers_bytes, answers_json, json_response
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Image"])
-ERRORS = error_responses(METERED_STATUSES)
-IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/avif", "image/heic", "application/octet-stream")
-IMAGE_BODY = binary_body(
-    IMAGE_TYPES, "Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes)."
-)
-IMAGE_OUT: dict[int | str, dict[str, Any]] = {
-    200: {
-        "description": "The image. Content-Type gives its format.",
-        "content": {media: {"schema": {"type": "string", "format": "binary"}} for media in IMAGE_TYPES[:4]},
-    }
-}
+IMAGE_BODY = raw_body("Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes).")
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/avif")
+IMAGE_OUT = answers_bytes(IMAGE_TYPES, "The image")
 DEFAULTS = (
     "Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, "
     "else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; "
     "no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side "
     "or 50 megapixels are 413."
 )
-
-Quality = Annotated[int | None, Query(ge=1, le=100, description="1-100; default per format (see description).")]
-OutputFormat = Annotated[ImageFormat | None, Query(description="Output format (default: keep the input's).")]
 
 
 ANIMATION_HEADERS: dict[str, Any] = {
@@ -73,6 +59,7 @@ ANIMATION_HEADERS: dict[str, Any] = {
         "schema": {"type": "integer"},
     },
 }
+ANIMATED_OUT = answers_bytes(IMAGE_TYPES, "The image", headers=ANIMATION_HEADERS)
 ANIMATION = (
     " Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is "
     "WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame "
@@ -87,26 +74,15 @@ def _image(result: ImageResult) -> Response:
     return Response(result.data, media_type=result.media_type, headers=headers)
 
 
-def _responses(
-    ok: dict[int | str, dict[str, Any]] = IMAGE_OUT, *, animated: bool = False
-) -> dict[int | str, dict[str, Any]]:
-    headers = {**METERING_HEADERS, **ANIMATION_HEADERS} if animated else METERING_HEADERS
-    return {200: {**ok[200], "headers": headers}, **ERRORS}
-
-
 @router.post(
     "/v1/image/convert",
     summary="Convert an image to another format",
     description=f"Alpha is flattened onto white for JPEG. {DEFAULTS}{ANIMATION}",
     openapi_extra=IMAGE_BODY,
-    responses=_responses(animated=True),
+    **ANIMATED_OUT,
 )
-def convert(
-    body: RawBody,
-    to: Annotated[ImageFormat, Query(description="Target format.")],
-    quality: Quality = None,
-) -> Response:
-    return _image(convert_image(body, to=to, quality=quality))
+def convert(body: RawBody, options: Annotated[ConvertOptions, Query()]) -> Response:
+    return _image(convert_image(body, **options.model_dump()))
 
 
 @router.post(
@@ -121,17 +97,10 @@ def convert(
         f"{ANIMATION}"
     ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(animated=True),
+    **ANIMATED_OUT,
 )
-def resize(
-    body: RawBody,
-    width: Annotated[int | None, Query(ge=1, description="Target width in pixels.")] = None,
-    height: Annotated[int | None, Query(ge=1, description="Target height in pixels.")] = None,
-    fit: Annotated[Fit, Query(description="How to fit width x height.")] = Fit.COVER,
-    format: OutputFormat = None,
-    quality: Quality = None,
-) -> Response:
-    return _image(resize_image(body, width=width, height=height, fit=fit, fmt=format, quality=quality))
+def resize(body: RawBody, options: Annotated[ResizeOptions, Query()]) -> Response:
+    return _image(resize_image(body, **options.model_dump()))
 
 
 @router.post(
@@ -143,15 +112,10 @@ def resize(
         f"unchanged. {DEFAULTS}{ANIMATION}"
     ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(animated=True),
+    **ANIMATED_OUT,
 )
-def compress(
-    body: RawBody,
-    quality: Annotated[int, Query(ge=1, le=100, description="1-100.")],
-    format: OutputFormat = None,
-    colors: Annotated[int | None, Query(ge=2, le=256, description="PNG only: quantise to this many colours.")] = None,
-) -> Response:
-    return _image(compress_image(body, quality=quality, fmt=format, palette_colors=colors))
+def compress(body: RawBody, options: Annotated[CompressOptions, Query()]) -> Response:
+    return _image(compress_image(body, **options.model_dump()))
 
 
 @router.post(
@@ -163,8 +127,8 @@ def compress(
         "zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other "
         "formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first."
     ),
-    openapi_extra=binary_body(IMAGE_TYPES, "JPEG, PNG or WebP bytes."),
-    responses=_responses(),
+    openapi_extra=raw_body("JPEG, PNG or WebP bytes."),
+    **IMAGE_OUT,
 )
 def strip(body: RawBody) -> Response:
     data, media_type = strip_metadata(body)
@@ -181,46 +145,10 @@ def strip(body: RawBody) -> Response:
         "tags by their standard names (rationals as numbers, short byte values as Base64, long ones omitted)."
     ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(
-        {
-            200: {
-                "description": "ImageMetadata",
-                "content": {
-                    "application/json": {
-                        "schema": object_schema(
-                            {
-                                "width": INTEGER,
-                                "height": INTEGER,
-                                "takenAt": {"type": "string", "description": "ISO 8601, with offset when known."},
-                                "camera": {
-                                    "type": "object",
-                                    "additionalProperties": STRING,
-                                    "description": "make, model, lens when present.",
-                                },
-                                "gps": object_schema(
-                                    {"latitude": NUMBER, "longitude": NUMBER, "altitude": NUMBER},
-                                    optional=["altitude"],
-                                ),
-                                "exif": {"type": "object", "description": "Other EXIF tags by name."},
-                            },
-                            optional=["takenAt", "camera", "gps"],
-                        ),
-                        "example": {
-                            "width": 4000,
-                            "height": 3000,
-                            "takenAt": "2024-05-01T12:30:00+02:00",
-                            "camera": {"make": "NIKON", "model": "COOLPIX P6000"},
-                            "gps": {"latitude": 43.4674, "longitude": 11.8851, "altitude": 112.0},
-                            "exif": {"ExposureTime": 0.004, "FNumber": 2.8},
-                        },
-                    }
-                },
-            }
-        }
-    ),
+    **answers_json(ImageReadMetadataResult),
 )
 def read(body: RawBody) -> Response:
-    return JSONResponse(read_metadata(body).as_json())
+    return json_response(ImageReadMetadataResult.model_validate(read_metadata(body).as_json()))
 
 
 @router.post(
@@ -233,37 +161,10 @@ def read(body: RawBody) -> Response:
         "A non-square image is centred on a transparent square."
     ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(
-        {
-            200: {
-                "description": "FaviconSetResult",
-                "content": {
-                    "application/json": {
-                        "schema": {
-                            "type": "object",
-                            "required": ["ico", "pngs", "manifest"],
-                            "properties": {
-                                "ico": {"type": "string", "format": "byte"},
-                                "pngs": {
-                                    "type": "object",
-                                    "properties": {name: {"type": "string", "format": "byte"} for name in FAVICON_PNGS},
-                                },
-                                "manifest": {"type": "string"},
-                            },
-                        },
-                        "example": {
-                            "ico": "AAABAAMAEBAAAAAAIADoBAAANgAAACAg...",
-                            "pngs": {name: "iVBORw0KGgoAAAANSUhEUgAA..." for name in FAVICON_PNGS},
-                            "manifest": '{\n  "icons": [\n    {\n      "src": "/android-chrome-192x192.png", ...',
-                        },
-                    }
-                },
-            }
-        }
-    ),
+    **answers_json(ImageFaviconSetResult),
 )
 def favicons(body: RawBody) -> Response:
-    return JSONResponse(asdict(favicon_set(body)))
+    return json_response(ImageFaviconSetResult.model_validate(favicon_set(body)))
 
 
 @router.post(
@@ -273,18 +174,10 @@ def favicons(body: RawBody) -> Response:
         f"The rectangle x, y, width, height in displayed pixels must lie inside the image. {DEFAULTS}{ANIMATION}"
     ),
     openapi_extra=IMAGE_BODY,
-    responses=_responses(animated=True),
+    **ANIMATED_OUT,
 )
-def crop(
-    body: RawBody,
-    x: Annotated[int, Query(ge=0, description="Left edge, pixels.")],
-    y: Annotated[int, Query(ge=0, description="Top edge, pixels.")],
-    width: Annotated[int, Query(ge=1, description="Width, pixels.")],
-    height: Annotated[int, Query(ge=1, description="Height, pixels.")],
-    format: OutputFormat = None,
-    quality: Quality = None,
-) -> Response:
-    return _image(crop_image(body, x=x, y=y, width=width, height=height, fmt=format, quality=quality))
+def crop(body: RawBody, options: Annotated[CropOptions, Query()]) -> Response:
+    return _image(crop_image(body, **options.model_dump()))
 
 
 @router.post(
@@ -292,14 +185,10 @@ def crop(
     summary="Rotate an image clockwise",
     description=f"degrees 90, 180 or 270, clockwise. {DEFAULTS}{ANIMATION}",
     openapi_extra=IMAGE_BODY,
-    responses=_responses(animated=True),
+    **ANIMATED_OUT,
 )
-def rotate(
-    body: RawBody,
-    degrees: Annotated[Rotation, Query(description="Clockwise rotation in degrees.")],
-    format: OutputFormat = None,
-) -> Response:
-    return _image(rotate_image(body, degrees=int(degrees), fmt=format))
+def rotate(body: RawBody, options: Annotated[RotateOptions, Query()]) -> Response:
+    return _image(rotate_image(body, **options.model_dump()))
 
 
 @router.post(
@@ -307,14 +196,10 @@ def rotate(
     summary="Flip an image",
     description=f"horizontal mirrors left and right; vertical mirrors top and bottom. {DEFAULTS}{ANIMATION}",
     openapi_extra=IMAGE_BODY,
-    responses=_responses(animated=True),
+    **ANIMATED_OUT,
 )
-def flip(
-    body: RawBody,
-    direction: Annotated[FlipDirection, Query(description="horizontal or vertical.")],
-    format: OutputFormat = None,
-) -> Response:
-    return _image(flip_image(body, direction=direction.value, fmt=format))
+def flip(body: RawBody, options: Annotated[FlipOptions, Query()]) -> Response:
+    return _image(flip_image(body, **options.model_dump()))
 
 
 app = create_app(router, title="Image")

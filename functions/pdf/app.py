@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-from dataclasses import asdict
 from typing import Annotated, Literal
 
 import orjson
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.datastructures import UploadFile
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from fileapi.convert.pdf import (
-    RenderFormat,
     extract_text,
     merge_pdfs,
     pdf_info,
@@ -24,26 +22,30 @@ from fileapi.convert.pdf import (
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.errors import InvalidInput
+from fileapi.models.pdf import (
+    CompressOptions,
+    PdfCompressResult,
+    PdfExtractTextResult,
+    PdfFillFormRequest,
+    PdfInfoResult,
+    PdfMergeForm,
+    PdfRenderPageResult,
+    PdfSplitResult,
+    ProtectOptions,
+    RenderedPage,
+    RenderOptions,
+    WatermarkOptions,
+)
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.deadline import within_deadline
-from fileapi.web.docs import (
-    BASE64,
-    INTEGER,
-    METERED_STATUSES,
-    NUMBER,
-    STRING,
-    binary_body,
-    error_responses,
-    object_schema,
-    success_response,
-)
+from fileapi.web.docs import model_body, raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
+from fileapi.web.routes import answers_bytes, answers_json, json_response
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["PDF"])
-ERRORS = error_responses(METERED_STATUSES)
-PDF_BODY = binary_body(("application/pdf", "application/octet-stream"), "A PDF document.")
-PDF_OUT = success_response("application/pdf", "The PDF")
+PDF_BODY = raw_body("A PDF document (any Content-Type, e.g. application/pdf).")
+PDF_OUT = answers_bytes(("application/pdf",), "The PDF")
 Pages = Annotated[str | None, Query(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'.")]
 
 
@@ -61,34 +63,10 @@ def _pdf(data: bytes) -> Response:
         "password is 400 invalid_input. At most 2,000 pages (413)."
     ),
     openapi_extra=PDF_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "PdfInfo",
-            schema=object_schema(
-                {
-                    "pageCount": INTEGER,
-                    "pageSizes": {"type": "array", "items": object_schema({"width": NUMBER, "height": NUMBER})},
-                    "metadata": {
-                        "type": "object",
-                        "additionalProperties": STRING,
-                        "description": "title, author, subject, keywords, producer, creator when present.",
-                    },
-                    "encrypted": {"type": "boolean"},
-                }
-            ),
-            example={
-                "pageCount": 1,
-                "pageSizes": [{"width": 612.0, "height": 792.0}],
-                "metadata": {"title": "Report", "producer": "LibreOffice"},
-                "encrypted": False,
-            },
-        ),
-        **ERRORS,
-    },
+    **answers_json(PdfInfoResult),
 )
 def info(body: RawBody) -> Response:
-    return JSONResponse(asdict(pdf_info(body)))
+    return json_response(PdfInfoResult.model_validate(pdf_info(body)))
 
 
 @router.post(
@@ -99,23 +77,10 @@ def info(body: RawBody) -> Response:
         "string per chosen page; text joins them with a form feed (U+000C) between pages."
     ),
     openapi_extra=PDF_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "PdfTextResult",
-            schema=object_schema(
-                {
-                    "text": {"type": "string", "description": "The pages' text joined by form feeds."},
-                    "pages": {"type": "array", "items": STRING},
-                }
-            ),
-            example={"text": "Page one\fPage two", "pages": ["Page one", "Page two"]},
-        ),
-        **ERRORS,
-    },
+    **answers_json(PdfExtractTextResult),
 )
 def text(body: RawBody, pages: Pages = None) -> Response:
-    return JSONResponse(asdict(extract_text(body, pages=pages)))
+    return json_response(PdfExtractTextResult.model_validate(extract_text(body, pages=pages)))
 
 
 @router.post(
@@ -128,83 +93,24 @@ def text(body: RawBody, pages: Pages = None) -> Response:
         "fewer pages or a lower dpi)."
     ),
     openapi_extra=PDF_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "PdfRenderPageResult",
-            schema=object_schema(
-                {
-                    "pages": {
-                        "type": "array",
-                        "items": object_schema(
-                            {
-                                "page": {**INTEGER, "description": "1-based page number."},
-                                "bytes": {**BASE64, "description": "The image, base64-encoded."},
-                                "width": INTEGER,
-                                "height": INTEGER,
-                            }
-                        ),
-                    }
-                }
-            ),
-            example={"pages": [{"page": 1, "bytes": "iVBORw0KGgo...", "width": 1275, "height": 1650}]},
-        ),
-        **ERRORS,
-    },
+    **answers_json(PdfRenderPageResult),
 )
-def render(
-    body: RawBody,
-    pages: Pages = None,
-    format: Annotated[RenderFormat, Query(description="Image format.")] = RenderFormat.PNG,
-    dpi: Annotated[int, Query(ge=72, le=300, description="Resolution, dots per inch.")] = 150,
-) -> Response:
-    rendered = render_pages(body, pages=pages, fmt=format, dpi=dpi)
-    return JSONResponse({"pages": [asdict(page) for page in rendered]})
+def render(body: RawBody, options: Annotated[RenderOptions, Query()]) -> Response:
+    rendered = render_pages(body, **options.model_dump())
+    return json_response(PdfRenderPageResult(pages=[RenderedPage.model_validate(page) for page in rendered]))
 
 
 @router.post(
     "/v1/pdf/merge",
     summary="Merge PDFs",
     description=(
-        "multipart/form-data with one or more parts named `files` (PDF files), or JSON {files: [base64 PDFs]}. "
+        "multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of "
+        "the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. "
         "Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is "
         "400 naming its position. At most 5,000 pages in all."
     ),
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {
-                "multipart/form-data": {
-                    "schema": {
-                        "type": "object",
-                        "required": ["files"],
-                        "properties": {
-                            "files": {
-                                "type": "array",
-                                "items": {"type": "string", "format": "binary"},
-                                "description": "The PDFs, in order.",
-                            }
-                        },
-                    }
-                },
-                "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "required": ["files"],
-                        "properties": {
-                            "files": {
-                                "type": "array",
-                                "items": {"type": "string", "format": "byte"},
-                                "description": "The PDFs, in order, Base64-encoded.",
-                            }
-                        },
-                    },
-                    "example": {"files": ["JVBERi0xLjcK...", "JVBERi0xLjQK..."]},
-                },
-            },
-        }
-    },
-    responses={**PDF_OUT, **ERRORS},
+    openapi_extra=model_body("multipart/form-data", PdfMergeForm),
+    **PDF_OUT,
 )
 async def merge(request: Request) -> Response:
     content_type = request.headers.get("content-type", "").lower()
@@ -233,19 +139,11 @@ def _json_files(body: bytes) -> list[bytes]:
         "one PDF per range, in the order given. A range outside the document or reversed is 400."
     ),
     openapi_extra=PDF_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "PDFs",
-            schema=object_schema({"pdfs": {"type": "array", "items": BASE64, "description": "One PDF per range."}}),
-            example={"pdfs": ["JVBERi0xLjcK..."]},
-        ),
-        **ERRORS,
-    },
+    **answers_json(PdfSplitResult),
 )
 def split(body: RawBody, ranges: Annotated[str, Query(max_length=1000, description="e.g. '1-3,4-4,7'.")]) -> Response:
     parts = split_pdf(body, ranges=ranges)
-    return JSONResponse({"pdfs": [base64.b64encode(part).decode("ascii") for part in parts]})
+    return json_response(PdfSplitResult(pdfs=[base64.b64encode(part).decode("ascii") for part in parts]))
 
 
 @router.post(
@@ -256,7 +154,7 @@ def split(body: RawBody, ranges: Annotated[str, Query(max_length=1000, descripti
         "or 'all' (default)."
     ),
     openapi_extra=PDF_BODY,
-    responses={**PDF_OUT, **ERRORS},
+    **PDF_OUT,
 )
 def rotate(
     body: RawBody,
@@ -276,72 +174,25 @@ def rotate(
         "points (default: the text spans about 60% of the page's diagonal)."
     ),
     openapi_extra=PDF_BODY,
-    responses={**PDF_OUT, **ERRORS},
+    **PDF_OUT,
 )
-def watermark(
-    body: RawBody,
-    text: Annotated[str, Query(min_length=1, max_length=200, description="Watermark text.")],
-    opacity: Annotated[float, Query(ge=0, le=1, description="0 (invisible) to 1 (opaque).")] = DEFAULT_OPACITY,
-    rotation: Annotated[float, Query(ge=-360, le=360, description="Degrees, counter-clockwise.")] = DEFAULT_ROTATION,
-    fontSize: Annotated[float | None, Query(ge=1, le=1000, description="Points.")] = None,
-    pages: Pages = None,
-) -> Response:
-    return _pdf(watermark_pdf(body, text=text, opacity=opacity, rotation=rotation, font_size=fontSize, pages=pages))
+def watermark(body: RawBody, options: Annotated[WatermarkOptions, Query()]) -> Response:
+    return _pdf(watermark_pdf(body, **options.model_dump()))
 
 
 @router.post(
     "/v1/pdf/fill-form",
     summary="Fill a PDF form",
     description=(
-        "JSON {pdf: base64, fields: {name: value}, flatten?: boolean} or multipart/form-data with file (the PDF), "
+        "JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document "
+        "because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), "
         "fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false "
         "or their export value; radio groups an export value; choice fields one of their options (a list for "
         "multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With "
         "flatten=true the values are baked into the page content and the widgets and the AcroForm are removed."
     ),
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {
-                "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "required": ["pdf", "fields"],
-                        "properties": {
-                            "pdf": {"type": "string", "format": "byte", "description": "The PDF form, Base64-encoded."},
-                            "fields": {
-                                "type": "object",
-                                "additionalProperties": True,
-                                "description": "Field name to value: text, true/false, an export value or a list.",
-                            },
-                            "flatten": {
-                                "type": "boolean",
-                                "default": False,
-                                "description": "Bake the values into the pages and remove the form.",
-                            },
-                        },
-                    },
-                    "example": {
-                        "pdf": "JVBERi0xLjcK...",
-                        "fields": {"name": "Ada Lovelace", "agree": True, "country": "UK"},
-                        "flatten": False,
-                    },
-                },
-                "multipart/form-data": {
-                    "schema": {
-                        "type": "object",
-                        "required": ["file", "fields"],
-                        "properties": {
-                            "file": {"type": "string", "format": "binary", "description": "The PDF form."},
-                            "fields": {"type": "string", "description": "A JSON object of field name to value."},
-                            "flatten": {"type": "string", "enum": ["true", "false"], "description": "Default false."},
-                        },
-                    }
-                },
-            },
-        }
-    },
-    responses={**PDF_OUT, **ERRORS},
+    openapi_extra=model_body("application/json", PdfFillFormRequest),
+    **PDF_OUT,
 )
 async def fill(request: Request) -> Response:
     content_type = request.headers.get("content-type", "").lower()
@@ -407,7 +258,7 @@ def _flag(value: object) -> bool:
         "values can no longer be edited. A PDF without form fields is returned unchanged."
     ),
     openapi_extra=PDF_BODY,
-    responses={**PDF_OUT, **ERRORS},
+    **PDF_OUT,
 )
 def flatten(body: RawBody) -> Response:
     return _pdf(flatten_form(body))
@@ -424,39 +275,12 @@ def flatten(body: RawBody) -> Response:
         "savedPercent is a number with one decimal."
     ),
     openapi_extra=PDF_BODY,
-    responses={
-        **success_response(
-            "application/json",
-            "Compressed PDF",
-            schema={
-                "type": "object",
-                "required": ["bytes", "originalSize", "compressedSize", "savedPercent"],
-                "properties": {
-                    "bytes": {"type": "string", "format": "byte"},
-                    "originalSize": {"type": "integer"},
-                    "compressedSize": {"type": "integer"},
-                    "savedPercent": {"type": "number"},
-                },
-            },
-            example={"bytes": "JVBERi0xLjcK...", "originalSize": 120000, "compressedSize": 90000, "savedPercent": 25.0},
-        ),
-        **ERRORS,
-    },
+    **answers_json(PdfCompressResult),
 )
-def compress(
-    body: RawBody,
-    stripMetadata: Annotated[bool, Query(description="Remove the info dictionary and XMP.")] = False,
-    imageMaxSide: Annotated[int | None, Query(ge=16, le=10_000, description="Downsample larger images.")] = None,
-) -> Response:
-    result = compress_pdf(body, strip_metadata=stripMetadata, image_max_side=imageMaxSide)
-    return JSONResponse(
-        {
-            "bytes": base64.b64encode(result.data).decode("ascii"),
-            "originalSize": result.originalSize,
-            "compressedSize": result.compressedSize,
-            "savedPercent": result.savedPercent,
-        }
-    )
+def compress(body: RawBody, options: Annotated[CompressOptions, Query()]) -> Response:
+    result = compress_pdf(body, **options.model_dump())
+    document = base64.b64encode(result.data).decode("ascii")
+    return json_response(PdfCompressResult.model_validate({**vars(result), "bytes": document}))
 
 
 @router.post(
@@ -468,26 +292,10 @@ def compress(
         "allowPrinting (default true), allowCopying (default true), allowModifying (default false)."
     ),
     openapi_extra=PDF_BODY,
-    responses={**PDF_OUT, **ERRORS},
+    **PDF_OUT,
 )
-def protect(
-    body: RawBody,
-    userPassword: Annotated[str, Query(min_length=1, max_length=128, description="Password to open.")],
-    ownerPassword: Annotated[str | None, Query(min_length=1, max_length=128, description="Full rights.")] = None,
-    allowPrinting: bool = True,
-    allowCopying: bool = True,
-    allowModifying: bool = False,
-) -> Response:
-    return _pdf(
-        protect_pdf(
-            body,
-            user_password=userPassword,
-            owner_password=ownerPassword,
-            allow_printing=allowPrinting,
-            allow_copying=allowCopying,
-            allow_modifying=allowModifying,
-        )
-    )
+def protect(body: RawBody, options: Annotated[ProtectOptions, Query()]) -> Response:
+    return _pdf(protect_pdf(body, **options.model_dump()))
 
 
 app = create_app(router, title="Pdf")

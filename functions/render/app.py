@@ -8,10 +8,12 @@ from fastapi import APIRouter, Depends, Query
 from starlette.responses import Response
 
 from fileapi.convert.render import svg_to_png
+from fileapi.models.render import SvgToPngOptions
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERED_STATUSES, binary_body, error_responses, success_response
+from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
+from fileapi.web.routes import answers_bytes
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Render"])
 
@@ -28,20 +30,11 @@ router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], ta
         "URIs, and @import rules, are ignored. Malformed XML, entity-expansion bombs, nesting deeper than 256 "
         "or more than 200,000 elements are 400; outputs over 16383 px a side or 50 megapixels are 413."
     ),
-    openapi_extra=binary_body(("image/svg+xml", "application/octet-stream"), "SVG or SVGZ document.", text=False),
-    responses={**success_response("image/png", "PNG image"), **error_responses(METERED_STATUSES)},
+    openapi_extra=raw_body("SVG or SVGZ document (any Content-Type, e.g. image/svg+xml)."),
+    **answers_bytes(("image/png",), "PNG image"),
 )
-def svg_to_png_route(
-    body: RawBody,
-    scale: Annotated[float | None, Query(ge=0.1, le=10, description="Multiplies the intrinsic size.")] = None,
-    width: Annotated[int | None, Query(ge=1, description="Output width in pixels.")] = None,
-    height: Annotated[int | None, Query(ge=1, description="Output height in pixels.")] = None,
-    background: Annotated[
-        str | None, Query(max_length=100, description="CSS colour or `transparent` (default).")
-    ] = None,
-) -> Response:
-    png = svg_to_png(body, scale=scale, width=width, height=height, background=background)
-    return Response(png, media_type="image/png")
+def svg_to_png_route(body: RawBody, options: Annotated[SvgToPngOptions, Query()]) -> Response:
+    return Response(svg_to_png(body, **options.model_dump()), media_type="image/png")
 
 
 app = create_app(router, title="Render")

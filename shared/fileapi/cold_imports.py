@@ -41,6 +41,8 @@ FASTAPI = (
 # The shared code every function loads: settings, errors, the web layer (whose modules keep their
 # heavy imports inside the functions that use them).
 SHARED = ("fileapi", "fileapi.errors", "fileapi.settings", "fileapi.web.*")
+# The request and options models the FastAPI routes declare (pydantic, no converter behind them).
+MODELS = ("fileapi.models.*",)
 # Metering's own logic (not the DynamoDB stores, which come with boto3 on first use).
 METERING = (
     "fileapi.metering",
@@ -59,6 +61,7 @@ CONVERTING = (
     *LAMBDA,
     *FASTAPI,
     *SHARED,
+    *MODELS,
     *METERING,
     "fileapi.convert",
     "fileapi.convert.deadline",
@@ -99,7 +102,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.convert.wordcount",
     ),
     "account": (*CONVERTING, "fileapi.account", "fileapi.account.keys", "fileapi.account.mailer"),
-    "billing": (*LAMBDA, *FASTAPI, *SHARED, *METERING),
+    "billing": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
 }
 
 

@@ -100,7 +100,7 @@ class InternalError(ApiError):
     http_status = 500
 
 
-# Documented additions to the contract's list (README, OpenAPI).
+# Documented additions to the contract's list (docs/api.md, OpenAPI).
 
 
 class NotFound(ApiError):

@@ -45,6 +45,7 @@ class Settings:
     upgrade_url: str | None
     port: int
     billing_standin: bool
+    billing_standin_refused: bool
     local_base_url: str
     emit_metrics: bool
     stripe_webhook_secret: str | None
@@ -58,6 +59,8 @@ class Settings:
     dev_email: str
     dev_quota: int | None
     cors_allowed_origins: tuple[str, ...] | None  # None: the template's CorsAllowedOrigins default
+    tracing: bool
+    service_name: str
 
 
 def _int_env(name: str, default: int, *, minimum: int = 1) -> int:
@@ -117,6 +120,7 @@ def load_settings() -> Settings:
         upgrade_url=env.get("FILEAPI_UPGRADE_URL") or None,
         port=_int_env("FILEAPI_PORT", 3000),
         billing_standin=env.get("FILEAPI_BILLING_STANDIN") == "1",
+        billing_standin_refused=env.get("FILEAPI_BILLING_STANDIN") == "0",
         local_base_url=env.get("FILEAPI_LOCAL_BASE_URL") or f"http://127.0.0.1:{_int_env('FILEAPI_PORT', 3000)}",
         emit_metrics=bool(env.get("AWS_LAMBDA_FUNCTION_NAME")) or env.get("FILEAPI_METRICS") == "1",
         stripe_webhook_secret=env.get("FILEAPI_STRIPE_WEBHOOK_SECRET") or None,
@@ -130,7 +134,16 @@ def load_settings() -> Settings:
         dev_email=env.get("FILEAPI_DEV_EMAIL", "dev@example.com"),
         dev_quota=_int_env("FILEAPI_DEV_QUOTA", 0, minimum=0) if env.get("FILEAPI_DEV_QUOTA") else None,
         cors_allowed_origins=_list_env("FILEAPI_CORS_ALLOWED_ORIGINS"),
+        # X-Ray: on the Lambda runtime unless POWERTOOLS_TRACE_DISABLED (the template's TracingEnabled).
+        tracing=bool(env.get("AWS_LAMBDA_FUNCTION_NAME"))
+        and env.get("POWERTOOLS_TRACE_DISABLED", "false").lower() not in ("true", "1"),
+        service_name=env.get("POWERTOOLS_SERVICE_NAME", "fileapi"),
     )
+
+
+def child_environment(**extra: str) -> dict[str, str]:
+    """This process's environment with `extra` added: what a child process of the local tools starts with."""
+    return {**os.environ, **extra}
 
 
 @lru_cache(maxsize=1)

@@ -15,6 +15,7 @@ from PIL import Image
 from fileapi.convert.codes import QrOutput, generate_qr
 from fileapi.local.server import function_app
 from fileapi.local.template import TEMPLATE_PATH, load_functions
+from fileapi.web.docs import MULTIPART_EXTENSION
 from fileapi.web.errors import BODY_HINT, SEND_JSON
 from fileapi.web.request_bodies import BodyKind, route_bodies
 from fileapi.web.spec import OPENAPI_PATH
@@ -91,12 +92,13 @@ def test_the_samples_cover_every_bytes_in_route() -> None:
     assert set(JSON_SAMPLES) <= routes_of_kind(BodyKind.JSON)
 
 
-def test_the_openapi_document_lists_the_form_after_each_raw_body() -> None:
+def test_the_openapi_document_describes_the_form_beside_each_raw_body() -> None:
+    # The form is in an extension, not in `content`: generators given two bodies write broken clients.
     paths = json.loads(OPENAPI_PATH.read_bytes())["paths"]
     for path in SAMPLES:
-        content = paths[path]["post"]["requestBody"]["content"]
-        assert list(content)[-1] == "multipart/form-data" != next(iter(content)), path
-        schema = content["multipart/form-data"]["schema"]
+        body = paths[path]["post"]["requestBody"]
+        assert "multipart/form-data" not in body["content"], path
+        schema = body[MULTIPART_EXTENSION]["multipart/form-data"]["schema"]
         assert (schema["required"], schema["properties"]["file"]["format"]) == (["file"], "binary"), path
         assert "curl -F file=@photo.jpg" in schema["description"]
 

@@ -33,12 +33,16 @@ def test_no_key_is_401() -> None:
 
 def test_binary_round_trip_and_metering_headers(client: httpx.Client) -> None:
     data = bytes(range(256))
+    remaining = client.get("/v1/usage").json()["remaining"]  # not counted
     encoded = client.post("/v1/data/base64-encode", content=data)
     assert encoded.status_code == 200
-    for header in ("X-Quota-Remaining", "RateLimit-Limit", "RateLimit-Remaining"):
-        assert int(encoded.headers[header]) >= 0
+    assert int(encoded.headers["X-Quota-Remaining"]) == remaining - 1  # this request, counted once
     decoded = client.post("/v1/data/base64-decode", content=encoded.content)
     assert decoded.content == data
+    assert int(decoded.headers["X-Quota-Remaining"]) == remaining - 2
+    # The same bucket answers both: its size does not change, and each request takes a token from it.
+    assert decoded.headers["RateLimit-Limit"] == encoded.headers["RateLimit-Limit"]
+    assert int(encoded.headers["RateLimit-Remaining"]) < int(encoded.headers["RateLimit-Limit"])
 
 
 def test_invalid_input_is_an_api_error(client: httpx.Client) -> None:

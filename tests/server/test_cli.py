@@ -103,13 +103,31 @@ def test_run_serves_the_api_with_the_configured_dev_key(tmp_path: Path, stop: li
     assert "b@example.com" in duplicate.stderr
 
 
-def test_run_without_a_dev_key_creates_and_prints_one(tmp_path: Path, stop: list[subprocess.Popen[str]]) -> None:
-    process = start_run(run_env(tmp_path))
+def test_run_without_a_dev_key_creates_one_and_keeps_it_for_the_next_run(
+    tmp_path: Path, stop: list[subprocess.Popen[str]]
+) -> None:
+    env = run_env(tmp_path)
+    keys_dev = [sys.executable, "-m", "fileapi.local.cli", "keys", "dev"]
+    # before any run `fileapi keys dev` says what to do
+    before = subprocess.run(keys_dev, env=env, capture_output=True, text=True)
+    assert before.returncode == 1 and "make run" in before.stderr
+    process = start_run(env)
     stop.append(process)
     base_url, key = read_banner(process)
     wait_for_health(base_url, process)  # type: ignore[arg-type]
     usage = httpx.get(f"{base_url}/v1/usage", headers=auth(key)).json()
     assert (usage["plan"], usage["quota_monthly"]) == ("business", 1_000_000)
+    # the README's KEY=$(.venv/bin/fileapi keys dev) gives that key
+    assert subprocess.run(keys_dev, env=env, capture_output=True, text=True, check=True).stdout.strip() == key
+    # AND the next run (a fresh local table) serves the same key
+    process.send_signal(signal.SIGINT)
+    process.wait(timeout=15)
+    again = start_run(env)
+    stop.append(again)
+    base_url, second = read_banner(again)
+    assert second == key
+    wait_for_health(base_url, again)  # type: ignore[arg-type]
+    assert httpx.get(f"{base_url}/v1/usage", headers=auth(key)).status_code == 200
 
 
 def test_cli_help_lists_the_commands() -> None:

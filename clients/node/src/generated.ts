@@ -4,7 +4,7 @@ import { ApiError, FileApiBase, RateLimitedBase } from "./core.js";
 import type { CallOptions, FileInput, Operation, Result } from "./core.js";
 
 export interface DataBase64EncodeParams {
-  /** The bytes to encode (any content type). */
+  /** The bytes to encode (any Content-Type). */
   file: FileInput;
   /** Use the URL-safe alphabet (`-` `_`). */
   urlSafe?: boolean;
@@ -51,6 +51,8 @@ export interface DataCsvToJsonParams {
   /** The first row holds the field names. */
   header?: boolean;
 }
+
+export type DataCsvToJsonResult = Array<Record<string, string> | Array<string>>;
 
 export interface DataJsonToCsvParams {
   /** The JSON document: text or bytes are sent as they are (the numbers keep their text); other values are serialized. */
@@ -110,22 +112,28 @@ export interface ImageReadMetadataParams {
   file: FileInput;
 }
 
-export interface ImageReadMetadataResultGps {
-  "latitude": number;
-  "longitude": number;
-  "altitude"?: number;
-}
-
 export interface ImageReadMetadataResult {
+  /** Pixels, after the EXIF orientation. */
   "width": number;
+  /** Pixels, after the EXIF orientation. */
   "height": number;
   /** ISO 8601, with offset when known. */
   "takenAt"?: string;
   /** make, model, lens when present. */
   "camera"?: Record<string, string>;
-  "gps"?: ImageReadMetadataResultGps;
+  /** Present when the file has a position. */
+  "gps"?: Gps;
   /** Other EXIF tags by name. */
   "exif": Record<string, unknown>;
+}
+
+export interface Gps {
+  /** Degrees, north positive. */
+  "latitude": number;
+  /** Degrees, east positive. */
+  "longitude": number;
+  /** Metres; below sea level negative. */
+  "altitude"?: number;
 }
 
 export interface ImageFaviconSetParams {
@@ -133,19 +141,28 @@ export interface ImageFaviconSetParams {
   file: FileInput;
 }
 
-export interface ImageFaviconSetResultPngs {
-  "favicon-16x16.png"?: string;
-  "favicon-32x32.png"?: string;
-  "favicon-48x48.png"?: string;
-  "apple-touch-icon.png"?: string;
-  "android-chrome-192x192.png"?: string;
-  "android-chrome-512x512.png"?: string;
+export interface ImageFaviconSetResult {
+  /** favicon.ico with 16, 32 and 48 px, Base64-encoded. */
+  "ico": string;
+  /** Square PNGs by file name. */
+  "pngs": ImageFaviconSetResultPngs;
+  /** A web manifest snippet (JSON text) listing the android-chrome icons. */
+  "manifest": string;
 }
 
-export interface ImageFaviconSetResult {
-  "ico": string;
-  "pngs": ImageFaviconSetResultPngs;
-  "manifest": string;
+export interface ImageFaviconSetResultPngs {
+  /** 16 x 16 px. */
+  "favicon-16x16.png": string;
+  /** 32 x 32 px. */
+  "favicon-32x32.png": string;
+  /** 48 x 48 px. */
+  "favicon-48x48.png": string;
+  /** 180 x 180 px. */
+  "apple-touch-icon.png": string;
+  /** 192 x 192 px. */
+  "android-chrome-192x192.png": string;
+  /** 512 x 512 px. */
+  "android-chrome-512x512.png": string;
 }
 
 export interface ImageCropParams {
@@ -188,25 +205,30 @@ export interface ImageFlipParams {
 }
 
 export interface PdfInfoParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
 }
 
-export interface PdfInfoResultPageSizesItem {
-  "width": number;
-  "height": number;
-}
-
 export interface PdfInfoResult {
+  /** Number of pages. */
   "pageCount": number;
-  "pageSizes": Array<PdfInfoResultPageSizesItem>;
+  /** One per page, in order. */
+  "pageSizes": Array<PageSize>;
   /** title, author, subject, keywords, producer, creator when present. */
   "metadata": Record<string, string>;
+  /** Encrypted (with an empty user password: it was read). */
   "encrypted": boolean;
 }
 
+export interface PageSize {
+  /** Points. */
+  "width": number;
+  /** Points. */
+  "height": number;
+}
+
 export interface PdfExtractTextParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Pages such as '1,3,5', '2-4' or 'all'. */
   pages?: string;
@@ -215,13 +237,14 @@ export interface PdfExtractTextParams {
 export interface PdfExtractTextResult {
   /** The pages' text joined by form feeds. */
   "text": string;
+  /** One string per chosen page. */
   "pages": Array<string>;
 }
 
 export type RenderFormat = "png" | "jpeg" | "webp";
 
 export interface PdfRenderPageParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Pages such as '1,3,5', '2-4' or 'all'. */
   pages?: string;
@@ -231,17 +254,20 @@ export interface PdfRenderPageParams {
   dpi?: number;
 }
 
-export interface PdfRenderPageResultPagesItem {
-  /** 1-based page number. */
-  "page": number;
-  /** The image, base64-encoded. */
-  "bytes": string;
-  "width": number;
-  "height": number;
+export interface PdfRenderPageResult {
+  /** In the order asked for. */
+  "pages": Array<RenderedPage>;
 }
 
-export interface PdfRenderPageResult {
-  "pages": Array<PdfRenderPageResultPagesItem>;
+export interface RenderedPage {
+  /** 1-based page number. */
+  "page": number;
+  /** The image, Base64-encoded. */
+  "bytes": string;
+  /** Pixels. */
+  "width": number;
+  /** Pixels. */
+  "height": number;
 }
 
 export interface PdfMergeParams {
@@ -250,19 +276,19 @@ export interface PdfMergeParams {
 }
 
 export interface PdfSplitParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** e.g. '1-3,4-4,7'. */
   ranges: string;
 }
 
 export interface PdfSplitResult {
-  /** One PDF per range. */
+  /** One PDF per range, Base64-encoded, in the order given. */
   "pdfs": Array<string>;
 }
 
 export interface PdfRotateParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Clockwise rotation in degrees. */
   degrees: "90" | "180" | "270";
@@ -271,7 +297,7 @@ export interface PdfRotateParams {
 }
 
 export interface PdfWatermarkParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Watermark text. */
   text: string;
@@ -295,12 +321,12 @@ export interface PdfFillFormParams {
 }
 
 export interface PdfFlattenParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
 }
 
 export interface PdfCompressParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Remove the info dictionary and XMP. */
   stripMetadata?: boolean;
@@ -309,14 +335,18 @@ export interface PdfCompressParams {
 }
 
 export interface PdfCompressResult {
+  /** The compressed PDF, Base64-encoded. */
   "bytes": string;
+  /** Bytes in. */
   "originalSize": number;
+  /** Bytes out (never more than in). */
   "compressedSize": number;
+  /** Percent saved, one decimal. */
   "savedPercent": number;
 }
 
 export interface PdfProtectParams {
-  /** A PDF document. */
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
   /** Password to open. */
   userPassword: string;
@@ -330,11 +360,13 @@ export interface PdfProtectParams {
 export interface QrGenerateParams {
   /** Any Unicode text (UTF-8, with ECI when not Latin-1). */
   text: string;
+  /** Image format of the answer. */
   format?: "png" | "svg";
   /** Pixels per module; 9 makes a short URL ~300 px. */
   size?: number;
   /** Quiet zone in modules. */
   margin?: number;
+  /** Error correction level. */
   errorCorrection?: "L" | "M" | "Q" | "H";
   /** #rrggbb. */
   foreground?: string;
@@ -343,20 +375,25 @@ export interface QrGenerateParams {
 }
 
 export interface QrReadParams {
-  /** An image (JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF). */
+  /** An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
 }
 
 export interface QrReadResult {
+  /** The decoded text. */
   "text": string;
+  /** Kind of QR code. */
   "format": "qr_code" | "micro_qr_code" | "rmqr_code";
 }
 
 export type BarcodeFormat = "ean13" | "ean8" | "upca" | "upce" | "code128" | "code39" | "itf14" | "itf" | "datamatrix" | "pdf417" | "aztec";
 
 export interface BarcodeGenerateParams {
+  /** The data to encode. */
   text: string;
+  /** Symbology. */
   format: BarcodeFormat;
+  /** Image format of the answer. */
   output?: string;
   /** Pixels per module. */
   scale?: number;
@@ -371,21 +408,24 @@ export interface BarcodeGenerateParams {
 }
 
 export interface BarcodeReadParams {
-  /** An image (JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF). */
+  /** An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
 }
 
-export interface BarcodeReadResultCodesItem {
+export interface BarcodeReadResult {
+  /** In the order found. */
+  "codes": Array<DecodedCode>;
+}
+
+export interface DecodedCode {
+  /** The decoded text. */
   "text": string;
+  /** Symbology, named as in barcode/generate (e.g. ean13, qr_code). */
   "format": string;
 }
 
-export interface BarcodeReadResult {
-  "codes": Array<BarcodeReadResultCodesItem>;
-}
-
 export interface RenderSvgToPngParams {
-  /** SVG or SVGZ document. */
+  /** SVG or SVGZ document (any Content-Type, e.g. image/svg+xml). */
   file: FileInput;
   /** Multiplies the intrinsic size. */
   scale?: number;
@@ -400,14 +440,15 @@ export interface RenderSvgToPngParams {
 export type HashAlgorithm = "md5" | "sha1" | "sha256" | "sha384" | "sha512";
 
 export interface FileHashParams {
-  /** The bytes to hash (may be empty). */
+  /** The bytes to hash (may be empty; any Content-Type). */
   file: FileInput;
   /** Digest algorithm. */
   algorithm?: HashAlgorithm;
 }
 
 export interface FileHashResult {
-  "algorithm": "md5" | "sha1" | "sha256" | "sha384" | "sha512";
+  /** The digest algorithm used. */
+  "algorithm": HashAlgorithm;
   /** Digest in lower-case hexadecimal. */
   "hex": string;
   /** The same digest in Base64. */
@@ -417,14 +458,16 @@ export interface FileHashResult {
 }
 
 export interface FileDetectParams {
-  /** The file's bytes. */
+  /** The file's bytes (any Content-Type: the type is read from the bytes). */
   file: FileInput;
 }
 
 export interface FileDetectResult {
+  /** Media type, e.g. image/png. */
   "mime": string;
   /** Usual file extension, without the dot. */
   "extension": string;
+  /** What the file is, in words. */
   "description": string;
 }
 
@@ -434,15 +477,20 @@ export interface TextWordCountParams {
 }
 
 export interface TextWordCountResult {
-  "words"?: number;
+  /** Runs of letters and digits; each CJK ideograph or kana is one. */
+  "words": number;
   /** User-perceived characters (grapheme clusters). */
-  "characters"?: number;
-  "charactersNoSpaces"?: number;
-  "sentences"?: number;
-  "paragraphs"?: number;
-  "lines"?: number;
+  "characters": number;
+  /** Characters that are not white space. */
+  "charactersNoSpaces": number;
+  /** Ending in . ! ? … or their full-width forms. */
+  "sentences": number;
+  /** Separated by blank lines. */
+  "paragraphs": number;
+  /** Lines of text. */
+  "lines": number;
   /** words / 238, two decimals. */
-  "readingTimeMinutes"?: number;
+  "readingTimeMinutes": number;
 }
 
 export interface TextDiffParams {
@@ -458,25 +506,37 @@ export interface TextDiffParams {
   labelB?: string;
 }
 
-export interface TextDiffResultHunksItemLinesItem {
-  "type": "context" | "added" | "removed";
-  "text": string;
-}
-
-export interface TextDiffResultHunksItem {
-  "oldStart": number;
-  "oldLines": number;
-  "newStart": number;
-  "newLines": number;
-  "lines": Array<TextDiffResultHunksItemLinesItem>;
-}
-
 export interface TextDiffResult {
+  /** The texts are the same. */
   "identical": boolean;
+  /** Lines added. */
   "added": number;
+  /** Lines removed. */
   "removed": number;
+  /** The unified diff, as `diff -u` writes it. */
   "unified": string;
-  "hunks": Array<TextDiffResultHunksItem>;
+  /** The changes, in order. */
+  "hunks": Array<DiffHunk>;
+}
+
+export interface DiffHunk {
+  /** First line in the old text (1-based). */
+  "oldStart": number;
+  /** Lines of the old text in the hunk. */
+  "oldLines": number;
+  /** First line in the new text (1-based). */
+  "newStart": number;
+  /** Lines of the new text in the hunk. */
+  "newLines": number;
+  /** The hunk's lines in order. */
+  "lines": Array<DiffLine>;
+}
+
+export interface DiffLine {
+  /** Unchanged, added or removed. */
+  "type": "context" | "added" | "removed";
+  /** The line, without its line end. */
+  "text": string;
 }
 
 export interface TextMarkdownToHtmlParams {
@@ -494,17 +554,58 @@ export interface ColorConvertParams {
 export interface ColorConvertResult {
   /** #rrggbb, or #rrggbbaa when the input had an alpha. */
   "hex": string;
-  /** r, g, b integers 0-255 (+ a 0-1 when given). */
-  "rgb": Record<string, unknown>;
-  /** h degrees, s and l percent, one decimal (+ a). */
-  "hsl": Record<string, unknown>;
-  /** h degrees, s and v percent, one decimal (+ a). */
-  "hsv": Record<string, unknown>;
-  /** c, m, y, k percent, one decimal. */
-  "cmyk": Record<string, unknown>;
+  "rgb": Rgb;
+  "hsl": Hsl;
+  "hsv": Hsv;
+  "cmyk": Cmyk;
+}
+
+export interface Rgb {
+  /** Red, 0-255. */
+  "r": number;
+  /** Green, 0-255. */
+  "g": number;
+  /** Blue, 0-255. */
+  "b": number;
+  /** Alpha 0-1, three decimals; present when the input had one. */
+  "a"?: number;
+}
+
+export interface Hsl {
+  /** Hue, degrees 0-360. */
+  "h": number;
+  /** Saturation, percent. */
+  "s": number;
+  /** Lightness, percent. */
+  "l": number;
+  /** Alpha 0-1, three decimals; present when the input had one. */
+  "a"?: number;
+}
+
+export interface Hsv {
+  /** Hue, degrees 0-360. */
+  "h": number;
+  /** Saturation, percent. */
+  "s": number;
+  /** Value, percent. */
+  "v": number;
+  /** Alpha 0-1, three decimals; present when the input had one. */
+  "a"?: number;
+}
+
+export interface Cmyk {
+  /** Cyan, percent. */
+  "c": number;
+  /** Magenta, percent. */
+  "m": number;
+  /** Yellow, percent. */
+  "y": number;
+  /** Key (black), percent. */
+  "k": number;
 }
 
 export interface UsageResult {
+  /** The account's plan. */
   "plan": "starter" | "pro" | "growth" | "scale" | "business";
   /** Monthly cap in force (plan or account override). */
   "quota_monthly": number;
@@ -519,8 +620,9 @@ export interface UsageResult {
 }
 
 export interface KeysRotateResult {
+  /** What happened, in words. */
   "message": string;
-  /** sk_live_... */
+  /** The new key: sk_live_ and 49 letters and digits. */
   "api_key": string;
 }
 
@@ -530,18 +632,21 @@ export interface KeysRecoverParams {
 }
 
 export interface KeysRecoverResult {
+  /** What happens next. */
   "message": string;
 }
 
 export interface KeysRecoverConfirmParams {
+  /** The account's e-mail address. */
   email: string;
   /** The 8 digits from the e-mail. */
   code: string;
 }
 
 export interface KeysRecoverConfirmResult {
+  /** What happened, in words. */
   "message": string;
-  /** sk_live_... */
+  /** The new key: sk_live_ and 49 letters and digits. */
   "api_key": string;
 }
 
@@ -747,8 +852,8 @@ export class FileApiOperations extends FileApiBase {
    *
    * POST /v1/data/csv-to-json
    */
-  dataCsvToJson(params: DataCsvToJsonParams, options?: CallOptions): Promise<Result<Array<Record<string, string> | Array<string>>>> {
-    return this.call("data_csv_to_json", params, options) as Promise<Result<Array<Record<string, string> | Array<string>>>>;
+  dataCsvToJson(params: DataCsvToJsonParams, options?: CallOptions): Promise<Result<DataCsvToJsonResult>> {
+    return this.call("data_csv_to_json", params, options) as Promise<Result<DataCsvToJsonResult>>;
   }
   /**
    * Convert a JSON array of objects to CSV.
@@ -883,7 +988,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Merge PDFs.
    *
-   * multipart/form-data with one or more parts named `files` (PDF files), or JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
+   * multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
    *
    * POST /v1/pdf/merge
    */
@@ -923,7 +1028,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Fill a PDF form.
    *
-   * JSON {pdf: base64, fields: {name: value}, flatten?: boolean} or multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
+   * JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
    *
    * POST /v1/pdf/fill-form
    */

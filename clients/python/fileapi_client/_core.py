@@ -6,7 +6,7 @@ import base64
 import json
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Generic, Literal, TypeVar
@@ -18,8 +18,9 @@ __version__ = "0.1.0"
 DEFAULT_BASE_URL = "http://127.0.0.1:3000"
 USER_AGENT = f"fileapi-client-python/{__version__}"
 
-# bytes, a path (str or os.PathLike) or a binary file object opened for reading.
-FileInput = bytes | bytearray | memoryview | str | os.PathLike[str] | IO[bytes]
+# bytes, a path (str or os.PathLike), a binary file object opened for reading, or a stream of byte chunks
+# (an iterable such as a generator or an HTTP response's iter_bytes()).
+FileInput = bytes | bytearray | memoryview | str | os.PathLike[str] | IO[bytes] | Iterable[bytes]
 T = TypeVar("T")
 
 
@@ -153,7 +154,7 @@ class PreparedRequest:
 
 
 def read_file(value: Any, name: str) -> bytes:
-    """The bytes of a file input: bytes-like, a path, or a binary file object."""
+    """The bytes of a file input: bytes-like, a path, a binary file object, or an iterable of byte chunks."""
     if isinstance(value, bytes | bytearray | memoryview):
         return bytes(value)
     if isinstance(value, str | os.PathLike):
@@ -162,7 +163,13 @@ def read_file(value: Any, name: str) -> bytes:
         data = value.read()
         if isinstance(data, bytes):
             return data
-    raise TypeError(f"{name}: expected bytes, a path or a binary file object, got {type(value).__name__}")
+    elif isinstance(value, Iterable):
+        chunks = list(value)
+        if all(isinstance(chunk, bytes | bytearray | memoryview) for chunk in chunks):
+            return b"".join(chunks)
+    raise TypeError(
+        f"{name}: expected bytes, a path, a binary file object or an iterable of bytes, got {type(value).__name__}"
+    )
 
 
 def _query_value(value: Any) -> str:

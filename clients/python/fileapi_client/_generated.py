@@ -16,15 +16,11 @@ from fileapi_client._core import (
     SyncOperations,
 )
 
+DataCsvToJsonResult = list[dict[str, str] | list[str]]
+
 ImageFormat = Literal["jpeg", "png", "webp", "avif"]
 
 Fit = Literal["cover", "contain", "fill", "inside", "outside"]
-
-
-class ImageReadMetadataResultGps(TypedDict):
-    latitude: float
-    longitude: float
-    altitude: NotRequired[float]
 
 
 class ImageReadMetadataResult(TypedDict):
@@ -32,21 +28,14 @@ class ImageReadMetadataResult(TypedDict):
     height: int
     takenAt: NotRequired[str]
     camera: NotRequired[dict[str, str]]
-    gps: NotRequired[ImageReadMetadataResultGps]
+    gps: NotRequired[Gps]
     exif: dict[str, Any]
 
 
-ImageFaviconSetResultPngs = TypedDict(
-    "ImageFaviconSetResultPngs",
-    {
-        "favicon-16x16.png": NotRequired[str],
-        "favicon-32x32.png": NotRequired[str],
-        "favicon-48x48.png": NotRequired[str],
-        "apple-touch-icon.png": NotRequired[str],
-        "android-chrome-192x192.png": NotRequired[str],
-        "android-chrome-512x512.png": NotRequired[str],
-    },
-)
+class Gps(TypedDict):
+    latitude: float
+    longitude: float
+    altitude: NotRequired[float]
 
 
 class ImageFaviconSetResult(TypedDict):
@@ -55,21 +44,33 @@ class ImageFaviconSetResult(TypedDict):
     manifest: str
 
 
+ImageFaviconSetResultPngs = TypedDict(
+    "ImageFaviconSetResultPngs",
+    {
+        "favicon-16x16.png": str,
+        "favicon-32x32.png": str,
+        "favicon-48x48.png": str,
+        "apple-touch-icon.png": str,
+        "android-chrome-192x192.png": str,
+        "android-chrome-512x512.png": str,
+    },
+)
+
 Rotation = Literal[90, 180, 270]
 
 FlipDirection = Literal["horizontal", "vertical"]
 
 
-class PdfInfoResultPageSizesItem(TypedDict):
-    width: float
-    height: float
-
-
 class PdfInfoResult(TypedDict):
     pageCount: int
-    pageSizes: list[PdfInfoResultPageSizesItem]
+    pageSizes: list[PageSize]
     metadata: dict[str, str]
     encrypted: bool
+
+
+class PageSize(TypedDict):
+    width: float
+    height: float
 
 
 class PdfExtractTextResult(TypedDict):
@@ -80,15 +81,15 @@ class PdfExtractTextResult(TypedDict):
 RenderFormat = Literal["png", "jpeg", "webp"]
 
 
-class PdfRenderPageResultPagesItem(TypedDict):
+class PdfRenderPageResult(TypedDict):
+    pages: list[RenderedPage]
+
+
+class RenderedPage(TypedDict):
     page: int
     bytes: str
     width: int
     height: int
-
-
-class PdfRenderPageResult(TypedDict):
-    pages: list[PdfRenderPageResultPagesItem]
 
 
 class PdfSplitResult(TypedDict):
@@ -112,20 +113,20 @@ BarcodeFormat = Literal[
 ]
 
 
-class BarcodeReadResultCodesItem(TypedDict):
+class BarcodeReadResult(TypedDict):
+    codes: list[DecodedCode]
+
+
+class DecodedCode(TypedDict):
     text: str
     format: str
-
-
-class BarcodeReadResult(TypedDict):
-    codes: list[BarcodeReadResultCodesItem]
 
 
 HashAlgorithm = Literal["md5", "sha1", "sha256", "sha384", "sha512"]
 
 
 class FileHashResult(TypedDict):
-    algorithm: Literal["md5", "sha1", "sha256", "sha384", "sha512"]
+    algorithm: HashAlgorithm
     hex: str
     base64: str
     bytes: int
@@ -138,26 +139,13 @@ class FileDetectResult(TypedDict):
 
 
 class TextWordCountResult(TypedDict):
-    words: NotRequired[int]
-    characters: NotRequired[int]
-    charactersNoSpaces: NotRequired[int]
-    sentences: NotRequired[int]
-    paragraphs: NotRequired[int]
-    lines: NotRequired[int]
-    readingTimeMinutes: NotRequired[float]
-
-
-class TextDiffResultHunksItemLinesItem(TypedDict):
-    type: Literal["context", "added", "removed"]
-    text: str
-
-
-class TextDiffResultHunksItem(TypedDict):
-    oldStart: int
-    oldLines: int
-    newStart: int
-    newLines: int
-    lines: list[TextDiffResultHunksItemLinesItem]
+    words: int
+    characters: int
+    charactersNoSpaces: int
+    sentences: int
+    paragraphs: int
+    lines: int
+    readingTimeMinutes: float
 
 
 class TextDiffResult(TypedDict):
@@ -165,15 +153,56 @@ class TextDiffResult(TypedDict):
     added: int
     removed: int
     unified: str
-    hunks: list[TextDiffResultHunksItem]
+    hunks: list[DiffHunk]
+
+
+class DiffHunk(TypedDict):
+    oldStart: int
+    oldLines: int
+    newStart: int
+    newLines: int
+    lines: list[DiffLine]
+
+
+class DiffLine(TypedDict):
+    type: Literal["context", "added", "removed"]
+    text: str
 
 
 class ColorConvertResult(TypedDict):
     hex: str
-    rgb: dict[str, Any]
-    hsl: dict[str, Any]
-    hsv: dict[str, Any]
-    cmyk: dict[str, Any]
+    rgb: Rgb
+    hsl: Hsl
+    hsv: Hsv
+    cmyk: Cmyk
+
+
+class Rgb(TypedDict):
+    r: int
+    g: int
+    b: int
+    a: NotRequired[float]
+
+
+class Hsl(TypedDict):
+    h: float
+    s: float
+    l: float
+    a: NotRequired[float]
+
+
+class Hsv(TypedDict):
+    h: float
+    s: float
+    v: float
+    a: NotRequired[float]
+
+
+class Cmyk(TypedDict):
+    c: float
+    m: float
+    y: float
+    k: float
 
 
 class UsageResult(TypedDict):
@@ -921,7 +950,7 @@ class FileApiOperations(SyncOperations):
 
     def data_csv_to_json(
         self, text: str, *, delimiter: str | None = None, header: bool | None = None
-    ) -> Result[list[dict[str, str] | list[str]]]:
+    ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
         UTF-8 CSV (RFC 4180; BOM, CRLF or LF; quoted fields with delimiters, quotes and line breaks) in; a compact JSON array out. With a header row (default) each row is an object of strings keyed by the header (empty names become `columnN`, repeats get `_2`, `_3`...; short rows get `""` for the missing fields; a row longer than the header is 400). `header=false` gives arrays of strings. The delimiter is detected among `,` `;` TAB `|` unless given. Blank lines are skipped.
@@ -1083,7 +1112,7 @@ class FileApiOperations(SyncOperations):
     def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
         """Merge PDFs.
 
-        multipart/form-data with one or more parts named `files` (PDF files), or JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
+        multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
 
         POST /v1/pdf/merge
         """
@@ -1140,7 +1169,7 @@ class FileApiOperations(SyncOperations):
     def pdf_fill_form(self, *, pdf: FileInput, fields: dict[str, Any], flatten: bool | None = None) -> Result[bytes]:
         """Fill a PDF form.
 
-        JSON {pdf: base64, fields: {name: value}, flatten?: boolean} or multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
+        JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
 
         POST /v1/pdf/fill-form
         """
@@ -1499,7 +1528,7 @@ class AsyncFileApiOperations(AsyncOperations):
 
     async def data_csv_to_json(
         self, text: str, *, delimiter: str | None = None, header: bool | None = None
-    ) -> Result[list[dict[str, str] | list[str]]]:
+    ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
         UTF-8 CSV (RFC 4180; BOM, CRLF or LF; quoted fields with delimiters, quotes and line breaks) in; a compact JSON array out. With a header row (default) each row is an object of strings keyed by the header (empty names become `columnN`, repeats get `_2`, `_3`...; short rows get `""` for the missing fields; a row longer than the header is 400). `header=false` gives arrays of strings. The delimiter is detected among `,` `;` TAB `|` unless given. Blank lines are skipped.
@@ -1667,7 +1696,7 @@ class AsyncFileApiOperations(AsyncOperations):
     async def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
         """Merge PDFs.
 
-        multipart/form-data with one or more parts named `files` (PDF files), or JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
+        multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
 
         POST /v1/pdf/merge
         """
@@ -1726,7 +1755,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Fill a PDF form.
 
-        JSON {pdf: base64, fields: {name: value}, flatten?: boolean} or multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
+        JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
 
         POST /v1/pdf/fill-form
         """

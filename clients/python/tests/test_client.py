@@ -40,10 +40,11 @@ def api(local_api: LocalApi) -> Iterator[FileApi]:
         yield client
 
 
-def test_image_convert_from_bytes_path_and_file_object(api: FileApi, tmp_path: Path) -> None:
+def test_image_convert_from_bytes_path_file_object_and_stream(api: FileApi, tmp_path: Path) -> None:
     source = tmp_path / "in.png"
     source.write_bytes(png())
-    for given in (png(), source, str(source), source.open("rb")):
+    chunks = (png()[index : index + 100] for index in range(0, len(png()), 100))  # a stream of chunks
+    for given in (png(), source, str(source), source.open("rb"), chunks):
         result = api.image_convert(given, to="webp")
         assert result.status == 200
         assert result.content_type == "image/webp"

@@ -114,6 +114,8 @@ def generate_qr(
 
 
 class BarcodeFormat(StrEnum):
+    """Barcode symbologies that barcode/generate writes (linear, then 2-D)."""
+
     EAN13 = "ean13"
     EAN8 = "ean8"
     UPCA = "upca"

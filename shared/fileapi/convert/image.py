@@ -39,6 +39,8 @@ class Rotation(IntEnum):
 
 
 class FlipDirection(StrEnum):
+    """Which way to mirror an image."""
+
     HORIZONTAL = "horizontal"  # left and right swap
     VERTICAL = "vertical"  # top and bottom swap
 

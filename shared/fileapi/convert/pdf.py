@@ -345,6 +345,8 @@ def _page_text_by_pypdf(data: bytes, number: int, failure: BaseException) -> str
 
 
 class RenderFormat(StrEnum):
+    """Image formats of rendered PDF pages."""
+
     PNG = "png"
     JPEG = "jpeg"
     WEBP = "webp"

@@ -30,7 +30,7 @@ from fileapi.local import dynamo
 from fileapi.metering.accounts import Account
 from fileapi.metering.admin import change_account, create_key, ensure_key, limits_of
 from fileapi.metering.dynamodb import DynamoTable, create_table
-from fileapi.metering.keys import generate_key
+from fileapi.metering.keys import generate_key, is_well_formed
 from fileapi.metering.migrate import migrate_table
 from fileapi.metering.plans import CONTRACT_PLANS, Plan, PlanCatalog, UnknownPlan
 from fileapi.metering.store import AccountExists, AccountStore
@@ -38,6 +38,7 @@ from fileapi.metering.stores import dynamo_stores, open_table
 from fileapi.settings import Settings, load_settings
 
 RUN_STATE_FILE = "run.json"
+DEV_KEY_FILE = "dev-key"  # the key `fileapi run` made, kept for the next run (a local key on a local table)
 STANDIN_SECRET_FILE = "billing-standin-secret"  # noqa: S105 (a file name)
 
 
@@ -77,6 +78,8 @@ def _parser() -> argparse.ArgumentParser:
     create.set_defaults(command=cmd_keys_create)
     generate = keys.add_parser("generate", help="print a new random key (stores nothing), e.g. for FILEAPI_DEV_KEY")
     generate.set_defaults(command=cmd_keys_generate)
+    dev = keys.add_parser("dev", help="print the key of `fileapi run` (make run): KEY=$(.venv/bin/fileapi keys dev)")
+    dev.set_defaults(command=cmd_keys_dev)
 
     checkout = commands.add_parser(
         "checkout", help="the local billing stand-in: a paid checkout for an e-mail and a plan (key to the outbox)"
@@ -337,11 +340,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _billing_standin(settings: Settings) -> bool:
     """Turn the local billing stand-in on (fileapi.account.standin) unless a Stripe secret key is configured
     or FILEAPI_BILLING_STANDIN=0; it signs with its own endpoint secret, kept in the state folder."""
-    if (
-        os.environ.get("FILEAPI_BILLING_STANDIN") == "0"
-        or settings.stripe_secret_key
-        or settings.stripe_secret_key_parameter
-    ):
+    if settings.billing_standin_refused or settings.stripe_secret_key or settings.stripe_secret_key_parameter:
         return False
     os.environ["FILEAPI_BILLING_STANDIN"] = "1"
     os.environ["FILEAPI_STRIPE_WEBHOOK_SECRET"] = standin_secret(settings.state_dir)
@@ -385,14 +384,31 @@ def cmd_checkout(args: argparse.Namespace) -> int:
 
 
 def _dev_key(store: AccountStore) -> str:
-    """FILEAPI_DEV_KEY on FILEAPI_DEV_PLAN (default business) made sure of, or a new key."""
+    """FILEAPI_DEV_KEY on FILEAPI_DEV_PLAN (default business) made sure of; else the key of the last run (kept in
+    the state folder, so scripts and the README's `KEY=$(.venv/bin/fileapi keys dev)` keep working across
+    restarts), or a new one kept there."""
     settings = load_settings()
-    if settings.dev_key:
-        ensure_key(
-            store, key=settings.dev_key, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota
-        )
-        return settings.dev_key
-    return create_key(store, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota)
+    saved = settings.state_dir / DEV_KEY_FILE
+    key = settings.dev_key or (saved.read_text().strip() if saved.is_file() else None)
+    if key is not None and is_well_formed(key):
+        ensure_key(store, key=key, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota)
+    else:
+        key = create_key(store, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota)
+    if not settings.dev_key:
+        saved.parent.mkdir(parents=True, exist_ok=True)
+        saved.write_text(key + "\n")
+        saved.chmod(0o600)
+    return key
+
+
+def cmd_keys_dev(args: argparse.Namespace) -> int:
+    saved = load_settings().state_dir / DEV_KEY_FILE
+    key = load_settings().dev_key or (saved.read_text().strip() if saved.is_file() else None)
+    if not key:
+        print("no key yet: start the API with `make run` (it makes one and keeps it)", file=sys.stderr)
+        return 1
+    print(key)
+    return 0
 
 
 def _uvicorn(args: argparse.Namespace) -> None:

@@ -15,6 +15,8 @@ import time
 import urllib.error
 import urllib.request
 
+from fileapi.settings import child_environment
+
 LOCAL_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "local",
     "AWS_SECRET_ACCESS_KEY": "local",
@@ -44,7 +46,7 @@ def start_process(
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Start the endpoint in a child process; return it and its URL once it answers."""
     port = port or free_port(host)
-    env = {**os.environ, **LOCAL_CREDENTIALS}
+    env = child_environment(**LOCAL_CREDENTIALS)
     process = subprocess.Popen(
         [sys.executable, "-m", "fileapi.local.dynamo", host, str(port), str(os.getpid())],
         env=env,

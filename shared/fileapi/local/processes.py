@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from fileapi.local.dynamo import LOCAL_CREDENTIALS
+from fileapi.settings import child_environment
 
 
 def start_api_server(
@@ -21,14 +21,13 @@ def start_api_server(
 ) -> subprocess.Popen[bytes]:
     """A `fileapi serve` process on 127.0.0.1:`port` (with `workers` worker processes) using `table`
     at `endpoint`, logging warnings only (to `log_path` when given), with `env` added to its environment."""
-    environment = {
-        **os.environ,
+    environment = child_environment(
         **LOCAL_CREDENTIALS,
-        "FILEAPI_DYNAMODB_ENDPOINT": endpoint,
-        "FILEAPI_TABLE": table,
-        "POWERTOOLS_LOG_LEVEL": "WARNING",
+        FILEAPI_DYNAMODB_ENDPOINT=endpoint,
+        FILEAPI_TABLE=table,
+        POWERTOOLS_LOG_LEVEL="WARNING",
         **(env or {}),
-    }
+    )
     output = log_path.open("ab") if log_path is not None else subprocess.DEVNULL
     try:
         return subprocess.Popen(

@@ -56,8 +56,9 @@ class Bucket:
         return self.now_us + self.tolerance_us - self.interval_us
 
     def remaining_after(self, new_tat_us: int) -> int:
-        """Requests that could still be sent at once after the TAT moved to `new_tat_us`."""
-        return max(0, (self.now_us + self.tolerance_us - new_tat_us) // self.interval_us)
+        """Requests that could still be sent at once after the TAT moved to `new_tat_us` (0 to `burst`: a TAT in
+        the past, as on a shard no request has reached yet, is a full bucket)."""
+        return max(0, min(self.burst, (self.now_us + self.tolerance_us - new_tat_us) // self.interval_us))
 
     def retry_after_seconds(self, tat_us: int) -> int:
         """Whole seconds (>= 1) until a bucket whose TAT is `tat_us` admits a request."""

@@ -70,22 +70,36 @@ def error_responses(statuses: Iterable[int]) -> dict[int | str, dict[str, Any]]:
     return responses
 
 
-def object_schema(properties: dict[str, Any], *, optional: Iterable[str] = ()) -> dict[str, Any]:
-    """A JSON object schema whose properties are all required except `optional`."""
-    skip = set(optional)
+OCTET_STREAM = "application/octet-stream"
+BINARY: dict[str, Any] = {"type": "string", "format": "binary"}
+ANY_JSON: dict[str, Any] = {"description": "Any JSON value: the document itself, not a string holding it."}
+
+
+def raw_body(description: str, *, text_types: Sequence[str] = (), example: Any = None) -> dict[str, Any]:
+    """An `openapi_extra` with a raw request body: `application/octet-stream` bytes, and the text media
+    types `text_types` (a string schema, and the example) when the body is text.
+
+    The server reads the bytes whatever the Content-Type (formats are detected from the bytes), so one
+    binary media type is declared rather than one per format: generators that know only
+    application/octet-stream (openapi-python-client) then generate every operation.
+    """
+    content: dict[str, Any] = {}
+    for media_type in text_types:
+        content[media_type] = {"schema": {"type": "string"}, **({"example": example} if example is not None else {})}
+    content[OCTET_STREAM] = {"schema": BINARY}
     return {
-        "type": "object",
-        "required": [name for name in properties if name not in skip],
-        "properties": properties,
+        "requestBody": {
+            "required": True,
+            "description": description,
+            "content": content,
+            # The same input as a form (fileapi.web.request_bodies), in an extension rather than in `content`:
+            # code generators given two bodies for one operation write clients that do not import.
+            MULTIPART_EXTENSION: {"multipart/form-data": {"schema": MULTIPART_FILE_SCHEMA}},
+        }
     }
 
 
-STRING: dict[str, Any] = {"type": "string"}
-NUMBER: dict[str, Any] = {"type": "number"}
-INTEGER: dict[str, Any] = {"type": "integer"}
-BASE64: dict[str, Any] = {"type": "string", "format": "byte"}
-
-
+MULTIPART_EXTENSION = "x-also-multipart"
 MULTIPART_FILE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "description": (
@@ -105,25 +119,49 @@ MULTIPART_FILE_SCHEMA: dict[str, Any] = {
 }
 
 
-def binary_body(
-    media_types: Sequence[str], description: str, *, text: bool = False, example: Any = None
-) -> dict[str, Any]:
-    """An `openapi_extra` with a raw request body of the given media types (and an example), and the same input
-    as a multipart/form-data file (fileapi.web.request_bodies). The raw media types come first: they are what
-    the SDKs send (clients/operations.py)."""
-    schema = {"type": "string"} if text else {"type": "string", "format": "binary"}
-    entry: dict[str, Any] = {"schema": schema}
+def json_body(description: str, *, schema: dict[str, Any] | None = None, example: Any = None) -> dict[str, Any]:
+    """An `openapi_extra` with a JSON request body that the route reads as raw bytes (so its text is kept
+    exactly): `schema` (default: any JSON value) says what the document holds; never `{type: string}`,
+    which makes generated clients send the JSON text double-encoded."""
+    entry: dict[str, Any] = {"schema": schema if schema is not None else ANY_JSON}
     if example is not None:
         entry["example"] = example
-    content: dict[str, Any] = {media: dict(entry) for media in media_types}
-    content["multipart/form-data"] = {"schema": MULTIPART_FILE_SCHEMA}
     return {
         "requestBody": {
             "required": True,
             "description": description,
-            "content": content,
+            "content": {"application/json": entry},
+            MULTIPART_EXTENSION: {"multipart/form-data": {"schema": MULTIPART_FILE_SCHEMA}},  # a .json file
         }
     }
+
+
+def model_body(media_type: str, model: type[BaseModel], description: str = "") -> dict[str, Any]:
+    """An `openapi_extra` with a request body of `media_type` shaped by `model`, for a route that reads
+    the body itself (so FastAPI does not see the model): the model's schema inline, by its wire names."""
+    schema = model.model_json_schema(by_alias=True)
+    return {
+        "requestBody": {
+            "required": True,
+            "description": description or (model.__doc__ or "").strip(),
+            "content": {media_type: {"schema": schema}},
+        }
+    }
+
+
+def binary_response(media_types: Sequence[str], description: str, *, metered: bool = True) -> dict[int | str, Any]:
+    """The 200 entry of a route answering bytes in one of `media_types` (text types such as SVG are
+    strings, the others binary), followed by `application/octet-stream`: generators that know no image or
+    PDF type (openapi-python-client) then generate a success handler returning the bytes."""
+    content: dict[str, Any] = {
+        media_type: {"schema": {"type": "string"} if media_type == "image/svg+xml" else BINARY}
+        for media_type in media_types
+    }
+    content.setdefault(OCTET_STREAM, {"schema": BINARY})
+    entry: dict[str, Any] = {"description": f"{description} (Content-Type names the format)", "content": content}
+    if metered:
+        entry["headers"] = METERING_HEADERS
+    return {200: entry}
 
 
 def success_response(
@@ -135,7 +173,7 @@ def success_response(
     metered: bool = True,
 ) -> dict[int | str, dict[str, Any]]:
     """The 200 response entry with its media type, schema, example and the metering headers."""
-    content: dict[str, Any] = {"schema": schema if schema is not None else {"type": "string", "format": "binary"}}
+    content: dict[str, Any] = {"schema": schema if schema is not None else BINARY}
     if example is not None:
         content["example"] = example
     entry: dict[str, Any] = {"description": description, "content": {media_type: content}}
@@ -177,13 +215,14 @@ def operation_id(path: str) -> str:
 def _tidy(spec: dict[str, Any]) -> None:
     """Make the generated document say exactly what the API does.
 
-    Operation ids come from the paths. FastAPI's 422 entries go: validation errors are 400
-    invalid_input here. The empty `application/json` entry FastAPI adds beside a route's real media
-    types goes. Error bodies name their codes through the `ApiErrorCode` enum.
+    Operation ids come from the paths; operations without a key say `security: []`. FastAPI's 422
+    entries go: validation errors are 400 invalid_input here. The empty `application/json` entry
+    FastAPI adds beside a route's real media types goes. Error bodies name their codes through the `ApiErrorCode` enum.
     """
     for path, operations in spec["paths"].items():
         for operation in operations.values():
             operation["operationId"] = operation_id(path)
+            operation.setdefault("security", [])  # public: said explicitly, so no global default applies
             responses = operation["responses"]
             responses.pop("422", None)
             content = responses.get("200", {}).get("content", {})

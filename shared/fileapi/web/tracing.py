@@ -10,19 +10,18 @@ disabled, nothing is imported and `subsegment` does nothing.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+from fileapi.settings import get_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools import Tracer
 
 
 def tracing_enabled() -> bool:
-    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME")) and os.environ.get(
-        "POWERTOOLS_TRACE_DISABLED", "false"
-    ).lower() not in ("true", "1")
+    return get_settings().tracing
 
 
 @lru_cache(maxsize=1)
@@ -31,7 +30,7 @@ def get_tracer() -> Tracer | None:
         return None
     from aws_lambda_powertools import Tracer
 
-    return Tracer(service=os.environ.get("POWERTOOLS_SERVICE_NAME", "fileapi"), patch_modules=["botocore"])
+    return Tracer(service=get_settings().service_name, patch_modules=["botocore"])
 
 
 @contextlib.contextmanager

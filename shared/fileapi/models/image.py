@@ -1,0 +1,118 @@
+"""Images: the options of each operation, metadata and favicon sets."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field, create_model
+
+from fileapi.convert.image import FAVICON_PNGS, Fit, FlipDirection, Rotation
+from fileapi.convert.image_io import ImageFormat
+from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
+
+
+class Gps(ApiModel):
+    """Where the picture was taken: signed decimal degrees (south and west negative)."""
+
+    latitude: float = Field(description="Degrees, north positive.")
+    longitude: float = Field(description="Degrees, east positive.")
+    altitude: float | None = Field(default=None, description="Metres; below sea level negative.")
+
+
+class ImageReadMetadataResult(ApiModel):
+    """The image's size as displayed and what its EXIF says."""
+
+    model_config = example(
+        {
+            "width": 4000,
+            "height": 3000,
+            "takenAt": "2024-05-01T12:30:00+02:00",
+            "camera": {"make": "NIKON", "model": "COOLPIX P6000"},
+            "gps": {"latitude": 43.4674, "longitude": 11.8851, "altitude": 112.0},
+            "exif": {"ExposureTime": 0.004, "FNumber": 2.8},
+        }
+    )
+
+    width: int = Field(description="Pixels, after the EXIF orientation.")
+    height: int = Field(description="Pixels, after the EXIF orientation.")
+    taken_at: str | None = Field(default=None, description="ISO 8601, with offset when known.")
+    camera: dict[str, str] | None = Field(default=None, description="make, model, lens when present.")
+    gps: Gps | None = Field(default=None, description="Present when the file has a position.")
+    exif: dict[str, Any] = Field(description="Other EXIF tags by name.")
+
+
+ImageFaviconSetResultPngs = create_model(
+    "ImageFaviconSetResultPngs",
+    __base__=ApiModel,
+    __doc__="Square PNGs by file name, Base64-encoded.",
+    **{
+        f"png_{size}_{position}": (Base64Text, Field(alias=name, description=f"{size} x {size} px."))
+        for position, (name, size) in enumerate(FAVICON_PNGS.items())
+    },  # type: ignore[call-overload]
+)
+
+
+class ImageFaviconSetResult(ApiModel):
+    """A favicon set: favicon.ico, square PNGs and a web manifest snippet."""
+
+    model_config = example(
+        {
+            "ico": examples.ICO_BASE64,
+            "pngs": {name: examples.PNG_BASE64 for name in FAVICON_PNGS},
+            "manifest": examples.MANIFEST,
+        }
+    )
+
+    ico: Base64Text = Field(description="favicon.ico with 16, 32 and 48 px, Base64-encoded.")
+    pngs: ImageFaviconSetResultPngs = Field(description="Square PNGs by file name.")  # type: ignore[valid-type]
+    manifest: str = Field(description="A web manifest snippet (JSON text) listing the android-chrome icons.")
+
+
+OutputFormat = Annotated[
+    ImageFormat | None, Field(alias="format", description="Output format (default: keep the input's).")
+]
+Quality = Annotated[int | None, Field(ge=1, le=100, description="1-100; default per format (see description).")]
+
+
+# Each options model's fields are its converter's keyword arguments (a test holds them together), so a
+# route calls `converter(body, **options.model_dump())`.
+
+
+class ConvertOptions(QueryOptions):
+    to: ImageFormat = Field(description="Target format.")
+    quality: Quality = None
+
+
+class ResizeOptions(QueryOptions):
+    width: int | None = Field(default=None, ge=1, description="Target width in pixels.")
+    height: int | None = Field(default=None, ge=1, description="Target height in pixels.")
+    fit: Fit = Field(default=Fit.COVER, description="How to fit width x height.")
+    fmt: OutputFormat = None
+    quality: Quality = None
+
+
+class CompressOptions(QueryOptions):
+    quality: int = Field(ge=1, le=100, description="1-100.")
+    fmt: OutputFormat = None
+    palette_colors: int | None = Field(
+        default=None, alias="colors", ge=2, le=256, description="PNG only: quantise to this many colours."
+    )
+
+
+class CropOptions(QueryOptions):
+    x: int = Field(ge=0, description="Left edge, pixels.")
+    y: int = Field(ge=0, description="Top edge, pixels.")
+    width: int = Field(ge=1, description="Width, pixels.")
+    height: int = Field(ge=1, description="Height, pixels.")
+    fmt: OutputFormat = None
+    quality: Quality = None
+
+
+class RotateOptions(QueryOptions):
+    degrees: Rotation = Field(description="Clockwise rotation in degrees.")
+    fmt: OutputFormat = None
+
+
+class FlipOptions(QueryOptions):
+    direction: FlipDirection = Field(description="horizontal or vertical.")
+    fmt: OutputFormat = None

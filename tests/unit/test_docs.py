@@ -1,0 +1,40 @@
+"""The docs against their sources: docs/api.md names every path of the OpenAPI document and no other,
+and the README stays a first page."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from fileapi.local.template import PROJECT_ROOT
+from fileapi.web.spec import OPENAPI_PATH
+
+API_DOC = PROJECT_ROOT / "docs" / "api.md"
+
+
+def test_api_doc_names_every_operation_of_the_document_and_no_other() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    documented = {f"{method.upper()} {path}" for path, item in spec["paths"].items() for method in item}
+    named = set(re.findall(r"`((?:GET|POST|PUT|DELETE) /[\w/.{}-]*)(?:\?[^`]*)?`", API_DOC.read_text(encoding="utf-8")))
+    assert documented - named == set(), "operations of /openapi.json that docs/api.md does not name"
+    assert named - documented == set(), "operations docs/api.md names that /openapi.json does not have"
+
+
+def test_readme_is_a_first_page() -> None:
+    lines = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250
+    for linked in re.findall(r"\]\((docs/[\w.-]+\.md)", "\n".join(lines)):
+        assert (PROJECT_ROOT / linked).is_file(), linked
+
+
+def test_api_doc_figures_are_the_code_s() -> None:
+    from fileapi.metering.plans import CONTRACT_PLANS
+    from fileapi.settings import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_RESPONSE_BYTES
+
+    text = API_DOC.read_text(encoding="utf-8")
+    for plan in CONTRACT_PLANS.values():
+        row = f"| {plan.name} | {plan.sustained_per_second:g} | {plan.burst} | {plan.quota_monthly:,} |"
+        assert row in text, row
+    for figure in (f"{DEFAULT_MAX_BODY_BYTES:,} bytes", f"{DEFAULT_MAX_RESPONSE_BYTES:,} bytes"):
+        assert figure in text, figure
+    assert f"within {DEFAULT_DEADLINE_SECONDS} s" in text

@@ -1,0 +1,49 @@
+"""Each endpoint's query options model and its converter's keyword arguments are one list: the routes
+call `converter(body, **options.model_dump())`, so a field the converter does not take, or a keyword it
+needs that the model lacks, fails here before any request does."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from fileapi.convert.csv_json import csv_to_json, json_to_csv
+from fileapi.convert.encoding import encode_base64
+from fileapi.convert.image import compress_image, convert_image, crop_image, flip_image, resize_image, rotate_image
+from fileapi.convert.pdf import render_pages
+from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, watermark_pdf
+from fileapi.convert.render import svg_to_png
+from fileapi.models import data, image, pdf, render
+
+PAIRS: list[tuple[type[BaseModel], Callable[..., Any]]] = [
+    (image.ConvertOptions, convert_image),
+    (image.ResizeOptions, resize_image),
+    (image.CompressOptions, compress_image),
+    (image.CropOptions, crop_image),
+    (image.RotateOptions, rotate_image),
+    (image.FlipOptions, flip_image),
+    (pdf.RenderOptions, render_pages),
+    (pdf.WatermarkOptions, watermark_pdf),
+    (pdf.CompressOptions, compress_pdf),
+    (pdf.ProtectOptions, protect_pdf),
+    (data.Base64EncodeOptions, encode_base64),
+    (data.CsvToJsonOptions, csv_to_json),
+    (data.JsonToCsvOptions, json_to_csv),
+    (render.SvgToPngOptions, svg_to_png),
+]
+
+
+@pytest.mark.parametrize(("model", "converter"), PAIRS, ids=[model.__qualname__ for model, _ in PAIRS])
+def test_options_are_the_converter_s_keywords(model: type[BaseModel], converter: Callable[..., Any]) -> None:
+    keywords = {
+        name: parameter
+        for name, parameter in inspect.signature(converter).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+    required = {name for name, parameter in keywords.items() if parameter.default is inspect.Parameter.empty}
+    assert set(model.model_fields) <= set(keywords), "fields the converter does not take"
+    assert required <= set(model.model_fields), "keywords the converter needs that the model lacks"
