@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +30,7 @@ from bench.exactness import bench_gfm, bench_json, bench_too_large
 from bench.image import bench_image
 from bench.metering import bench_metering_costs
 from bench.pdf import bench_pdf
+from bench.request_path import bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
 from bench.timing import command_seconds, median_seconds, row
@@ -39,7 +39,7 @@ from fileapi.convert.hashing import hash_bytes
 from fileapi.convert.markdown_html import markdown_to_html
 from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server
-from fileapi.local.template import PROJECT_ROOT, load_functions
+from fileapi.local.template import PROJECT_ROOT
 from fileapi.metering.admin import create_key
 from fileapi.metering.dynamodb import create_table
 from fileapi.metering.meter import Meter
@@ -115,35 +115,10 @@ def metered_app(endpoint: str) -> MeteredApp:
     return MeteredApp(create_local_app(), [(b"authorization", f"Bearer {key}".encode())], admit_once)
 
 
-def bench_overhead(metered: MeteredApp) -> float:
-    """The stack's own cost per metered request (full in-process request less the store's round trip), in seconds."""
-    print("Stack overhead: base64-encode of 1 KiB")
-    body = os.urandom(1024)
-    app = metered.app
-    assert metered.post("/v1/data/base64-encode", body) == 200
-
-    bare = median_seconds(lambda: encode_base64(body), number=2000)
-    stack = median_seconds(lambda: metered.post("/v1/data/base64-encode", body), repeat=7, number=50)
-    health = median_seconds(lambda: asgi_call(app, "GET", "/health", b"", []), number=200)
-    metering = median_seconds(metered.admit_once, repeat=7, number=50)
-    print(row("bare converter call", bare))
-    print(row("ASGI stack, no metering (GET /health)", health, bare, "bare"))
-    print(row("metering alone (one admission write)", metering, bare, "bare"))
-    print(row("full stack incl. metering (ASGI, in-process)", stack, bare, "bare"))
-    own = stack - metering
-    print(f"  -> the stack's own cost (full stack minus the store's round trip): {own * 1e6:.0f} us per request,")
-    print(f"     {own / bare:.0f}x the bare call; at most {1 / own:.0f} req/s per core before the store's latency")
-    print(f"stack: {own * 1e6:.0f} us own cost per metered request")
-    return own
-
-
-def bench_request_path(metered: MeteredApp) -> None:
-    """The request-path rows (bench-quick runs them, and make bench first).
-
-    Hook for the request-path figures of issue 21 points 1 and 2 (own cost per metered request,
-    /health req/s, Lambda adapter cost, cold imports): their `record(...)` rows go here.
-    """
-    bench_overhead(metered)
+def bench_request_path(endpoint: str) -> None:
+    """The request-path rows (bench-quick runs them, and make bench first): the stack's own cost per metered
+    request, /health req/s, the Lambda adapter's cost and the cold imports (bench.request_path)."""
+    bench_request_rows(endpoint)
 
 
 def bench_throughput(endpoint: str) -> None:
@@ -240,21 +215,6 @@ def bench_text(tmp: Path) -> None:
     print(row("Python-Markdown (tables)", python_markdown, ours_md, "ours"))
 
 
-def bench_imports() -> None:
-    print("\nCold-start import time of each function's module (fresh interpreter, median of 5)")
-    shared = PROJECT_ROOT / "shared"
-    for spec in load_functions():
-        code = (
-            f"import sys, time; sys.path[:0] = [{str(spec.code_dir)!r}, {str(shared)!r}]; "
-            "t = time.perf_counter(); import app; print(time.perf_counter() - t)"
-        )
-        times = []
-        for _ in range(5):
-            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-            times.append(float(out.stdout.strip()))
-        print(f"  {spec.logical_id:<20} {statistics.median(times) * 1000:8.1f} ms")
-
-
 @contextlib.contextmanager
 def local_endpoint() -> Iterator[str]:
     """A local DynamoDB endpoint for the run (stopped after it), with its credentials set."""
@@ -276,7 +236,7 @@ def bench_converter_rows(metered: MeteredApp, tmp: Path) -> None:
 def main() -> None:
     with local_endpoint() as endpoint:
         metered = metered_app(endpoint)
-        bench_request_path(metered)
+        bench_request_path(endpoint)
         bench_metering_costs(endpoint)
         bench_throughput(endpoint)
         with tempfile.TemporaryDirectory() as tmp:
@@ -290,7 +250,6 @@ def main() -> None:
         bench_codes()
         bench_render()
         bench_bombs()
-        bench_imports()
         bench_cost(endpoint, bench_sizing())
         print_scoreboard()
         write_performance_doc(command="make bench")
@@ -300,7 +259,7 @@ def quick() -> None:
     """make bench-quick (under 3 minutes): the request-path rows and the fast converter rows."""
     with local_endpoint() as endpoint:
         metered = metered_app(endpoint)
-        bench_request_path(metered)
+        bench_request_path(endpoint)
         with tempfile.TemporaryDirectory() as tmp:
             bench_converter_rows(metered, Path(tmp))
         print_scoreboard()

@@ -148,6 +148,7 @@ def write_performance_doc(rows: list[Row] | None = None, *, path: Path = PERFORM
         "",
         "Every figure is a median of repeated runs. Each anchor (an independent tool or a bare call) was",
         "measured in the same run as ours, so the ratio holds on a noisy machine where absolute times do not.",
+        "How the request-path rows are measured, and where imports go: [request-path.md](request-path.md).",
         "",
         *table_lines(rows),
         "",

@@ -1,46 +1,72 @@
-"""Health function: the unauthenticated liveness probe and the API's OpenAPI document."""
+"""Health function: the unauthenticated liveness probe and the API's OpenAPI document.
+
+Its Lambda handler serves a FastAPI-free app (fileapi.web.plain): importing FastAPI alone takes longer
+than this function's cold-start budget. `app`, the FastAPI app that declares the two routes (the OpenAPI
+build, the local server), is built on first use.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import TYPE_CHECKING, Any
+
 from starlette.responses import PlainTextResponse, Response
 
-from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import PUBLIC_STATUSES, error_responses, success_response
+from fileapi.web.app import lambda_handler
+from fileapi.web.plain import plain_app
 from fileapi.web.spec import load_openapi_bytes
 
-router = APIRouter(tags=["Probe"])
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 
-@router.get(
-    "/health",
-    summary="Liveness probe",
-    description="Answers 200 `ok` without a key.",
-    response_class=PlainTextResponse,
-    responses=success_response("text/plain", "ok", schema={"type": "string"}, example="ok", metered=False),
-)
-def health() -> Response:
+async def health() -> Response:
     return PlainTextResponse("ok")
 
 
-@router.get(
-    "/openapi.json",
-    summary="This API's OpenAPI document",
-    description="OpenAPI 3.1 description of every route. No key needed.",
-    responses={
-        **success_response(
-            "application/json",
-            "OpenAPI document",
-            schema={"type": "object"},
-            example={"openapi": "3.1.0", "info": {"title": "File and Data Utility API"}, "paths": {}},
-            metered=False,
-        ),
-        **error_responses(PUBLIC_STATUSES),
-    },
-)
-def openapi_document() -> Response:
+async def openapi_document() -> Response:
     return Response(load_openapi_bytes(), media_type="application/json")
 
 
-app = create_app(router, title="Health")
-handler = lambda_handler(app)
+def build_app() -> FastAPI:
+    """The FastAPI app of the function: the routes' declarations for the OpenAPI document."""
+    from fastapi import APIRouter
+
+    from fileapi.web.app import create_app
+    from fileapi.web.docs import PUBLIC_STATUSES, error_responses, success_response
+
+    router = APIRouter(tags=["Probe"])
+    router.get(
+        "/health",
+        summary="Liveness probe",
+        description="Answers 200 `ok` without a key.",
+        response_class=PlainTextResponse,
+        responses=success_response("text/plain", "ok", schema={"type": "string"}, example="ok", metered=False),
+    )(health)
+    router.get(
+        "/openapi.json",
+        summary="This API's OpenAPI document",
+        description="OpenAPI 3.1 description of every route. No key needed.",
+        responses={
+            **success_response(
+                "application/json",
+                "OpenAPI document",
+                schema={"type": "object"},
+                example={"openapi": "3.1.0", "info": {"title": "File and Data Utility API"}, "paths": {}},
+                metered=False,
+            ),
+            **error_responses(PUBLIC_STATUSES),
+        },
+    )(openapi_document)
+    return create_app(router, title="Health")
+
+
+# What the handler serves, and the local server too (fileapi.local.server.serving_app).
+asgi = plain_app({("GET", "/health"): health, ("GET", "/openapi.json"): openapi_document})
+handler = lambda_handler(asgi)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":
+        globals()["app"] = built = build_app()
+        return built
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,7 +27,7 @@ class TemplateRouter:
         self.local_pages = local_pages
         self.routes: dict[str, dict[str, ASGIApp]] = {}
         for spec in functions:
-            app = function_app(spec)
+            app = serving_app(spec)
             for method, path in spec.routes:
                 self.routes.setdefault(path, {})[method] = app
 
@@ -57,6 +57,14 @@ def function_app(spec: FunctionSpec) -> FastAPI:
     if not isinstance(app, FastAPI):
         raise TypeError(f"{spec.logical_id}: {spec.handler} has no FastAPI `app`")
     return app
+
+
+def serving_app(spec: FunctionSpec) -> ASGIApp:
+    """The ASGI app a template function's Lambda handler serves: its module's `asgi` when it has one (an app
+    without FastAPI, web.plain), else its FastAPI `app`."""
+    module = load_function_module(spec)
+    served: ASGIApp | None = getattr(module, "asgi", None)
+    return served if served is not None else function_app(spec)
 
 
 async def _accept_lifespan(receive: Receive, send: Send) -> None:

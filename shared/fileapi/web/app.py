@@ -4,20 +4,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools.logging import correlation_paths
-from fastapi import APIRouter, FastAPI
 from mangum import Mangum
+from mangum.types import ASGI
 
 from fileapi import __version__
 from fileapi.settings import get_settings
 from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
 from fileapi.web.limits import BodyLimitMiddleware
 from fileapi.web.logs import AccessLogMiddleware, logger
-from fileapi.web.request_bodies import RequestBodyMiddleware
 from fileapi.web.services import register_snapstart_hooks
 from fileapi.web.tracing import get_tracer
+
+if TYPE_CHECKING:  # imported by create_app: a function without FastAPI routes (Health) never loads it
+    from fastapi import APIRouter, FastAPI
 
 
 def create_app(*routers: APIRouter, title: str) -> FastAPI:
@@ -26,8 +28,10 @@ def create_app(*routers: APIRouter, title: str) -> FastAPI:
     The merged OpenAPI document of all functions is served by the Health function at
     /openapi.json (see `fileapi.web.docs.build_openapi`), so apps carry no docs routes.
     """
-    settings = get_settings()
-    logger.append_keys(stage=settings.stage)
+    from fastapi import FastAPI
+
+    from fileapi.web.request_bodies import RequestBodyMiddleware  # FastAPI routes' bodies: FastAPI apps only
+
     app = FastAPI(title=title, version=__version__, openapi_url=None, docs_url=None, redoc_url=None)
     for router in routers:
         # Flat, not include_router: FastAPI >= 0.160 wraps included routers, and app.routes
@@ -35,13 +39,31 @@ def create_app(*routers: APIRouter, title: str) -> FastAPI:
         app.router.routes.extend(router.routes)
     install_error_handlers(app)
     app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
-    app.add_middleware(CatchAllMiddleware)
-    app.add_middleware(BodyLimitMiddleware, max_body_bytes=settings.max_body_bytes)
-    app.add_middleware(AccessLogMiddleware, emit_metrics=settings.emit_metrics)
+    for middleware, options in shared_middleware():
+        app.add_middleware(middleware, **options)
     return app
 
 
-def lambda_handler(app: FastAPI) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+def shared_middleware() -> list[tuple[Any, dict[str, Any]]]:
+    """The middleware every app runs, innermost first (each with its options): exceptions that escaped as 500
+    internal_error, the body limit, the access log (with the stage's key on every record)."""
+    settings = get_settings()
+    logger.append_keys(stage=settings.stage)
+    return [
+        (CatchAllMiddleware, {}),
+        (BodyLimitMiddleware, {"max_body_bytes": settings.max_body_bytes}),
+        (AccessLogMiddleware, {"emit_metrics": settings.emit_metrics}),
+    ]
+
+
+def with_shared_middleware(app: ASGI) -> ASGI:
+    """`app` inside the shared middleware, for an ASGI app that is not a FastAPI app (web.plain)."""
+    for middleware, options in shared_middleware():
+        app = middleware(app, **options)
+    return app
+
+
+def lambda_handler(app: ASGI) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The Lambda entry point of a function: Mangum over `app` (API Gateway HTTP API payload v2,
     bodies base64-encoded both ways where binary), with the Lambda context and API Gateway's
     request id injected into every log record."""

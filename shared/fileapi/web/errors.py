@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import traceback
 from collections.abc import MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -26,6 +24,10 @@ from fileapi.errors import (
     UnsupportedFormat,
 )
 from fileapi.web.logs import logger
+
+if TYPE_CHECKING:  # FastAPI is imported by the apps that use it, not by this module (the Health function has none)
+    from fastapi import FastAPI, Request
+    from fastapi.exceptions import RequestValidationError
 
 # What to send instead, said when a body is not what the route takes (fileapi.web.request_bodies).
 SEND_JSON = "send JSON with -H 'Content-Type: application/json' --data '{...}'"
@@ -101,6 +103,8 @@ def _describe_whole_body(error: dict[str, Any]) -> str | None:
 def with_body_hint(exc: ApiError, scope: MutableMapping[str, Any]) -> ApiError:
     """`exc` with BODY_HINT at the end of its message when the request's scope asks for it and it is a 400
     about the body (not about a parameter: MeteredRoute raises those from their RequestValidationError)."""
+    from fastapi.exceptions import RequestValidationError  # loaded already: called by a FastAPI app's handler
+
     hint = scope.get(BODY_HINT_KEY)
     about_parameters = isinstance(exc.__context__, RequestValidationError)
     if hint and exc.http_status == 400 and not about_parameters and not exc.message.endswith(hint):
@@ -169,6 +173,7 @@ class CatchAllMiddleware:
 
 def install_error_handlers(app: FastAPI) -> None:
     """Route every error of `app` through `error_response` (with CatchAllMiddleware outside it)."""
+    from fastapi.exceptions import RequestValidationError
 
     async def on_api_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, ApiError)

@@ -10,14 +10,27 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from aws_lambda_powertools import Logger
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import ALL_ERRORS
 
-logger = Logger(service="fileapi")
+# What can start a JSON text (RFC 8259: white space, an object, array, string, number or literal).
+_JSON_STARTS = frozenset('{["-0123456789tfn \t\r\n')
+
+
+def _message_value(message: dict[Any, Any] | str | bool | int | float) -> str:
+    """Powertools decodes a message that is JSON text and keeps any other as it is: the same, without a failed
+    decode (an exception raised and caught) for every plain message such as the access record's "request".
+    (The return type is Powertools' annotation; the value is whatever the JSON text holds.)"""
+    if isinstance(message, str) and message[:1] in _JSON_STARTS:
+        return cast(str, json.loads(message))
+    raise ValueError("not JSON")
+
+
+logger = Logger(service="fileapi", json_deserializer=_message_value)
 METRICS_NAMESPACE = "FileApi"
 METERING_FAULTS_METRIC = "MeteringFaults"
 

@@ -6,11 +6,20 @@ request's own parameters are validated, so refusals come in the contract's order
 429 rate_limited, 429 quota_exceeded, then 400s. `MeteredRoute` then settles the answer in one
 place: a success keeps its unit; a failure of any kind (validation, conversion, deadline, a response
 too large) gives it back; every admitted answer carries the metering headers.
+
+A conversion's admission (the store's write) runs in the conversion's own worker thread, just before it
+(one thread hop per request, not two): `metered` only marks the request, and the route admits it first
+in the thread (`with_deadline(before=...)`), or on the event loop's thread pool before an asynchronous
+endpoint, or — when the request fails before its endpoint runs (validation, the body) — before
+answering, so that a refusal of the key still comes first and an admitted failure is given back.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable, Coroutine
+from contextvars import ContextVar
 from typing import Any
 
 from fastapi import Request, Security
@@ -48,9 +57,47 @@ def _admit(request: Request, *, counted: bool) -> Admission:
     return admission
 
 
-def metered(request: Request, _: Any = Security(bearer_scheme)) -> Admission:
-    """Dependency of conversion endpoints: authenticate, take a rate token, reserve a unit of the quota."""
-    return _admit(request, counted=True)
+async def metered(request: Request, _: Any = Security(bearer_scheme)) -> None:
+    """Dependency of conversion endpoints: authenticate, take a rate token, reserve a unit of the quota — in
+    the conversion's worker thread, just before it (see the module's docstring): here the request is marked."""
+    request.state.admission_pending = True
+
+
+# The request a MeteredRoute is answering (read in the worker thread, which runs in a copy of this context).
+_answering: ContextVar[Request | None] = ContextVar("metered_request", default=None)
+
+
+def admit_pending() -> None:
+    """Admit the request being answered if `metered` marked it and it is not admitted yet (blocking: the
+    store's write). The mark is taken first, so a request is admitted once.
+
+    :raises ApiError: the admission's refusal (401, 403, 429, 503).
+    """
+    request = _answering.get()
+    if request is None or not getattr(request.state, "admission_pending", False):
+        return
+    request.state.admission_pending = False
+    _admit(request, counted=True)
+
+
+def _pending(request: Request) -> bool:
+    return bool(getattr(request.state, "admission_pending", False))
+
+
+def _admitted_first(endpoint: Callable[..., Any]) -> Callable[..., Any]:
+    """The endpoint, with the pending admission before it: in its worker thread (synchronous endpoints, under
+    the deadline), or in the thread pool before an asynchronous one."""
+    if not inspect.iscoroutinefunction(endpoint):
+        return with_deadline(endpoint, before=admit_pending)
+
+    @functools.wraps(endpoint)
+    async def admitted(*args: Any, **kwargs: Any) -> Any:
+        request = _answering.get()
+        if request is not None and _pending(request):
+            await run_in_threadpool(admit_pending)
+        return await endpoint(*args, **kwargs)
+
+    return admitted
 
 
 def self_service(request: Request, _: Any = Security(bearer_scheme)) -> Admission:
@@ -64,26 +111,37 @@ class MeteredRoute(APIRoute):
     it back, and both carry X-Quota-Remaining and the RateLimit-* headers."""
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
-        super().__init__(path, with_deadline(endpoint), **kwargs)
+        super().__init__(path, _admitted_first(endpoint), **kwargs)
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def metered_handler(request: Request) -> Response:
+            answering = _answering.set(request)
+            try:
+                return await settled(request)
+            finally:
+                _answering.reset(answering)
+
+        async def settled(request: Request) -> Response:
             try:
                 response = await handler(request)
+                if _pending(request):  # answered without running the endpoint: admitted all the same
+                    await run_in_threadpool(admit_pending)
                 admission: Admission | None = getattr(request.state, "admission", None)
                 if admission is not None and response.status_code < 400:
                     check_response_size(response, max_response_bytes=get_settings().max_response_bytes)
             except Exception as exc:
+                if _pending(request):  # failed before the endpoint ran: a refusal of the key comes first
+                    await run_in_threadpool(admit_pending)
                 admission = getattr(request.state, "admission", None)
                 if admission is None:
                     raise
                 error = _as_api_error(exc)
-                settled = await _settle_failure(request, admission)
+                after = await _settle_failure(request, admission)
                 if error is None:
                     raise
-                error.headers.update(settled.headers())
+                error.headers.update(after.headers())
                 raise error from None
             if admission is None:
                 return response

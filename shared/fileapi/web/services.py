@@ -1,6 +1,8 @@
 """The process-wide service objects (the stores and the Meter), built once from the settings on first use.
 
-Tests and the local runner may install their own with `use_stores`.
+Tests and the local runner may install their own with `use_stores`. The DynamoDB stores (boto3) and the
+account services are imported when first built, not with this module: a function's cold import holds only
+what its routes need (see docs/request-path.md, "Where imports go").
 """
 
 from __future__ import annotations
@@ -9,16 +11,17 @@ import random
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from fileapi.account.billing import BillingEvents
-from fileapi.account.keys import KeyService
-from fileapi.account.mailer import create_mailer
-from fileapi.account.portal import BillingPortal
-from fileapi.account.standin import LocalBillingPortal
-from fileapi.metering.meter import Fault, Meter
-from fileapi.metering.store import Stores
-from fileapi.metering.stores import dynamo_stores, open_table
 from fileapi.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from fileapi.account.billing import BillingEvents
+    from fileapi.account.keys import KeyService
+    from fileapi.account.portal import BillingPortal
+    from fileapi.account.standin import LocalBillingPortal
+    from fileapi.metering.meter import Fault, Meter
+    from fileapi.metering.store import Stores
 
 _lock = threading.Lock()
 _stores: Stores | None = None
@@ -34,6 +37,8 @@ def get_stores() -> Stores:
     if _stores is None:
         with _lock:
             if _stores is None:
+                from fileapi.metering.stores import dynamo_stores, open_table
+
                 settings = get_settings()
                 table = open_table(
                     settings.table_name,
@@ -52,6 +57,8 @@ def get_meter() -> Meter:
         stores = get_stores()
         with _lock:
             if _meter is None:
+                from fileapi.metering.meter import Meter
+
                 _meter = Meter(stores.admission, upgrade_url=get_settings().upgrade_url, on_fault=_report_fault)
     return _meter
 
@@ -64,6 +71,8 @@ def use_stores(stores: Stores | None, *, clock: Callable[[], int] | None = None)
         _stores = stores
         _meter = None
         if stores is not None:
+            from fileapi.metering.meter import Meter
+
             _meter = Meter(stores.admission, upgrade_url=get_settings().upgrade_url, on_fault=_report_fault)
             if clock is not None:
                 _meter.clock = clock
@@ -96,6 +105,9 @@ def get_key_service() -> KeyService:
         store = get_stores().accounts
         with _lock:
             if _keys is None:
+                from fileapi.account.keys import KeyService
+                from fileapi.account.mailer import create_mailer
+
                 _keys = KeyService(store, create_mailer(get_settings()))
     return _keys
 
@@ -108,6 +120,9 @@ def get_billing_events() -> BillingEvents:
         store = get_stores().accounts
         with _lock:
             if _billing is None:
+                from fileapi.account.billing import BillingEvents
+                from fileapi.account.mailer import create_mailer
+
                 settings = get_settings()
                 _billing = BillingEvents(
                     store,
@@ -127,8 +142,12 @@ def get_billing_portal() -> BillingPortal | LocalBillingPortal:
         settings = get_settings()
         with _lock:
             if _portal is None and settings.billing_standin:
+                from fileapi.account.standin import LocalBillingPortal
+
                 _portal = LocalBillingPortal(lambda: webhook_secret(settings), base_url=settings.local_base_url)
             elif _portal is None:
+                from fileapi.account.portal import BillingPortal
+
                 _portal = BillingPortal(
                     lambda: secret(settings.stripe_secret_key, settings.stripe_secret_key_parameter),
                     return_url=settings.billing_return_url,

@@ -1,0 +1,118 @@
+"""What each function's cold import may load: the allowed set of its `app` module's imports.
+
+A Lambda function pays at every cold start for each module its handler module imports, whether its
+routes use it or not. The rule (docs/request-path.md, "Where imports go"): a heavy library (an image,
+PDF or barcode codec, a Markdown renderer, boto3 and the DynamoDB stores, Powertools' tracer and
+metrics, the account services) is imported inside the function that uses it, never at module level
+of the web layer or a converter module. tests/unit/test_import_sets.py imports each function's `app`
+in a fresh interpreter and fails on any module outside its set below (the standard library aside).
+
+A pattern is a module name (that module alone) or `name.*` (the module and everything under it).
+"""
+
+from __future__ import annotations
+
+# The Lambda runtime's share: the adapter, the logger (whose package imports the bare `botocore`
+# package, not its client machinery), Starlette's responses.
+LAMBDA = (
+    "mangum.*",
+    "aws_lambda_powertools.*",
+    "jmespath.*",
+    "botocore",
+    "starlette.*",
+    "anyio.*",
+    "sniffio.*",
+    "idna.*",
+    "python_multipart.*",
+    "multipart.*",
+    "typing_extensions",
+)
+# FastAPI and what it loads itself (pydantic, its telemetry hooks).
+FASTAPI = (
+    "fastapi.*",
+    "pydantic.*",
+    "pydantic_core.*",
+    "annotated_types.*",
+    "annotated_doc.*",
+    "typing_inspection.*",
+    "opentelemetry.*",
+    "orjson.*",
+)
+# The shared code every function loads: settings, errors, the web layer (whose modules keep their
+# heavy imports inside the functions that use them).
+SHARED = ("fileapi", "fileapi.errors", "fileapi.settings", "fileapi.web.*")
+# The request and options models the FastAPI routes declare (pydantic, no converter behind them).
+MODELS = ("fileapi.models.*",)
+# Metering's own logic (not the DynamoDB stores, which come with boto3 on first use).
+METERING = (
+    "fileapi.metering",
+    "fileapi.metering.accounts",
+    "fileapi.metering.cache",
+    "fileapi.metering.headers",
+    "fileapi.metering.keys",
+    "fileapi.metering.meter",
+    "fileapi.metering.months",
+    "fileapi.metering.plans",
+    "fileapi.metering.ratelimit",
+    "fileapi.metering.state",
+    "fileapi.metering.store",
+)
+CONVERTING = (
+    *LAMBDA,
+    *FASTAPI,
+    *SHARED,
+    *MODELS,
+    *METERING,
+    "fileapi.convert",
+    "fileapi.convert.deadline",
+    "fileapi.convert.payload",
+)
+
+# By function (its CodeUri's directory under functions/).
+ALLOWED: dict[str, tuple[str, ...]] = {
+    "health": (*LAMBDA, *SHARED),
+    "data": (*CONVERTING, "fileapi.convert.csv_json", "fileapi.convert.encoding", "fileapi.convert.json_text"),
+    "image": (
+        *CONVERTING,
+        "fileapi.convert.animation",
+        "fileapi.convert.image",
+        "fileapi.convert.image_io",
+        "fileapi.convert.image_metadata",
+    ),
+    "pdf": (
+        *CONVERTING,
+        "fileapi.convert.fallbacks",
+        "fileapi.convert.pages",
+        "fileapi.convert.pdf",
+        "fileapi.convert.pdf_edit",
+        "fileapi.convert.pdf_errors",
+        "fileapi.convert.pdf_forms",
+    ),
+    "codes": (*CONVERTING, "fileapi.convert.codes", "fileapi.convert.image_io"),
+    "render": (*CONVERTING, "fileapi.convert.color", "fileapi.convert.image_io", "fileapi.convert.render"),
+    "text": (
+        *CONVERTING,
+        "fileapi.convert.color",
+        "fileapi.convert.detect",
+        "fileapi.convert.encoding",
+        "fileapi.convert.hashing",
+        "fileapi.convert.markdown_html",
+        "fileapi.convert.text_classes",
+        "fileapi.convert.textdiff",
+        "fileapi.convert.wordcount",
+    ),
+    "account": (*CONVERTING, "fileapi.account", "fileapi.account.keys", "fileapi.account.mailer"),
+    "billing": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
+}
+
+
+def allowed(module: str, patterns: tuple[str, ...]) -> bool:
+    """Whether `module` matches one of `patterns` (`name` exactly, or `name.*`: it and its submodules)."""
+    for pattern in patterns:
+        if pattern.endswith(".*"):
+            base = pattern[:-2]
+            if module == base or module.startswith(base + "."):
+                return True
+        elif module == pattern:
+            return True
+    return False
