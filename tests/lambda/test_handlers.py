@@ -142,6 +142,9 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
         assert body_of(response).startswith(b"<?xml")
     elif event["routeKey"] == "GET /openapi.json":
         assert json.loads(body_of(response))["openapi"].startswith("3.")
+    elif event["routeKey"] == "GET /docs/errors":
+        assert headers["content-type"].startswith("text/html")
+        assert b'<h2 id="rate_limited">' in body_of(response)
     else:
         assert json.loads(body_of(response))["plan"] == "pro"
 

@@ -717,6 +717,7 @@ export const ERRORS: Record<string, typeof ApiError> = {
 export const OPERATIONS: Record<string, Operation> = {
   health: { id: "health", method: "GET", path: "/health", auth: false, body: "none", contentType: null, query: [], fields: [], files: [], result: "text" },
   openapi_json: { id: "openapi_json", method: "GET", path: "/openapi.json", auth: false, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
+  docs_errors: { id: "docs_errors", method: "GET", path: "/docs/errors", auth: false, body: "none", contentType: null, query: [], fields: [], files: [], result: "text" },
   data_base64_encode: { id: "data_base64_encode", method: "POST", path: "/v1/data/base64-encode", auth: true, body: "file", contentType: "application/octet-stream", query: ["urlSafe", "padding"], fields: ["file"], files: ["file"], result: "text" },
   data_base64_decode: { id: "data_base64_decode", method: "POST", path: "/v1/data/base64-decode", auth: true, body: "text", contentType: "text/plain", query: [], fields: ["text"], files: [], result: "bytes" },
   data_url_encode: { id: "data_url_encode", method: "POST", path: "/v1/data/url-encode", auth: true, body: "text", contentType: "text/plain", query: ["form"], fields: ["text"], files: [], result: "text" },
@@ -784,6 +785,16 @@ export class FileApiOperations extends FileApiBase {
    */
   openapiJson(options?: CallOptions): Promise<Result<Record<string, unknown>>> {
     return this.call("openapi_json", {}, options) as Promise<Result<Record<string, unknown>>>;
+  }
+  /**
+   * What each error code means and what to do.
+   *
+   * An HTML page with a section per error code (its `id` is the code). Every error's `docs_url` links to its section. No key needed.
+   *
+   * GET /docs/errors
+   */
+  docsErrors(options?: CallOptions): Promise<Result<string>> {
+    return this.call("docs_errors", {}, options) as Promise<Result<string>>;
   }
   /**
    * Encode bytes as Base64.

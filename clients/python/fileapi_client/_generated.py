@@ -340,6 +340,18 @@ OPERATIONS: dict[str, Operation] = {
         files=(),
         result="json",
     ),
+    "docs_errors": Operation(
+        "docs_errors",
+        "GET",
+        "/docs/errors",
+        auth=False,
+        body="none",
+        content_type=None,
+        query=(),
+        fields=(),
+        files=(),
+        result="text",
+    ),
     "data_base64_encode": Operation(
         "data_base64_encode",
         "POST",
@@ -891,6 +903,15 @@ class FileApiOperations(SyncOperations):
         GET /openapi.json
         """
         return self._call("openapi_json", {})
+
+    def docs_errors(self) -> Result[str]:
+        """What each error code means and what to do.
+
+        An HTML page with a section per error code (its `id` is the code). Every error's `docs_url` links to its section. No key needed.
+
+        GET /docs/errors
+        """
+        return self._call("docs_errors", {})
 
     def data_base64_encode(
         self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None
@@ -1469,6 +1490,15 @@ class AsyncFileApiOperations(AsyncOperations):
         GET /openapi.json
         """
         return await self._call("openapi_json", {})
+
+    async def docs_errors(self) -> Result[str]:
+        """What each error code means and what to do.
+
+        An HTML page with a section per error code (its `id` is the code). Every error's `docs_url` links to its section. No key needed.
+
+        GET /docs/errors
+        """
+        return await self._call("docs_errors", {})
 
     async def data_base64_encode(
         self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None
