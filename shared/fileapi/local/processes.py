@@ -21,13 +21,13 @@ def start_api_server(
 ) -> subprocess.Popen[bytes]:
     """A `fileapi serve` process on 127.0.0.1:`port` (with `workers` worker processes) using `table`
     at `endpoint`, logging warnings only (to `log_path` when given), with `env` added to its environment."""
-    environment = child_environment(
+    defaults = {
         **LOCAL_CREDENTIALS,
-        FILEAPI_DYNAMODB_ENDPOINT=endpoint,
-        FILEAPI_TABLE=table,
-        POWERTOOLS_LOG_LEVEL="WARNING",
-        **(env or {}),
-    )
+        "FILEAPI_DYNAMODB_ENDPOINT": endpoint,
+        "FILEAPI_TABLE": table,
+        "POWERTOOLS_LOG_LEVEL": "WARNING",
+    }
+    environment = child_environment(**{**defaults, **(env or {})})  # `env` overrides the defaults
     output = log_path.open("ab") if log_path is not None else subprocess.DEVNULL
     try:
         return subprocess.Popen(
