@@ -13,7 +13,7 @@ from fileapi.convert.json_text import MAX_INDENT, format_json, minify_json
 from fileapi.models.data import Base64EncodeOptions, CsvToJsonOptions, DataCsvToJsonResult, JsonToCsvOptions
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import json_body, raw_body
-from fileapi.web.io import RawBody
+from fileapi.web.io import RawBody, TextBody
 from fileapi.web.metering import MeteredRoute, metered
 from fileapi.web.routes import answers_bytes, answers_json, answers_text
 
@@ -43,7 +43,7 @@ def base64_encode(body: RawBody, options: Annotated[Base64EncodeOptions, Query()
     openapi_extra=raw_body("Base64 text.", text_types=TEXT, example="aGk="),
     **answers_bytes((), "The decoded bytes"),
 )
-def base64_decode(body: RawBody) -> Response:
+def base64_decode(body: TextBody) -> Response:
     return Response(decode_base64(body), media_type="application/octet-stream")
 
 
@@ -58,7 +58,7 @@ def base64_decode(body: RawBody) -> Response:
     **answers_text("text/plain", "Percent-encoded text", "a%20b"),
 )
 def url_encode(
-    body: RawBody,
+    body: TextBody,
     form: Annotated[bool, Query(description="Encode a space as `+`.")] = False,
 ) -> Response:
     return Response(encode_url(body, form=form), media_type="text/plain")
@@ -75,7 +75,7 @@ def url_encode(
     **answers_text("text/plain", "Decoded text", "a b"),
 )
 def url_decode(
-    body: RawBody,
+    body: TextBody,
     form: Annotated[bool, Query(description="Decode `+` as a space.")] = False,
 ) -> Response:
     return Response(decode_url(body, form=form), media_type="text/plain")
@@ -122,7 +122,7 @@ def json_minify(body: RawBody) -> Response:
     openapi_extra=raw_body("CSV text.", text_types=("text/csv", "text/plain"), example="a,b\r\n1,2\r\n"),
     **answers_json(DataCsvToJsonResult, "JSON array"),
 )
-def csv_to_json_route(body: RawBody, options: Annotated[CsvToJsonOptions, Query()]) -> Response:
+def csv_to_json_route(body: TextBody, options: Annotated[CsvToJsonOptions, Query()]) -> Response:
     return Response(csv_to_json(body, **options.model_dump()), media_type="application/json")
 
 

@@ -24,7 +24,7 @@ from fileapi.models.text import (
 )
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import raw_body
-from fileapi.web.io import RawBody
+from fileapi.web.io import RawBody, TextBody
 from fileapi.web.metering import MeteredRoute, metered
 from fileapi.web.routes import answers_json, answers_text, json_response
 
@@ -76,7 +76,7 @@ def file_detect(body: RawBody) -> Response:
     openapi_extra=raw_body("UTF-8 text.", text_types=("text/plain",), example="Hello world. How are you?"),
     **answers_json(TextWordCountResult),
 )
-def word_count(body: RawBody) -> Response:
+def word_count(body: TextBody) -> Response:
     return json_response(TextWordCountResult.model_validate(count_text(body)))
 
 
@@ -110,7 +110,7 @@ def text_diff(request: DiffRequest) -> Response:
     **answers_text("text/html", "HTML fragment", "<h1>Title</h1>\n"),
 )
 def markdown_html(
-    body: RawBody,
+    body: TextBody,
     allowHtml: Annotated[bool, Query(description="Pass raw HTML through (unsafe for untrusted input).")] = False,
 ) -> Response:
     return Response(markdown_to_html(body, allow_html=allowHtml), media_type="text/html")

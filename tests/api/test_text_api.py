@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 
 import pytest
 from fastapi.testclient import TestClient
@@ -93,3 +94,37 @@ def test_color_convert(api: TestClient, key: str) -> None:
     missing = api.post("/v1/color/convert", json={}, headers=auth(key))
     assert missing.status_code == 400
     assert missing.json()["message"].startswith("color:")
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "expected"),
+    [
+        ("/v1/text/word-count", "hello world", b'"characters":11'),
+        ("/v1/text/markdown-to-html", "# hi", b"<h1>hi</h1>"),
+        ("/v1/data/url-encode", "a b", b"a%20b"),
+        ("/v1/data/base64-decode", "aGk=", b"hi"),
+        ("/v1/data/csv-to-json", "a,b\n1,2\n", b'[{"a":"1","b":"2"}]'),
+    ],
+)
+def test_text_endpoints_take_a_json_string_as_its_text(
+    api: TestClient, key: str, path: str, text: str, expected: bytes
+) -> None:
+    # GIVEN the text as a JSON string labelled application/json (what an SDK or a fetch() with JSON sends)
+    body = json.dumps(text).encode()
+    response = api.post(path, content=body, headers={**auth(key), "Content-Type": "application/json"})
+    # THEN the endpoint works on the string's value: its quotes are not counted, escaped or rendered
+    assert response.status_code == 200, response.text
+    assert expected in response.content
+
+
+def test_a_text_endpoint_refuses_other_json_saying_what_to_send(api: TestClient, key: str) -> None:
+    response = api.post(
+        "/v1/text/word-count", content=b'{"text": "hi"}', headers={**auth(key), "Content-Type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert response.json()["message"].startswith("this endpoint takes text, and the body is a JSON object")
+    # the same text without the JSON label is text, braces and all
+    plain = api.post(
+        "/v1/text/word-count", content=b'{"text": "hi"}', headers={**auth(key), "Content-Type": "text/plain"}
+    )
+    assert plain.json()["characters"] == 14

@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from fileapi import __version__
 from fileapi.errors import ALL_ERRORS, ApiError
 from fileapi.metering.headers import HEADER_DESCRIPTIONS, RETRY_AFTER_DESCRIPTION
+from fileapi.web.io import JSON_STRING_NOTE
 
 
 class ApiErrorBody(BaseModel):
@@ -89,6 +90,8 @@ def raw_body(description: str, *, text_types: Sequence[str] = (), example: Any =
     application/octet-stream (openapi-python-client) then generate every operation.
     """
     content: dict[str, Any] = {}
+    if text_types:
+        description = f"{description} {JSON_STRING_NOTE}"
     for media_type in text_types:
         content[media_type] = {"schema": {"type": "string"}, **({"example": example} if example is not None else {})}
     content[OCTET_STREAM] = {"schema": BINARY}

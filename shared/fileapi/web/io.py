@@ -1,10 +1,16 @@
-"""The raw request body of the bytes-in endpoints."""
+"""The raw request body of the bytes-in endpoints, and the text of the text-in ones."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 from fastapi import Depends, Request
+
+from fileapi.errors import InvalidInput
+
+# Said in the OpenAPI description of every text-in body (fileapi.web.docs.raw_body).
+JSON_STRING_NOTE = "A JSON string sent as application/json is taken as its text (its quotes are not part of it)."
 
 
 async def read_body(request: Request) -> bytes:
@@ -12,4 +18,37 @@ async def read_body(request: Request) -> bytes:
     return await request.body()
 
 
+async def read_text_body(request: Request) -> bytes:
+    """The text of a text-in endpoint: the body, or, labelled as JSON, the one JSON string it holds."""
+    body = await request.body()
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type == "application/json" or media_type.endswith("+json"):
+        return text_of_json(body)
+    return body
+
+
+def text_of_json(body: bytes) -> bytes:
+    """The UTF-8 text of a body labelled as JSON: a JSON string's value; a body that is not JSON at all is the
+    text itself (a wrong label).
+
+    :raises InvalidInput: JSON other than a string (an object, an array, a number...).
+    """
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return body
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass")
+    raise InvalidInput(
+        f"this endpoint takes text, and the body is a JSON {_json_type(value)}: send the text itself "
+        "(-H 'Content-Type: text/plain' --data-binary @file.txt) or one JSON string"
+    )
+
+
+def _json_type(value: object) -> str:
+    names = {dict: "object", list: "array", bool: "boolean", int: "number", float: "number"}
+    return "null" if value is None else names.get(type(value), "value")
+
+
 RawBody = Annotated[bytes, Depends(read_body)]
+TextBody = Annotated[bytes, Depends(read_text_body)]
