@@ -1,6 +1,6 @@
 """Request bodies as people send them: a form for a file, JSON under any label.
 
-- A bytes-in route (one that reads its body through `fileapi.web.io.RawBody`) takes the file as the raw
+- A bytes-in route (one that reads its body through `fileapi.web.io.RawBody` or `TextBody`) takes the file as the raw
   body or as multipart/form-data (`curl -F file=@photo.jpg`). The form is read here, as it streams in and
   within the body limit; the route then gets the file's bytes as its body (Content-Type: the part's) and the
   form's other fields as query parameters. A field also given in the query string is 400 (given twice).
@@ -30,7 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import ApiError, InvalidInput
 from fileapi.web.errors import BODY_HINT, BODY_HINT_KEY
-from fileapi.web.io import read_body
+from fileapi.web.io import read_body, read_text_body
 from fileapi.web.multipart_file import FormFile, read_form_file, shown_name
 
 _FORM = b"application/x-www-form-urlencoded"
@@ -73,7 +73,7 @@ def route_bodies(routes: Iterable[BaseRoute]) -> dict[tuple[str, str], RouteBody
 
 
 def _reads_raw_body(dependant: Dependant) -> bool:
-    return dependant.call is read_body or any(_reads_raw_body(sub) for sub in dependant.dependencies)
+    return dependant.call in (read_body, read_text_body) or any(_reads_raw_body(sub) for sub in dependant.dependencies)
 
 
 class RequestBodyMiddleware:
