@@ -30,7 +30,7 @@ from bench.exactness import bench_gfm, bench_json, bench_too_large
 from bench.image import bench_image
 from bench.metering import bench_metering_costs
 from bench.pdf import bench_pdf
-from bench.request_path import bench_request_rows
+from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
 from bench.timing import command_seconds, median_seconds, row
@@ -53,36 +53,7 @@ logger.setLevel("WARNING")  # one access record per request would dominate the r
 
 def asgi_call(app: Any, method: str, path: str, body: bytes, headers: list[tuple[bytes, bytes]]) -> int:
     """One request through an ASGI app, no HTTP client or server in between; returns the status."""
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": method,
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "headers": [(b"content-length", str(len(body)).encode()), *headers],
-        "client": ("127.0.0.1", 1),
-        "server": ("127.0.0.1", 80),
-    }
-    sent = False
-    status = 0
-
-    async def receive() -> dict[str, Any]:
-        nonlocal sent
-        if sent:
-            return {"type": "http.disconnect"}
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    async def send(message: dict[str, Any]) -> None:
-        nonlocal status
-        if message["type"] == "http.response.start":
-            status = message["status"]
-
-    asyncio.run(app(scope, receive, send))
-    return status
+    return asyncio.run(asgi_request(app, method, path, body, headers))
 
 
 @dataclass(frozen=True)
