@@ -122,7 +122,10 @@ def test_a_text_endpoint_refuses_other_json_saying_what_to_send(api: TestClient,
         "/v1/text/word-count", content=b'{"text": "hi"}', headers={**auth(key), "Content-Type": "application/json"}
     )
     assert response.status_code == 400
-    assert response.json()["message"].startswith("this endpoint takes text, and the body is a JSON object")
+    assert response.json()["message"] == (
+        "this endpoint takes text, and the body is a JSON object: send the text itself "
+        "(-H 'Content-Type: text/plain' --data-binary @file.txt) or one JSON string"
+    )
     # the same text without the JSON label is text, braces and all
     plain = api.post(
         "/v1/text/word-count", content=b'{"text": "hi"}', headers={**auth(key), "Content-Type": "text/plain"}

@@ -61,6 +61,8 @@ def route_bodies(routes: Iterable[BaseRoute]) -> dict[tuple[str, str], RouteBody
         if _reads_raw_body(route.dependant):
             request_body = (route.openapi_extra or {}).get("requestBody", {})
             declared = {media.encode() for media in request_body.get("content", {})}
+            if _reads(route.dependant, read_text_body):
+                declared.add(_JSON)  # a text route takes a JSON string (fileapi.web.io.text_of_json)
             hinted = frozenset() if b"*/*" in declared else frozenset({_FORM, _JSON} - declared)
             body = RouteBody(BodyKind.RAW, hinted)
         elif route.body_field is not None and not isinstance(route.body_field.field_info, params.Form):
@@ -73,7 +75,11 @@ def route_bodies(routes: Iterable[BaseRoute]) -> dict[tuple[str, str], RouteBody
 
 
 def _reads_raw_body(dependant: Dependant) -> bool:
-    return dependant.call in (read_body, read_text_body) or any(_reads_raw_body(sub) for sub in dependant.dependencies)
+    return _reads(dependant, read_body) or _reads(dependant, read_text_body)
+
+
+def _reads(dependant: Dependant, reader: object) -> bool:
+    return dependant.call is reader or any(_reads(sub, reader) for sub in dependant.dependencies)
 
 
 class RequestBodyMiddleware:
