@@ -402,8 +402,9 @@ def _dev_key(store: AccountStore) -> str:
 
 
 def cmd_keys_dev(args: argparse.Namespace) -> int:
-    saved = load_settings().state_dir / DEV_KEY_FILE
-    key = load_settings().dev_key or (saved.read_text().strip() if saved.is_file() else None)
+    settings = load_settings()
+    saved = settings.state_dir / DEV_KEY_FILE
+    key = settings.dev_key or (saved.read_text().strip() if saved.is_file() else None)
     if not key:
         print("no key yet: start the API with `make run` (it makes one and keeps it)", file=sys.stderr)
         return 1
