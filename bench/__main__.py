@@ -41,7 +41,6 @@ from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server
 from fileapi.local.template import PROJECT_ROOT
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamodb import create_table
 from fileapi.metering.meter import Meter
 from fileapi.metering.stores import dynamo_stores, open_table
 from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
@@ -71,10 +70,7 @@ class MeteredApp:
 def metered_app(endpoint: str) -> MeteredApp:
     from fileapi.local.server import create_local_app
 
-    table = open_table(
-        "fileapi-bench", region="us-east-1", endpoint_url=endpoint, read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
-    )
-    create_table(table.client, table.table_name)
+    table = dynamo.local_table("fileapi-bench", endpoint)
     stores = dynamo_stores(table)
     use_stores(stores)
     key = create_key(stores.accounts, email="bench@example.com", plan="business", quota=10_000_000)

@@ -33,8 +33,7 @@ from fileapi.metering.dynamodb import DynamoTable, create_client, create_table
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.meter import Meter
 from fileapi.metering.plans import Plan, PlanCatalog
-from fileapi.metering.stores import dynamo_stores, open_table
-from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
+from fileapi.metering.stores import dynamo_stores
 from tests.dynamo_proxy import ClientCounter, DynamoProxy
 
 SECTION = "metering"
@@ -46,13 +45,7 @@ def bench_metering_costs(endpoint: str) -> None:
     """Calls and writes per warm success, per repeated refusal and per repeated bad key, and the time per success."""
     print("\nMetering cost per request (through a counting proxy, Meter only)")
     with DynamoProxy(endpoint) as proxy:
-        table = open_table(
-            "fileapi-bench-metering",
-            region="us-east-1",
-            endpoint_url=proxy.url,
-            read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS,
-        )
-        create_table(table.client, table.table_name)
+        table = dynamo.local_table("fileapi-bench-metering", proxy.url)
         stores = dynamo_stores(table)
         meter = Meter(stores.admission)
         key = create_key(stores.accounts, email=f"{uuid.uuid4().hex}@example.com", plan="business", quota=10**9)

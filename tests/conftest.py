@@ -16,11 +16,10 @@ from fastapi.testclient import TestClient
 from fileapi.local import dynamo
 from fileapi.local.server import create_local_app
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamodb import DynamoTable, create_table
+from fileapi.metering.dynamodb import DynamoTable
 from fileapi.metering.meter import Meter
 from fileapi.metering.store import AccountStore, Stores
-from fileapi.metering.stores import dynamo_stores, open_table
-from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
+from fileapi.metering.stores import dynamo_stores
 from fileapi.web.logs import logger
 from fileapi.web.services import use_stores
 
@@ -46,15 +45,7 @@ def dynamodb_endpoint() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def table(dynamodb_endpoint: str) -> DynamoTable:
     """A fresh table on the session's endpoint."""
-    # The local endpoint answers one request at a time: the local read timeout, as `fileapi run` uses.
-    table = open_table(
-        f"fileapi-test-{uuid.uuid4().hex[:8]}",
-        region="us-east-1",
-        endpoint_url=dynamodb_endpoint,
-        read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS,
-    )
-    create_table(table.client, table.table_name)
-    return table
+    return dynamo.local_table(f"fileapi-test-{uuid.uuid4().hex[:8]}", dynamodb_endpoint)
 
 
 @pytest.fixture(scope="session")

@@ -203,9 +203,7 @@ def run_local(*, seconds: float = 60, min_requests: int = 10_000, workers: int =
     from fileapi.local import dynamo
     from fileapi.local.processes import start_api_server
     from fileapi.metering.admin import create_key
-    from fileapi.metering.dynamodb import create_table
-    from fileapi.metering.stores import dynamo_stores, open_table
-    from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
+    from fileapi.metering.stores import dynamo_stores
 
     for name, value in dynamo.LOCAL_CREDENTIALS.items():
         os.environ.setdefault(name, value)
@@ -213,10 +211,7 @@ def run_local(*, seconds: float = 60, min_requests: int = 10_000, workers: int =
     server = None
     try:
         table = f"load-{uuid.uuid4().hex[:8]}"
-        dynamo_table = open_table(
-            table, region="us-east-1", endpoint_url=endpoint, read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
-        )
-        create_table(dynamo_table.client, table)
+        dynamo_table = dynamo.local_table(table, endpoint)
         store = dynamo_stores(dynamo_table).accounts
         key = create_key(store, email="load@example.com", plan="business")
         starter = create_key(store, email="load-starter@example.com", plan="starter")

@@ -15,10 +15,9 @@ import pytest
 
 from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server
-from fileapi.metering.dynamodb import DynamoTable, create_table
+from fileapi.metering.dynamodb import DynamoTable
 from fileapi.metering.store import AccountStore
-from fileapi.metering.stores import dynamo_stores, open_table
-from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
+from fileapi.metering.stores import dynamo_stores
 
 pytestmark = pytest.mark.server
 
@@ -47,14 +46,7 @@ class StartServers(Protocol):
 
 @pytest.fixture()
 def server_table(dynamodb_endpoint: str) -> DynamoTable:
-    table = open_table(
-        f"fileapi-server-{uuid.uuid4().hex[:8]}",
-        region="us-east-1",
-        endpoint_url=dynamodb_endpoint,
-        read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS,
-    )
-    create_table(table.client, table.table_name)
-    return table
+    return dynamo.local_table(f"fileapi-server-{uuid.uuid4().hex[:8]}", dynamodb_endpoint)
 
 
 @pytest.fixture()

@@ -388,23 +388,27 @@ def _dev_key(store: AccountStore) -> str:
     the state folder, so scripts and the README's `KEY=$(.venv/bin/fileapi keys dev)` keep working across
     restarts), or a new one kept there."""
     settings = load_settings()
-    saved = settings.state_dir / DEV_KEY_FILE
-    key = settings.dev_key or (saved.read_text().strip() if saved.is_file() else None)
+    key = _dev_key_in(settings)
     if key is not None and is_well_formed(key):
         ensure_key(store, key=key, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota)
     else:
         key = create_key(store, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota)
     if not settings.dev_key:
+        saved = settings.state_dir / DEV_KEY_FILE
         saved.parent.mkdir(parents=True, exist_ok=True)
         saved.write_text(key + "\n")
         saved.chmod(0o600)
     return key
 
 
-def cmd_keys_dev(args: argparse.Namespace) -> int:
-    settings = load_settings()
+def _dev_key_in(settings: Settings) -> str | None:
+    """FILEAPI_DEV_KEY, else the key the last `fileapi run` kept in the state folder (None: neither)."""
     saved = settings.state_dir / DEV_KEY_FILE
-    key = settings.dev_key or (saved.read_text().strip() if saved.is_file() else None)
+    return settings.dev_key or (saved.read_text().strip() if saved.is_file() else None)
+
+
+def cmd_keys_dev(args: argparse.Namespace) -> int:
+    key = _dev_key_in(load_settings())
     if not key:
         print("no key yet: start the API with `make run` (it makes one and keeps it)", file=sys.stderr)
         return 1

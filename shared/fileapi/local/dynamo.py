@@ -15,13 +15,25 @@ import time
 import urllib.error
 import urllib.request
 
-from fileapi.settings import child_environment
+from fileapi.metering.dynamodb import DynamoTable, create_table
+from fileapi.metering.stores import open_table
+from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS, child_environment
 
 LOCAL_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "local",
     "AWS_SECRET_ACCESS_KEY": "local",
     "AWS_DEFAULT_REGION": "us-east-1",
 }
+
+
+def local_table(table_name: str, endpoint: str) -> DynamoTable:
+    """The table `table_name` on the local endpoint, created if absent, read with the local read timeout
+    (the endpoint answers one request at a time, as `fileapi run` uses it)."""
+    table = open_table(
+        table_name, region="us-east-1", endpoint_url=endpoint, read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
+    )
+    create_table(table.client, table.table_name)
+    return table
 
 
 def serve(host: str, port: int) -> None:
