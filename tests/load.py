@@ -101,6 +101,7 @@ class Report:
     p99_ms: float
     statuses: dict[str, int]
     unexpected: dict[str, int]
+    unexpected_answers: dict[str, str]  # the first body of each unexpected (call, status), so a failure says why
     rss_after_warmup_mib: float
     rss_end_mib: float
     requests_between_rss_samples: int
@@ -128,6 +129,7 @@ def run_load(
     latencies: dict[str, list[float]] = {call.name: [] for call in calls}
     statuses: Counter[str] = Counter()
     unexpected: Counter[str] = Counter()
+    unexpected_answers: dict[str, str] = {}
     answered = 0
     warm: dict[str, float] = {}
     started = time.monotonic()
@@ -156,6 +158,7 @@ def run_load(
                     statuses[str(response.status_code)] += 1
                     if response.status_code not in call.expected:
                         unexpected[f"{call.name}: {response.status_code}"] += 1
+                        unexpected_answers.setdefault(f"{call.name}: {response.status_code}", response.text[:500])
                     if answered == warmup_requests:
                         warm["rss"] = process_tree_rss_mib(server_pid)
                         warm["count"] = answered
@@ -176,6 +179,7 @@ def run_load(
         p99_ms=1000 * everything[int(0.99 * (len(everything) - 1))],
         statuses=dict(statuses),
         unexpected=dict(unexpected),
+        unexpected_answers=unexpected_answers,
         rss_after_warmup_mib=warm.get("rss", rss_end),
         rss_end_mib=rss_end,
         requests_between_rss_samples=answered - int(warm.get("count", answered)),
@@ -188,6 +192,7 @@ def describe(report: Report) -> str:
         f"  {report.requests:,} requests in {report.seconds:.1f} s: {report.throughput:.0f} req/s, "
         f"p50 {report.p50_ms:.1f} ms, p99 {report.p99_ms:.1f} ms",
         f"  statuses {report.statuses}; unexpected {report.unexpected or 'none'}",
+        *(f"  {call} answered: {body}" for call, body in report.unexpected_answers.items()),
         f"  server RSS {report.rss_after_warmup_mib:.0f} MiB after warm-up, {report.rss_end_mib:.0f} MiB after "
         f"{report.requests_between_rss_samples:,} more requests (growth {report.rss_growth_mib:+.1f} MiB)",
         "  p50 by call: " + ", ".join(f"{name} {value:.1f} ms" for name, value in report.by_call_p50_ms.items()),

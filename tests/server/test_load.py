@@ -8,7 +8,9 @@ import pytest
 
 from tests.load import describe, run_local
 
-pytestmark = pytest.mark.server
+# The two longest server runs (each a 2-worker server and a single-threaded local DynamoDB endpoint) take
+# turns on one xdist worker (make test runs --dist loadgroup), so neither starves the other's endpoint.
+pytestmark = [pytest.mark.server, pytest.mark.xdist_group("long-server-runs")]
 MAX_RSS_GROWTH_MIB = 48
 
 

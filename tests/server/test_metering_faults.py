@@ -24,7 +24,9 @@ from tests.dynamo_proxy import DynamoProxy, Faults
 from tests.helpers import auth
 from tests.server.conftest import StartServers
 
-pytestmark = pytest.mark.server
+# The two longest server runs (each a 2-worker server and a single-threaded local DynamoDB endpoint) take
+# turns on one xdist worker (make test runs --dist loadgroup), so neither starves the other's endpoint.
+pytestmark = [pytest.mark.server, pytest.mark.xdist_group("long-server-runs")]
 
 VALID = ("/v1/data/base64-encode", b"hello")
 INVALID = ("/v1/data/base64-decode", b"abc$")
