@@ -34,20 +34,22 @@ from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
-from fileapi.web.routes import answers_bytes, answers_json, json_response
+from fileapi.web.routes import Routes, answers_bytes, json_response
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Image"])
 IMAGE_BODY = raw_body("Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes).")
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/avif")
-IMAGE_OUT = answers_bytes(IMAGE_TYPES, "The image")
 DEFAULTS = (
     "Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, "
     "else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; "
     "no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side "
     "or 50 megapixels are 413."
 )
-
-
+ANIMATION = (
+    " Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is "
+    "WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame "
+    "is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit."
+)
 ANIMATION_HEADERS: dict[str, Any] = {
     "X-Animation": {
         "description": "Only for an animated GIF or WebP input: `kept` (every frame, its duration and the loop "
@@ -59,12 +61,15 @@ ANIMATION_HEADERS: dict[str, Any] = {
         "schema": {"type": "integer"},
     },
 }
-ANIMATED_OUT = answers_bytes(IMAGE_TYPES, "The image", headers=ANIMATION_HEADERS)
-ANIMATION = (
-    " Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is "
-    "WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame "
-    "is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit."
+# The routes that write an image: each description ends with the output's defaults and what animation becomes.
+images = Routes(
+    router,
+    body=IMAGE_BODY,
+    answer=answers_bytes(IMAGE_TYPES, "The image", headers=ANIMATION_HEADERS),
+    note=DEFAULTS + ANIMATION,
 )
+# The routes that read an image.
+readers = Routes(router, body=IMAGE_BODY)
 
 
 def _image(result: ImageResult) -> Response:
@@ -74,131 +79,84 @@ def _image(result: ImageResult) -> Response:
     return Response(result.data, media_type=result.media_type, headers=headers)
 
 
-@router.post(
-    "/v1/image/convert",
-    summary="Convert an image to another format",
-    description=f"Alpha is flattened onto white for JPEG. {DEFAULTS}{ANIMATION}",
-    openapi_extra=IMAGE_BODY,
-    **ANIMATED_OUT,
-)
+@images.post("/v1/image/convert", "Convert an image to another format")
 def convert(body: RawBody, options: Annotated[ConvertOptions, Query()]) -> Response:
+    """Alpha is flattened onto white for JPEG."""
     return _image(convert_image(body, **options.model_dump()))
 
 
-@router.post(
-    "/v1/image/resize",
-    summary="Resize an image",
-    description=(
-        "width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: "
-        "cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, "
-        "transparent where the format has alpha, else white; fill stretches); inside fits within and outside "
-        "covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the "
-        f"decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. {DEFAULTS}"
-        f"{ANIMATION}"
-    ),
-    openapi_extra=IMAGE_BODY,
-    **ANIMATED_OUT,
-)
+@images.post("/v1/image/resize", "Resize an image")
 def resize(body: RawBody, options: Annotated[ResizeOptions, Query()]) -> Response:
+    """width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp:
+    cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent
+    where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping
+    the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when
+    shrinking 2x or more. Upscaling is allowed within the output bounds."""
     return _image(resize_image(body, **options.model_dump()))
 
 
-@router.post(
-    "/v1/image/compress",
-    summary="Compress an image",
-    description=(
-        "Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for "
-        "palette quantisation. When the result in the input's own format is not smaller, the input is returned "
-        f"unchanged. {DEFAULTS}{ANIMATION}"
-    ),
-    openapi_extra=IMAGE_BODY,
-    **ANIMATED_OUT,
-)
+@images.post("/v1/image/compress", "Compress an image")
 def compress(body: RawBody, options: Annotated[CompressOptions, Query()]) -> Response:
+    """Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for
+    palette quantisation. When the result in the input's own format is not smaller, the input is returned
+    unchanged."""
     return _image(compress_image(body, **options.model_dump()))
 
 
-@router.post(
+@readers.post(
     "/v1/image/strip-metadata",
-    summary="Remove EXIF, IPTC, XMP and GPS without re-encoding",
-    description=(
-        "JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical "
-        "(a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, "
-        "zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other "
-        "formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first."
-    ),
-    openapi_extra=raw_body("JPEG, PNG or WebP bytes."),
-    **IMAGE_OUT,
+    "Remove EXIF, IPTC, XMP and GPS without re-encoding",
+    answers_bytes(IMAGE_TYPES, "The image"),
+    body=raw_body("JPEG, PNG or WebP bytes."),
 )
 def strip(body: RawBody) -> Response:
+    """JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical
+    (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, zTXt,
+    iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF,
+    HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first."""
     data, media_type = strip_metadata(body)
     return Response(data, media_type=media_type)
 
 
-@router.post(
-    "/v1/image/read-metadata",
-    summary="Read an image's metadata",
-    description=(
-        "width and height as displayed (after orientation); takenAt from DateTimeOriginal (ISO 8601, with the "
-        "offset when the file has it); camera make, model and lens; gps latitude and longitude in signed decimal "
-        "degrees (south and west negative) and altitude in metres (below sea level negative); exif: the other "
-        "tags by their standard names (rationals as numbers, short byte values as Base64, long ones omitted)."
-    ),
-    openapi_extra=IMAGE_BODY,
-    **answers_json(ImageReadMetadataResult),
-)
+@readers.post("/v1/image/read-metadata", "Read an image's metadata", ImageReadMetadataResult)
 def read(body: RawBody) -> Response:
+    """width and height as displayed (after orientation); takenAt from DateTimeOriginal (ISO 8601, with the
+    offset when the file has it); camera make, model and lens; gps latitude and longitude in signed decimal
+    degrees (south and west negative) and altitude in metres (below sea level negative); exif: the other tags by
+    their standard names (rationals as numbers, short byte values as Base64, long ones omitted)."""
     return json_response(ImageReadMetadataResult.model_validate(read_metadata(body).as_json()))
 
 
-@router.post(
+@readers.post(
     "/v1/image/favicon-set",
-    summary="Make a favicon set",
+    "Make a favicon set",
+    ImageFaviconSetResult,
     description=(
         "ico: favicon.ico with 16, 32 and 48 px (Base64); pngs: "
         + ", ".join(f"`{name}` ({size} px)" for name, size in FAVICON_PNGS.items())
         + " (Base64); manifest: a web manifest snippet (JSON text) listing the android-chrome icons. "
         "A non-square image is centred on a transparent square."
     ),
-    openapi_extra=IMAGE_BODY,
-    **answers_json(ImageFaviconSetResult),
 )
 def favicons(body: RawBody) -> Response:
     return json_response(ImageFaviconSetResult.model_validate(favicon_set(body)))
 
 
-@router.post(
-    "/v1/image/crop",
-    summary="Crop an image",
-    description=(
-        f"The rectangle x, y, width, height in displayed pixels must lie inside the image. {DEFAULTS}{ANIMATION}"
-    ),
-    openapi_extra=IMAGE_BODY,
-    **ANIMATED_OUT,
-)
+@images.post("/v1/image/crop", "Crop an image")
 def crop(body: RawBody, options: Annotated[CropOptions, Query()]) -> Response:
+    """The rectangle x, y, width, height in displayed pixels must lie inside the image."""
     return _image(crop_image(body, **options.model_dump()))
 
 
-@router.post(
-    "/v1/image/rotate",
-    summary="Rotate an image clockwise",
-    description=f"degrees 90, 180 or 270, clockwise. {DEFAULTS}{ANIMATION}",
-    openapi_extra=IMAGE_BODY,
-    **ANIMATED_OUT,
-)
+@images.post("/v1/image/rotate", "Rotate an image clockwise")
 def rotate(body: RawBody, options: Annotated[RotateOptions, Query()]) -> Response:
+    """degrees 90, 180 or 270, clockwise."""
     return _image(rotate_image(body, **options.model_dump()))
 
 
-@router.post(
-    "/v1/image/flip",
-    summary="Flip an image",
-    description=f"horizontal mirrors left and right; vertical mirrors top and bottom. {DEFAULTS}{ANIMATION}",
-    openapi_extra=IMAGE_BODY,
-    **ANIMATED_OUT,
-)
+@images.post("/v1/image/flip", "Flip an image")
 def flip(body: RawBody, options: Annotated[FlipOptions, Query()]) -> Response:
+    """horizontal mirrors left and right; vertical mirrors top and bottom."""
     return _image(flip_image(body, **options.model_dump()))
 
 

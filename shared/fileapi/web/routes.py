@@ -1,21 +1,122 @@
-"""What a route declares besides its path and docs: its answer's shape and its error responses.
+"""How a route is declared: its path, summary and answer, its docstring as its description; the family's
+`Routes` fills in the rest (tags, the request body's docs, the error responses).
 
-    @router.post("/v1/qr/read", summary=..., openapi_extra=IMAGE_BODY, **answers_json(QrCode))
+    codes = Routes(router, tags=["QR"])
+
+    @codes.post("/v1/qr/read", "Decode the first QR code in an image", QrReadResult, body=IMAGE_BODY)
     def qr_read(body: RawBody) -> Response:
-        return json_response(QrCode.model_validate(...))
+        '''An image in; {text, format} of the first QR code found.'''
+        return json_response(QrReadResult.model_validate(...))
 
 The route's answer is built here once: a model serialised by its aliases, only the fields set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel
 from starlette.responses import Response
 
 from fileapi.web.docs import METERED_STATUSES, METERING_HEADERS, binary_response, error_responses
+
+if TYPE_CHECKING:
+    from fastapi import APIRouter
+
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
+
+
+class Routes:
+    """The routes of one family, declared on `router` alike.
+
+    :param tags: the OpenAPI tags of each route (beside the router's own).
+    :param body: the request body's docs (an `openapi_extra`, e.g. `fileapi.web.docs.raw_body`) of every route
+        that names none.
+    :param answer: the answer of every route that names none (decorator arguments, e.g. `answers_bytes`).
+    :param note: text every route's description ends with (after a space).
+    :param statuses: the error statuses of a route answering a model.
+    :param metered: whether a route answering a model carries the metering headers.
+    """
+
+    def __init__(
+        self,
+        router: APIRouter,
+        *,
+        tags: Sequence[str] = (),
+        body: dict[str, Any] | None = None,
+        answer: dict[str, Any] | None = None,
+        note: str = "",
+        statuses: Iterable[int] = METERED_STATUSES,
+        metered: bool = True,
+    ) -> None:
+        self.router = router
+        self.tags = list(tags)
+        self.body = body
+        self.answer = answer
+        self.note = note
+        self.statuses = tuple(statuses)
+        self.metered = metered
+
+    def post(
+        self, path: str, summary: str, answer: Any = None, *, body: dict[str, Any] | None = None, **extra: Any
+    ) -> Callable[[Endpoint], Endpoint]:
+        """Declare the decorated endpoint as POST `path` (see `route`)."""
+        return self.route("POST", path, summary, answer, body=body, **extra)
+
+    def get(self, path: str, summary: str, answer: Any = None, **extra: Any) -> Callable[[Endpoint], Endpoint]:
+        """Declare the decorated endpoint as GET `path` (see `route`)."""
+        return self.route("GET", path, summary, answer, **extra)
+
+    def route(
+        self,
+        method: str,
+        path: str,
+        summary: str,
+        answer: Any = None,
+        *,
+        body: dict[str, Any] | None = None,
+        **extra: Any,
+    ) -> Callable[[Endpoint], Endpoint]:
+        """Declare the decorated endpoint as `method` `path`, its docstring as its description (unless a
+        `description` is given: one that names a figure the code holds).
+
+        :param answer: a model class or a type (answered as JSON, `answers_json`), or decorator arguments
+            (`answers_bytes`, `answers_text`, `answers_json` with a description of its own); None: the family's.
+        :param body: the request body's docs; None: the family's.
+        :param extra: other arguments of `APIRouter.api_route` (`statuses` replaces the family's for a model).
+        """
+        statuses = extra.pop("statuses", self.statuses)
+        if answer is None:
+            answer = self.answer or {}
+        elif not isinstance(answer, dict):
+            answer = answers_json(answer, statuses=statuses, metered=self.metered)
+        tags = [*self.tags, *extra.pop("tags", [])]
+        description = extra.pop("description", None)  # a computed one (a figure the code holds)
+        openapi_extra = {**(body or self.body or {}), **extra.pop("openapi_extra", {})}
+
+        def declare(endpoint: Endpoint) -> Endpoint:
+            self.router.api_route(
+                path,
+                methods=[method],
+                summary=summary,
+                description=description or described(endpoint, self.note),
+                tags=tags or None,
+                openapi_extra=openapi_extra or None,
+                **answer,
+                **extra,
+            )(endpoint)
+            return endpoint
+
+        return declare
+
+
+def described(endpoint: Callable[..., Any], note: str = "") -> str:
+    """The description of `endpoint`: its docstring as one paragraph (its lines joined by spaces, as a generated
+    client's docstring or an MCP tool's description shows it best), then `note`."""
+    lines = (line.strip() for line in (endpoint.__doc__ or "").splitlines())
+    text = " ".join(line for line in lines if line)
+    return f"{text} {note}" if note else text
 
 
 def answers_json(

@@ -1,0 +1,96 @@
+"""The two PDF bodies taken as a form or as JSON: merge's documents, fill-form's document and values.
+
+Each route documents one of the two ways (code generators mishandle a body offered two ways) and takes
+both; what is wrong with either is 400 invalid_input saying how to send it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+
+import orjson
+from fastapi import Request
+from starlette.datastructures import UploadFile
+
+from fileapi.errors import InvalidInput
+
+MERGE_HINT = 'send the PDFs as form parts (-F files=@a.pdf -F files=@b.pdf) or JSON {"files": [base64 PDFs]}'
+FILL_HINT = 'send -F file=@form.pdf -F \'fields={...}\' or JSON {"pdf": base64 PDF, "fields": {...}}'
+
+
+@dataclass(frozen=True)
+class FormFill:
+    """A PDF form, the values to put in it, and whether to flatten it."""
+
+    document: bytes
+    fields: dict[str, object]
+    flatten: bool
+
+
+async def merge_documents(request: Request) -> list[bytes]:
+    """The PDFs to merge: form parts named `files`, or JSON {files: [base64 PDFs]}."""
+    if _is_form(request):
+        form = await request.form(max_files=500, max_fields=500)
+        documents = [await part.read() for part in form.getlist("files") if isinstance(part, UploadFile)]
+        if not documents:
+            raise InvalidInput("send the PDFs as form parts named 'files'")
+        return documents
+    files = _json_object(await request.body(), "the body", hint=MERGE_HINT).get("files")
+    if not isinstance(files, list) or not files:
+        raise InvalidInput("files: a non-empty array of base64-encoded PDFs is required")
+    return [_base64(item, f"files[{position}]") for position, item in enumerate(files, start=1)]
+
+
+async def form_fill(request: Request) -> FormFill:
+    """The form to fill: JSON {pdf: base64, fields, flatten?}, or form parts file, fields (JSON text) and
+    flatten ('true'/'false')."""
+    if _is_form(request):
+        form = await request.form(max_files=1, max_fields=10)
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile):
+            raise InvalidInput("file: the PDF is required as a form part named 'file'")
+        return FormFill(await upload.read(), _json_object(form.get("fields"), "fields"), _flag(form.get("flatten")))
+    payload = _json_object(await request.body(), "the body", hint=FILL_HINT)
+    document = _base64(payload.get("pdf"), "pdf")
+    fields, flatten = payload.get("fields"), payload.get("flatten", False)
+    if not isinstance(fields, dict):
+        raise InvalidInput("fields: an object of field name to value is required")
+    if not isinstance(flatten, bool):
+        raise InvalidInput("flatten must be true or false")
+    return FormFill(document, fields, flatten)
+
+
+def _is_form(request: Request) -> bool:
+    return request.headers.get("content-type", "").lower().startswith("multipart/form-data")
+
+
+def _json_object(raw: object, what: str, *, hint: str = "") -> dict[str, object]:
+    then = f"; {hint}" if hint else ""
+    if not isinstance(raw, str | bytes) or not raw:
+        raise InvalidInput(f"{what}: a JSON object is required{then}")
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise InvalidInput(f"{what} is not valid JSON{then}") from None
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{what} must be a JSON object{then}")
+    return value
+
+
+def _base64(value: object, what: str) -> bytes:
+    if not isinstance(value, str) or not value:
+        raise InvalidInput(f"{what}: a base64-encoded PDF is required")
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise InvalidInput(f"{what} is not valid base64") from None
+
+
+def _flag(value: object) -> bool:
+    if value is None:
+        return False
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", ""):
+        return value.strip().lower() in ("true", "1")
+    raise InvalidInput("flatten must be 'true' or 'false'")
