@@ -1,6 +1,7 @@
-"""Each endpoint's query options model and its converter's keyword arguments are one list: the routes
-call `converter(body, **options.model_dump())`, so a field the converter does not take, or a keyword it
-needs that the model lacks, fails here before any request does."""
+"""Each endpoint's options model and its converter's keyword arguments are one list: the routes call
+`converter(body, **options.model_dump())` (a JSON body's model: `converter(**options.model_dump())`), so a
+field the converter does not take, or a keyword it needs that the model lacks, fails here before any request
+does."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from fileapi.convert.codes import generate_barcode, generate_qr
 from fileapi.convert.csv_json import csv_to_json, json_to_csv
 from fileapi.convert.encoding import encode_base64
 from fileapi.convert.image import compress_image, convert_image, crop_image, flip_image, resize_image, rotate_image
 from fileapi.convert.pdf import render_pages
 from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.render import svg_to_png
-from fileapi.models import data, image, pdf, render
+from fileapi.convert.textdiff import diff_texts
+from fileapi.models import codes, data, image, pdf, render, text
 
 PAIRS: list[tuple[type[BaseModel], Callable[..., Any]]] = [
     (image.ConvertOptions, convert_image),
@@ -34,16 +37,24 @@ PAIRS: list[tuple[type[BaseModel], Callable[..., Any]]] = [
     (data.CsvToJsonOptions, csv_to_json),
     (data.JsonToCsvOptions, json_to_csv),
     (render.SvgToPngOptions, svg_to_png),
+    (codes.QrGenerateOptions, generate_qr),
+    (codes.BarcodeGenerateOptions, generate_barcode),
+    (text.DiffRequest, diff_texts),
 ]
 
 
 @pytest.mark.parametrize(("model", "converter"), PAIRS, ids=[model.__qualname__ for model, _ in PAIRS])
 def test_options_are_the_converter_s_keywords(model: type[BaseModel], converter: Callable[..., Any]) -> None:
-    keywords = {
-        name: parameter
-        for name, parameter in inspect.signature(converter).parameters.items()
-        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    parameters = inspect.signature(converter).parameters.values()
+    by_keyword = {parameter.name for parameter in parameters if parameter.kind in _BY_KEYWORD}
+    required = {
+        parameter.name
+        for parameter in parameters
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY and parameter.default is inspect.Parameter.empty
     }
-    required = {name for name, parameter in keywords.items() if parameter.default is inspect.Parameter.empty}
-    assert set(model.model_fields) <= set(keywords), "fields the converter does not take"
-    assert required <= set(model.model_fields), "keywords the converter needs that the model lacks"
+    passed = {name for name, field in model.model_fields.items() if not field.exclude}  # what model_dump() gives
+    assert passed <= by_keyword, "fields the converter does not take"
+    assert required <= passed, "keywords the converter needs that the model lacks"
+
+
+_BY_KEYWORD = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)

@@ -6,10 +6,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from fileapi.convert.codes import MAX_BARCODE_TEXT, BarcodeFormat
+from fileapi.convert.codes import MAX_BARCODE_TEXT, BarcodeFormat, QrOutput
 from fileapi.models import ApiModel, example
 
 Colour = Annotated[str, Field(max_length=40)]
+
+
+# The fields of the two generators' options are their converters' arguments (tests/unit/test_options_models.py):
+# a route calls `generate_qr(**options.model_dump())`.
 
 
 class QrGenerateOptions(ApiModel):
@@ -18,7 +22,9 @@ class QrGenerateOptions(ApiModel):
     model_config = example({"text": "https://example.com", "format": "png", "size": 9, "errorCorrection": "M"})
 
     text: str = Field(min_length=1, description="Any Unicode text (UTF-8, with ECI when not Latin-1).")
-    format: Literal["png", "svg"] = Field(default="png", description="Image format of the answer.")
+    output: Literal[QrOutput.PNG, QrOutput.SVG] = Field(
+        default=QrOutput.PNG, alias="format", description="Image format of the answer."
+    )
     size: int = Field(default=9, ge=1, le=1000, description="Pixels per module; 9 makes a short URL ~300 px.")
     margin: int = Field(default=4, ge=0, le=100, description="Quiet zone in modules.")
     error_correction: Literal["L", "M", "Q", "H"] = Field(default="M", description="Error correction level.")
@@ -32,8 +38,8 @@ class BarcodeGenerateOptions(ApiModel):
     model_config = example({"text": "400638133393", "format": "ean13", "scale": 2, "height": 80})
 
     text: str = Field(min_length=1, max_length=MAX_BARCODE_TEXT, description="The data to encode.")
-    format: BarcodeFormat = Field(description="Symbology.")
-    output: Literal["svg"] = Field(default="svg", description="Image format of the answer.")
+    fmt: BarcodeFormat = Field(alias="format", description="Symbology.")
+    output: Literal["svg"] = Field(default="svg", exclude=True, description="Image format of the answer.")
     scale: int = Field(default=2, ge=1, le=20, description="Pixels per module.")
     height: int | None = Field(default=None, ge=1, le=2000, description="Bar height in px (linear codes).")
     include_text: bool = Field(default=True, description="Human-readable text under linear codes.")
