@@ -23,13 +23,15 @@ from fileapi.models.account import (
     UsageResult,
 )
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import error_responses
 from fileapi.web.metering import MeteredRoute, self_service
-from fileapi.web.routes import answers_json, json_response
+from fileapi.web.routes import Routes, answers_redirect, json_response
 from fileapi.web.services import get_billing_portal, get_key_service, get_meter
 
 router = APIRouter(route_class=MeteredRoute, tags=["Account"])
 public = APIRouter(tags=["Account"])
+SELF_SERVICE_STATUSES = (400, 401, 403, 429, 500, 503)
+accounts = Routes(router, statuses=SELF_SERVICE_STATUSES)
+recovery = Routes(public, statuses=(400, 429, 500, 503), metered=False)
 # Recovery answers are padded to this many seconds, so that an existing account (an e-mail is sent)
 # and an unknown address take the same time.
 RECOVER_MIN_SECONDS = 0.6
@@ -40,66 +42,42 @@ def _source(request: Request) -> str:
     return str(context.get("http", {}).get("sourceIp") or (request.client.host if request.client else "unknown"))
 
 
-@router.get(
-    "/v1/usage",
-    summary="Usage of the key's account this month",
-    description="Plan, monthly quota, requests counted this UTC month and when the count resets. Not counted.",
-    **answers_json(UsageResult, statuses=(401, 403, 429, 500, 503)),
-)
+@accounts.get("/v1/usage", "Usage of the key's account this month", UsageResult, statuses=(401, 403, 429, 500, 503))
 async def usage(admission: Annotated[Admission, Depends(self_service)]) -> Response:
+    """Plan, monthly quota, requests counted this UTC month and when the count resets. Not counted."""
     return json_response(UsageResult.model_validate(get_meter().usage(admission)))
 
 
-@router.post(
-    "/v1/keys/rotate",
-    summary="Rotate the API key",
-    description=(
-        "Issues a new key and invalidates the one used for this request at once (this request itself succeeds). "
-        "Usage and limits carry over; the new key is also e-mailed to the account address. Not counted. "
-        "Response: {message, api_key}."
-    ),
-    **answers_json(KeysRotateResult, statuses=(400, 401, 403, 429, 500, 503)),
-)
+@accounts.post("/v1/keys/rotate", "Rotate the API key", KeysRotateResult)
 async def rotate(admission: Annotated[Admission, Depends(self_service)]) -> Response:
+    """Issues a new key and invalidates the one used for this request at once (this request itself succeeds).
+    Usage and limits carry over; the new key is also e-mailed to the account address. Not counted. Response:
+    {message, api_key}."""
     key = await run_in_threadpool(get_key_service().rotate_account, admission.account_id, admission.key_hash)
     return json_response(KeysRotateResult(message=ROTATED, api_key=key))
 
 
-@router.get(
+@accounts.get(
     "/v1/billing/portal",
-    summary="Open the billing portal",
-    description=(
-        "303 redirect to a one-time session of the payment provider's customer portal (Stripe), where plan, payment "
-        "method, invoices and cancellation are managed; it returns to the configured return URL. Run locally "
-        "(`make run`, no Stripe key configured) a billing stand-in answers instead: the redirect goes to a local "
-        "portal page showing plan and usage that can change the plan. Deployed without billing configured the "
-        "answer is 503 service_unavailable saying so; a key whose account was not created by a checkout is 400. "
-        "Not counted."
-    ),
-    response_class=RedirectResponse,
-    status_code=303,
-    responses={
-        303: {"description": "Redirect to the portal", "headers": {"Location": {"schema": {"type": "string"}}}},
-        **error_responses((400, 401, 403, 429, 500, 503)),
-    },
+    "Open the billing portal",
+    answers_redirect("Redirect to the portal", statuses=SELF_SERVICE_STATUSES),
 )
 async def billing_portal(admission: Annotated[Admission, Depends(self_service)]) -> Response:
+    """303 redirect to a one-time session of the payment provider's customer portal (Stripe), where plan, payment
+    method, invoices and cancellation are managed; it returns to the configured return URL. Run locally (`make
+    run`, no Stripe key configured) a billing stand-in answers instead: the redirect goes to a local portal page
+    showing plan and usage that can change the plan. Deployed without billing configured the answer is 503
+    service_unavailable saying so; a key whose account was not created by a checkout is 400. Not counted."""
     account = await run_in_threadpool(get_key_service().account, admission.account_id)
     url = await run_in_threadpool(get_billing_portal().session_url, account)
     return RedirectResponse(url, status_code=303)
 
 
-@public.post(
-    "/v1/keys/recover",
-    summary="Start key recovery",
-    description=(
-        "JSON {email}. When an account has this address, an 8-digit code valid for 10 minutes is e-mailed. The "
-        "answer is the same, in content and in time, whether or not an account exists. Limited per address (5 per "
-        "hour) and per source address (429 rate_limited with Retry-After). A malformed address is 400. No key needed."
-    ),
-    **answers_json(KeysRecoverResult, statuses=(400, 429, 500, 503), metered=False),
-)
+@recovery.post("/v1/keys/recover", "Start key recovery", KeysRecoverResult)
 async def recover(payload: RecoverRequest, request: Request) -> Response:
+    """JSON {email}. When an account has this address, an 8-digit code valid for 10 minutes is e-mailed. The
+    answer is the same, in content and in time, whether or not an account exists. Limited per address (5 per
+    hour) and per source address (429 rate_limited with Retry-After). A malformed address is 400. No key needed."""
     started = time.monotonic()
     try:
         await run_in_threadpool(get_key_service().start_recovery, payload.email, source=_source(request))
@@ -108,20 +86,13 @@ async def recover(payload: RecoverRequest, request: Request) -> Response:
     return json_response(KeysRecoverResult(message=RECOVERY_MESSAGE))
 
 
-@public.post(
-    "/v1/keys/recover/confirm",
-    summary="Finish key recovery",
-    description=(
-        "JSON {email, code}. A valid, unexpired, unused code returns {message, api_key}: a new key (also e-mailed); "
-        "the old key stops working at once. A code that is not 8 digits, or that is wrong, expired (10 minutes) or "
-        "already used, is 400 invalid_input; after 5 wrong tries the code is burnt. No key needed."
-    ),
-    **answers_json(KeysRecoverConfirmResult, statuses=(400, 429, 500, 503), metered=False),
-)
+@recovery.post("/v1/keys/recover/confirm", "Finish key recovery", KeysRecoverConfirmResult)
 async def confirm(payload: ConfirmRequest, request: Request) -> Response:
-    key = await run_in_threadpool(
-        get_key_service().confirm_recovery, payload.email, payload.code, source=_source(request)
-    )
+    """JSON {email, code}. A valid, unexpired, unused code returns {message, api_key}: a new key (also e-mailed);
+    the old key stops working at once. A code that is not 8 digits, or that is wrong, expired (10 minutes) or
+    already used, is 400 invalid_input; after 5 wrong tries the code is burnt. No key needed."""
+    source = _source(request)
+    key = await run_in_threadpool(get_key_service().confirm_recovery, payload.email, payload.code, source=source)
     return json_response(KeysRecoverConfirmResult(message=RECOVERED, api_key=key))
 
 

@@ -9,26 +9,24 @@ from starlette.responses import Response
 from fileapi.models.billing import WebhookAck
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.logs import logger
-from fileapi.web.routes import answers_json, json_response
+from fileapi.web.routes import Routes, answers_json, json_response
 from fileapi.web.services import get_billing_events
 
 router = APIRouter(tags=["Billing"])
+billing = Routes(router)
 
 
-@router.post(
+@billing.post(
     "/webhooks/stripe",
-    summary="Stripe webhook",
-    description=(
-        "Stripe's event deliveries, verified with the endpoint's signing secret. checkout.session.completed issues a "
-        "key (plan from the session's metadata.plan) and e-mails it; customer.subscription.updated/deleted set the "
-        "account's status and plan; each event id is processed once; other events are acknowledged. Called by "
-        "Stripe, not by clients: marked x-internal, so the SDKs and the MCP server leave it out."
-    ),
-    include_in_schema=True,
+    "Stripe webhook",
+    answers_json(WebhookAck, "Acknowledged", statuses=(400, 500, 503), metered=False),
     openapi_extra={"x-internal": True},
-    **answers_json(WebhookAck, "Acknowledged", statuses=(400, 500, 503), metered=False),
 )
 async def stripe_webhook(request: Request) -> Response:
+    """Stripe's event deliveries, verified with the endpoint's signing secret. checkout.session.completed issues a
+    key (plan from the session's metadata.plan) and e-mails it; customer.subscription.updated/deleted set the
+    account's status and plan; each event id is processed once; other events are acknowledged. Called by Stripe,
+    not by clients: marked x-internal, so the SDKs and the MCP server leave it out."""
     payload = await request.body()
     outcome = await run_in_threadpool(get_billing_events().handle, payload, request.headers.get("stripe-signature"))
     logger.info("billing event", extra={"outcome": outcome})

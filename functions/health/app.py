@@ -21,14 +21,18 @@ if TYPE_CHECKING:
 
 
 async def health() -> Response:
+    """Answers 200 `ok` without a key."""
     return PlainTextResponse("ok")
 
 
 async def openapi_document() -> Response:
+    """OpenAPI 3.1 description of every route. No key needed."""
     return Response(load_openapi_bytes(), media_type="application/json")
 
 
 async def error_page() -> Response:
+    """An HTML page with a section per error code (its `id` is the code). Every error's `docs_url` links to its
+    section. No key needed."""
     from fileapi.web.error_page import error_page_html
 
     return Response(error_page_html(), media_type="text/html; charset=utf-8")
@@ -39,48 +43,40 @@ def build_app() -> FastAPI:
     from fastapi import APIRouter
 
     from fileapi.web.app import create_app
-    from fileapi.web.docs import PUBLIC_STATUSES, error_responses, success_response
+    from fileapi.web.docs import PUBLIC_STATUSES
+    from fileapi.web.routes import Routes, answers_text
 
     router = APIRouter(tags=["Probe"])
-    router.get(
+    public = Routes(router)
+    public.get(
         "/health",
-        summary="Liveness probe",
-        description="Answers 200 `ok` without a key.",
+        "Liveness probe",
+        answers_text("text/plain", "ok", "ok", statuses=(), metered=False),
         response_class=PlainTextResponse,
-        responses=success_response("text/plain", "ok", schema={"type": "string"}, example="ok", metered=False),
     )(health)
-    router.get(
+    document = {"openapi": "3.1.0", "info": {"title": "File and Data Utility API"}, "paths": {}}
+    public.get(
         "/openapi.json",
-        summary="This API's OpenAPI document",
-        description="OpenAPI 3.1 description of every route. No key needed.",
-        responses={
-            **success_response(
-                "application/json",
-                "OpenAPI document",
-                schema={"type": "object"},
-                example={"openapi": "3.1.0", "info": {"title": "File and Data Utility API"}, "paths": {}},
-                metered=False,
-            ),
-            **error_responses(PUBLIC_STATUSES),
-        },
-    )(openapi_document)
-    router.get(
-        ERROR_DOCS_PATH,
-        summary="What each error code means and what to do",
-        description=(
-            "An HTML page with a section per error code (its `id` is the code). Every error's `docs_url` links to "
-            "its section. No key needed."
+        "This API's OpenAPI document",
+        answers_text(
+            "application/json",
+            "OpenAPI document",
+            document,
+            schema={"type": "object"},
+            statuses=PUBLIC_STATUSES,
+            metered=False,
         ),
-        responses={
-            **success_response(
-                "text/html",
-                "The error page",
-                schema={"type": "string"},
-                example='<h2 id="invalid_input">invalid_input</h2>',
-                metered=False,
-            ),
-            **error_responses(PUBLIC_STATUSES),
-        },
+    )(openapi_document)
+    public.get(
+        ERROR_DOCS_PATH,
+        "What each error code means and what to do",
+        answers_text(
+            "text/html",
+            "The error page",
+            '<h2 id="invalid_input">invalid_input</h2>',
+            statuses=PUBLIC_STATUSES,
+            metered=False,
+        ),
     )(error_page)
     return create_app(router, title="Health")
 

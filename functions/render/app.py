@@ -13,27 +13,21 @@ from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
-from fileapi.web.routes import answers_bytes
+from fileapi.web.routes import Routes, answers_bytes
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Render"])
+render = Routes(router, body=raw_body("SVG or SVGZ document (any Content-Type, e.g. image/svg+xml)."))
 
 
-@router.post(
-    "/v1/render/svg-to-png",
-    summary="Render SVG as PNG",
-    description=(
-        "SVG (or gzip-compressed SVGZ) in; PNG out, rendered with resvg and the bundled DejaVu Sans font. "
-        "Size: the SVG's width/height (else its viewBox; with neither, 300 x 150) times `scale` (0.1-10); or "
-        "`width` and/or `height` in pixels (one alone keeps the aspect ratio; both give exactly that canvas, "
-        "the drawing fitted inside and centred). `background`: any CSS colour or `transparent` (default). "
-        "Nothing external is fetched or read: href and CSS url() references other than #fragments and data: "
-        "URIs, and @import rules, are ignored. Malformed XML, entity-expansion bombs, nesting deeper than 256 "
-        "or more than 200,000 elements are 400; outputs over 16383 px a side or 50 megapixels are 413."
-    ),
-    openapi_extra=raw_body("SVG or SVGZ document (any Content-Type, e.g. image/svg+xml)."),
-    **answers_bytes(("image/png",), "PNG image"),
-)
+@render.post("/v1/render/svg-to-png", "Render SVG as PNG", answers_bytes(("image/png",), "PNG image"))
 def svg_to_png_route(body: RawBody, options: Annotated[SvgToPngOptions, Query()]) -> Response:
+    """SVG (or gzip-compressed SVGZ) in; PNG out, rendered with resvg and the bundled DejaVu Sans font. Size: the
+    SVG's width/height (else its viewBox; with neither, 300 x 150) times `scale` (0.1-10); or `width` and/or
+    `height` in pixels (one alone keeps the aspect ratio; both give exactly that canvas, the drawing fitted
+    inside and centred). `background`: any CSS colour or `transparent` (default). Nothing external is fetched or
+    read: href and CSS url() references other than #fragments and data: URIs, and @import rules, are ignored.
+    Malformed XML, entity-expansion bombs, nesting deeper than 256 or more than 200,000 elements are 400;
+    outputs over 16383 px a side or 50 megapixels are 413."""
     return Response(svg_to_png(body, **options.model_dump()), media_type="image/png")
 
 

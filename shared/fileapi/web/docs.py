@@ -172,24 +172,6 @@ def binary_response(media_types: Sequence[str], description: str, *, metered: bo
     return {200: entry}
 
 
-def success_response(
-    media_type: str,
-    description: str,
-    *,
-    schema: dict[str, Any] | None = None,
-    example: Any = None,
-    metered: bool = True,
-) -> dict[int | str, dict[str, Any]]:
-    """The 200 response entry with its media type, schema, example and the metering headers."""
-    content: dict[str, Any] = {"schema": schema if schema is not None else BINARY}
-    if example is not None:
-        content["example"] = example
-    entry: dict[str, Any] = {"description": description, "content": {media_type: content}}
-    if metered:
-        entry["headers"] = METERING_HEADERS
-    return {200: entry}
-
-
 def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utility API") -> dict[str, Any]:
     """One OpenAPI document over the routes of every function's app (a build-time tool: imported lazily)."""
     from fastapi.openapi.utils import get_openapi

@@ -146,12 +146,32 @@ def answers_bytes(
 
 
 def answers_text(
-    media_type: str, description: str, example: Any, *, schema: dict[str, Any] | None = None
+    media_type: str,
+    description: str,
+    example: Any,
+    *,
+    schema: dict[str, Any] | None = None,
+    statuses: Iterable[int] = METERED_STATUSES,
+    metered: bool = True,
 ) -> dict[str, Any]:
     """Decorator arguments of a route answering text of `media_type` (JSON text: `schema={}`, any value)."""
     content = {media_type: {"schema": {"type": "string"} if schema is None else schema, "example": example}}
-    success = {"description": description, "content": content, "headers": METERING_HEADERS}
-    return {"responses": {200: success, **error_responses(METERED_STATUSES)}}
+    success: dict[str, Any] = {"description": description, "content": content}
+    if metered:
+        success["headers"] = METERING_HEADERS
+    return {"responses": {200: success, **error_responses(statuses)}}
+
+
+def answers_redirect(description: str, *, statuses: Iterable[int]) -> dict[str, Any]:
+    """Decorator arguments of a route answering 303 See Other, to its `Location`."""
+    from starlette.responses import RedirectResponse
+
+    success = {"description": description, "headers": {"Location": {"schema": {"type": "string"}}}}
+    return {
+        "response_class": RedirectResponse,
+        "status_code": 303,
+        "responses": {303: success, **error_responses(statuses)},
+    }
 
 
 def json_response(model: BaseModel) -> Response:
