@@ -352,8 +352,11 @@ export interface PdfProtectParams {
   userPassword: string;
   /** Full rights. */
   ownerPassword?: string;
+  /** Let the reader print the document. */
   allowPrinting?: boolean;
+  /** Let the reader copy or extract its text and images. */
   allowCopying?: boolean;
+  /** Let the reader change the document: annotations, form fields, pages, content. */
   allowModifying?: boolean;
 }
 
@@ -554,9 +557,13 @@ export interface ColorConvertParams {
 export interface ColorConvertResult {
   /** #rrggbb, or #rrggbbaa when the input had an alpha. */
   "hex": string;
+  /** Red, green and blue (and alpha when the input had one). */
   "rgb": Rgb;
+  /** Hue, saturation and lightness (and alpha when the input had one). */
   "hsl": Hsl;
+  /** Hue, saturation and value (and alpha when the input had one). */
   "hsv": Hsv;
+  /** Cyan, magenta, yellow and key (no alpha). */
   "cmyk": Cmyk;
 }
 

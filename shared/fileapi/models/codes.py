@@ -59,6 +59,8 @@ class QrReadResult(ApiModel):
 class DecodedCode(ApiModel):
     """One code found in the image."""
 
+    model_config = example({"text": "4006381333931", "format": "ean13"})
+
     text: str = Field(description="The decoded text.")
     format: str = Field(description="Symbology, named as in barcode/generate (e.g. ean13, qr_code).")
 

@@ -14,6 +14,8 @@ from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 class Gps(ApiModel):
     """Where the picture was taken: signed decimal degrees (south and west negative)."""
 
+    model_config = example({"latitude": 43.4674, "longitude": 11.8851, "altitude": 112.0})
+
     latitude: float = Field(description="Degrees, north positive.")
     longitude: float = Field(description="Degrees, east positive.")
     altitude: float | None = Field(default=None, description="Metres; below sea level negative.")
@@ -41,9 +43,13 @@ class ImageReadMetadataResult(ApiModel):
     exif: dict[str, Any] = Field(description="Other EXIF tags by name.")
 
 
+class _FaviconPngs(ApiModel):
+    model_config = example({name: examples.PNG_BASE64 for name in FAVICON_PNGS})
+
+
 ImageFaviconSetResultPngs = create_model(
     "ImageFaviconSetResultPngs",
-    __base__=ApiModel,
+    __base__=_FaviconPngs,
     __doc__="Square PNGs by file name, Base64-encoded.",
     **{
         f"png_{size}_{position}": (Base64Text, Field(alias=name, description=f"{size} x {size} px."))

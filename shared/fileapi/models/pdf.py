@@ -15,6 +15,8 @@ from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 class PageSize(ApiModel):
     """A page's size as displayed, in PDF points (1/72 inch)."""
 
+    model_config = example({"width": 612.0, "height": 792.0})
+
     width: float = Field(description="Points.")
     height: float = Field(description="Points.")
 
@@ -48,6 +50,8 @@ class PdfExtractTextResult(ApiModel):
 
 class RenderedPage(ApiModel):
     """One page as an image."""
+
+    model_config = example({"page": 1, "bytes": examples.PNG_BASE64, "width": 1, "height": 1})
 
     page: int = Field(description="1-based page number.")
     image: Base64Text = Field(alias="bytes", description="The image, Base64-encoded.")
@@ -111,9 +115,11 @@ class CompressOptions(QueryOptions):
 class ProtectOptions(QueryOptions):
     user_password: str = Field(min_length=1, max_length=128, description="Password to open.")
     owner_password: str | None = Field(default=None, min_length=1, max_length=128, description="Full rights.")
-    allow_printing: bool = True
-    allow_copying: bool = True
-    allow_modifying: bool = False
+    allow_printing: bool = Field(default=True, description="Let the reader print the document.")
+    allow_copying: bool = Field(default=True, description="Let the reader copy or extract its text and images.")
+    allow_modifying: bool = Field(
+        default=False, description="Let the reader change the document: annotations, form fields, pages, content."
+    )
 
 
 class PdfMergeForm(ApiModel):

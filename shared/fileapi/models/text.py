@@ -79,12 +79,24 @@ class DiffRequest(ApiModel):
 class DiffLine(ApiModel):
     """One line of a hunk."""
 
+    model_config = example({"type": "added", "text": "new"})
+
     type: Literal["context", "added", "removed"] = Field(description="Unchanged, added or removed.")
     text: str = Field(description="The line, without its line end.")
 
 
 class DiffHunk(ApiModel):
     """One run of changes with its context, as `@@ -oldStart,oldLines +newStart,newLines @@`."""
+
+    model_config = example(
+        {
+            "oldStart": 1,
+            "oldLines": 1,
+            "newStart": 1,
+            "newLines": 1,
+            "lines": [{"type": "removed", "text": "old"}, {"type": "added", "text": "new"}],
+        }
+    )
 
     old_start: int = Field(description="First line in the old text (1-based).")
     old_lines: int = Field(description="Lines of the old text in the hunk.")
@@ -135,6 +147,8 @@ Alpha = Field(default=None, description="Alpha 0-1, three decimals; present when
 class Rgb(ApiModel):
     """Red, green and blue, 0-255."""
 
+    model_config = example({"r": 255, "g": 136, "b": 0, "a": 0.5})
+
     r: int = Field(description="Red, 0-255.")
     g: int = Field(description="Green, 0-255.")
     b: int = Field(description="Blue, 0-255.")
@@ -143,6 +157,8 @@ class Rgb(ApiModel):
 
 class Hsl(ApiModel):
     """Hue in degrees, saturation and lightness in percent, one decimal."""
+
+    model_config = example({"h": 32.0, "s": 100.0, "l": 50.0, "a": 0.5})
 
     h: float = Field(description="Hue, degrees 0-360.")
     s: float = Field(description="Saturation, percent.")
@@ -153,6 +169,8 @@ class Hsl(ApiModel):
 class Hsv(ApiModel):
     """Hue in degrees, saturation and value in percent, one decimal."""
 
+    model_config = example({"h": 32.0, "s": 100.0, "v": 100.0, "a": 0.5})
+
     h: float = Field(description="Hue, degrees 0-360.")
     s: float = Field(description="Saturation, percent.")
     v: float = Field(description="Value, percent.")
@@ -161,6 +179,8 @@ class Hsv(ApiModel):
 
 class Cmyk(ApiModel):
     """Cyan, magenta, yellow and key in percent, one decimal."""
+
+    model_config = example({"c": 0.0, "m": 46.7, "y": 100.0, "k": 0.0})
 
     c: float = Field(description="Cyan, percent.")
     m: float = Field(description="Magenta, percent.")
@@ -182,7 +202,7 @@ class ColorConvertResult(ApiModel):
     )
 
     hex: str = Field(description="#rrggbb, or #rrggbbaa when the input had an alpha.")
-    rgb: Rgb
-    hsl: Hsl
-    hsv: Hsv
-    cmyk: Cmyk
+    rgb: Rgb = Field(description="Red, green and blue (and alpha when the input had one).")
+    hsl: Hsl = Field(description="Hue, saturation and lightness (and alpha when the input had one).")
+    hsv: Hsv = Field(description="Hue, saturation and value (and alpha when the input had one).")
+    cmyk: Cmyk = Field(description="Cyan, magenta, yellow and key (no alpha).")

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from fastapi import FastAPI
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from fileapi import __version__
 from fileapi.errors import ALL_ERRORS, ApiError
@@ -16,6 +16,18 @@ from fileapi.web.io import JSON_STRING_NOTE
 
 class ApiErrorBody(BaseModel):
     """Body of every error response."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "error": "invalid_input",
+                    "message": "quality: must be 1..100",
+                    "docs_url": "/docs/errors#invalid_input",
+                }
+            ]
+        }
+    )
 
     error: str = Field(description="error code", examples=["invalid_input"])
     message: str = Field(description="human-readable text", examples=["quality: must be 1..100"])
