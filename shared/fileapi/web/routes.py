@@ -58,15 +58,13 @@ class Routes:
         self.statuses = tuple(statuses)
         self.metered = metered
 
-    def post(
-        self, path: str, summary: str, answer: Any = None, *, body: dict[str, Any] | None = None, **extra: Any
-    ) -> Callable[[Endpoint], Endpoint]:
+    def post(self, path: str, summary: str, answer: Any = None, **options: Any) -> Callable[[Endpoint], Endpoint]:
         """Declare the decorated endpoint as POST `path` (see `route`)."""
-        return self.route("POST", path, summary, answer, body=body, **extra)
+        return self.route("POST", path, summary, answer, **options)
 
-    def get(self, path: str, summary: str, answer: Any = None, **extra: Any) -> Callable[[Endpoint], Endpoint]:
+    def get(self, path: str, summary: str, answer: Any = None, **options: Any) -> Callable[[Endpoint], Endpoint]:
         """Declare the decorated endpoint as GET `path` (see `route`)."""
-        return self.route("GET", path, summary, answer, **extra)
+        return self.route("GET", path, summary, answer, **options)
 
     def route(
         self,
@@ -76,23 +74,25 @@ class Routes:
         answer: Any = None,
         *,
         body: dict[str, Any] | None = None,
+        statuses: Iterable[int] | None = None,
+        description: str = "",
         **extra: Any,
     ) -> Callable[[Endpoint], Endpoint]:
-        """Declare the decorated endpoint as `method` `path`, its docstring as its description (unless a
-        `description` is given: one that names a figure the code holds).
+        """Declare the decorated endpoint as `method` `path`, its docstring as its description.
 
         :param answer: a model class or a type (answered as JSON, `answers_json`), or decorator arguments
             (`answers_bytes`, `answers_text`, `answers_json` with a description of its own); None: the family's.
         :param body: the request body's docs; None: the family's.
-        :param extra: other arguments of `APIRouter.api_route` (`statuses` replaces the family's for a model).
+        :param statuses: the error statuses of a route answering a model; None: the family's.
+        :param description: instead of the docstring (and the family's note), a description computed from a
+            figure the code holds.
+        :param extra: other arguments of `APIRouter.api_route` (`openapi_extra` is merged with the body's docs).
         """
-        statuses = extra.pop("statuses", self.statuses)
         if answer is None:
             answer = self.answer or {}
         elif not isinstance(answer, dict):
-            answer = answers_json(answer, statuses=statuses, metered=self.metered)
+            answer = answers_json(answer, statuses=statuses or self.statuses, metered=self.metered)
         tags = [*self.tags, *extra.pop("tags", [])]
-        description = extra.pop("description", None)  # a computed one (a figure the code holds)
         openapi_extra = {**(body or self.body or {}), **extra.pop("openapi_extra", {})}
 
         def declare(endpoint: Endpoint) -> Endpoint:
