@@ -15,6 +15,7 @@ from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.deadline import bounded
 from fileapi.web.docs import json_body, raw_body
 from fileapi.web.io import RawBody, TextBody
+from fileapi.web.limits import PlainText
 from fileapi.web.metering import MeteredRoute, metered
 from fileapi.web.routes import answers_bytes, answers_json, answers_text
 
@@ -32,7 +33,7 @@ TEXT = ("text/plain",)
 )
 @bounded
 def base64_encode(body: RawBody, options: Annotated[Base64EncodeOptions, Query()]) -> Response:
-    return Response(encode_base64(body, **options.model_dump()), media_type="text/plain")
+    return PlainText(encode_base64(body, **options.model_dump()))
 
 
 @router.post(
@@ -65,7 +66,7 @@ def url_encode(
     body: TextBody,
     form: Annotated[bool, Query(description="Encode a space as `+`.")] = False,
 ) -> Response:
-    return Response(encode_url(body, form=form), media_type="text/plain")
+    return PlainText(encode_url(body, form=form))
 
 
 @router.post(

@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from starlette.responses import Response
 
-from fileapi.web.limits import json_string_length, payload_size
+from fileapi.convert.encoding import encode_base64, encode_url
+from fileapi.web.limits import PlainText, json_string_length, payload_size
 
 
 def encoded_length(data: bytes) -> int | None:
@@ -41,3 +42,21 @@ def test_a_text_answer_is_measured_as_its_escaped_text_and_a_binary_one_as_base6
     assert payload_size(text) == envelope - 2 + len(json.dumps('a "quoted"\nline\x7f')) + 512
     binary_envelope = {"statusCode": 200, "body": "", "headers": dict(binary.headers), "isBase64Encoded": True}
     assert payload_size(binary) == len(json.dumps(binary_envelope)) - 2 + 42 + 512
+
+
+@given(st.binary(max_size=200), st.booleans(), st.booleans())
+def test_base64_is_plain_text_for_json(data: bytes, url_safe: bool, padding: bool) -> None:
+    encoded = encode_base64(data, url_safe=url_safe, padding=padding)
+    assert json_string_length(encoded) == len(encoded) + 2
+
+
+@given(st.text(max_size=100), st.booleans())
+def test_percent_encoding_is_plain_text_for_json(text: str, form: bool) -> None:
+    encoded = encode_url(text.encode("utf-8"), form=form)  # hypothesis' text has no lone surrogates
+    assert json_string_length(encoded) == len(encoded) + 2
+
+
+def test_a_plain_text_answer_is_measured_without_a_scan() -> None:
+    body = b"QUJD" * 10
+    assert payload_size(PlainText(body)) == payload_size(Response(body, media_type="text/plain"))
+    assert PlainText(body).headers["content-type"] == "text/plain; charset=utf-8"
