@@ -23,6 +23,7 @@ from fileapi.models.text import (
     TextWordCountResult,
 )
 from fileapi.web.app import create_app, lambda_handler
+from fileapi.web.deadline import bounded
 from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody, TextBody
 from fileapi.web.metering import MeteredRoute, metered
@@ -40,6 +41,7 @@ colors = Routes(router, tags=["Color"])
     FileHashResult,
     body=raw_body("The bytes to hash (may be empty; any Content-Type)."),
 )
+@bounded
 def file_hash(
     body: RawBody,
     algorithm: Annotated[HashAlgorithm, Query(description="Digest algorithm.")] = HashAlgorithm.SHA256,
@@ -54,6 +56,7 @@ def file_hash(
     FileDetectResult,
     body=raw_body("The file's bytes (any Content-Type: the type is read from the bytes)."),
 )
+@bounded
 def file_detect(body: RawBody) -> Response:
     """Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF,
     EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by
@@ -74,6 +77,7 @@ def file_detect(body: RawBody) -> Response:
         f"{WORDS_PER_MINUTE} per minute. Invalid UTF-8 is 400."
     ),
 )
+@bounded
 def word_count(body: TextBody) -> Response:
     return json_response(TextWordCountResult.model_validate(count_text(body)))
 
@@ -104,6 +108,7 @@ def markdown_html(
 
 
 @colors.post("/v1/color/convert", "Convert a colour", ColorConvertResult)
+@bounded
 def color_convert(request: ColorRequest) -> Response:
     """JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(),
     hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent),
