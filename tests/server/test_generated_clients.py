@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from pkgutil import walk_packages
 from typing import Any
 
 import pytest
@@ -65,6 +66,14 @@ def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> st
     return done.stdout + done.stderr
 
 
+def _operation_count() -> int:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    return sum(len(methods) for methods in spec["paths"].values())
+
+
+OPERATION_COUNT = _operation_count()
+
+
 def _known_warnings() -> list[str]:
     """What openapi-python-client prints about the document, as the configuration explains: for each text
     media type of a request body (the operation's body is its application/octet-stream), in document order."""
@@ -114,20 +123,19 @@ def test_python_client_generated_from_the_document_calls_every_kind_of_operation
 ) -> None:
     base_url, key = api
     output = _generated_python_client(tmp_path)
+    checked = _run([str(VENV_BIN / "mypy"), "--strict", "--cache-dir", str(tmp_path / "mypy"), PACKAGE], output)
+    assert checked.startswith("Success: no issues found"), checked
     sys.path.insert(0, str(output))
     try:
+        api_package: Any = importlib.import_module(f"{PACKAGE}.api")
+        operations = [
+            importlib.import_module(module.name) for module in walk_packages(api_package.__path__, f"{PACKAGE}.api.")
+        ]
+        assert len([module for module in operations if hasattr(module, "sync_detailed")]) == OPERATION_COUNT
         client_module: Any = importlib.import_module(f"{PACKAGE}.client")
         types: Any = importlib.import_module(f"{PACKAGE}.types")
         models: Any = importlib.import_module(f"{PACKAGE}.models")
-        ops = {
-            name: importlib.import_module(f"{PACKAGE}.api.{family}.{name}")
-            for family, name in [
-                ("color", "color_convert"),
-                ("file", "file_hash"),
-                ("image", "image_resize"),
-                ("text", "text_word_count"),
-            ]
-        }
+        ops = {module.__name__.rsplit(".", 1)[1]: module for module in operations}
         client = client_module.AuthenticatedClient(base_url=base_url, token=key, raise_on_unexpected_status=True)
         with client:
             color = ops["color_convert"].sync(client=client, body=models.ColorRequest(color="red"))
