@@ -29,6 +29,7 @@ from fastapi.security import HTTPBearer
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import request_response
 
 from fileapi.errors import ApiError
 from fileapi.metering.keys import KEY_PREFIX, key_prefix
@@ -118,6 +119,9 @@ class MeteredRoute(APIRoute):
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         super().__init__(path, _admitted_first(endpoint), **kwargs)
+        if plan_of(self, {metered: _mark_pending}) is not None:
+            # A bound route opens no dependency exit stacks: Starlette's request wrapper, not FastAPI's.
+            self.app = request_response(self.get_route_handler())
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         plan = plan_of(self, {metered: _mark_pending})
