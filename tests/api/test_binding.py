@@ -56,6 +56,21 @@ def test_every_conversion_route_is_bound() -> None:
     assert unbound == {"/v1/usage", "/v1/keys/rotate", "/v1/billing/portal"}  # they take their admission
 
 
+def test_options_models_are_validated_by_the_model() -> None:
+    with_model = {
+        route.path: [
+            field.name for field in route.dependant.query_params if hasattr(field.field_info.annotation, "model_fields")
+        ]
+        for route in CONVERSION_ROUTES
+    }
+    direct = {}
+    for route in CONVERSION_ROUTES:
+        plan = plan_of(route, {metered: _mark_pending})
+        assert plan is not None
+        direct[route.path] = [model.parameter for model in plan.query_models]
+    assert direct == with_model and sum(map(len, direct.values())) == 14
+
+
 def requests_for(route: MeteredRoute) -> list[tuple[str, dict[str, str], bytes, str | None]]:
     """(query string, headers, body, key?) cases for `route`: its options given wrong values, bodies of each kind."""
     names = [field.alias for field in route.dependant.query_params]

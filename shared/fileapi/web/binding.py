@@ -65,7 +65,9 @@ class QueryModel:
         if not (isinstance(model, type) and issubclass(model, BaseModel)) or model.model_config.get("extra"):
             return None
         fields = model.model_fields
-        if any(_is_sequence(info.annotation) or info.validation_alias is not None for info in fields.values()):
+        if any(
+            _is_sequence(info.annotation) or info.validation_alias not in (None, info.alias) for info in fields.values()
+        ):
             return None
         return cls(field.name, model, tuple(info.alias or name for name, info in fields.items()))
 
