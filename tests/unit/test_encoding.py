@@ -77,6 +77,11 @@ def test_encode_url_keeps_only_unreserved_characters() -> None:
     assert encode_url(b"a b", form=True) == b"a+b"
 
 
+def test_encode_url_keeps_a_byte_order_mark() -> None:
+    assert encode_url(b"\xef\xbb\xbfa b") == b"%EF%BB%BFa%20b"
+    assert decode_url(encode_url(b"\xef\xbb\xbf")) == b"\xef\xbb\xbf"
+
+
 def test_encode_url_rejects_invalid_utf8() -> None:
     with pytest.raises(InvalidInput, match="not valid UTF-8"):
         encode_url(b"\xff")

@@ -80,10 +80,13 @@ def encode_url(data: bytes, *, form: bool = False) -> bytes:
     """Percent-encode UTF-8 text (RFC 3986): everything but the unreserved characters
     ``A-Z a-z 0-9 - . _ ~`` is encoded.
 
+    A leading byte-order mark is encoded like any other character (``%EF%BB%BF``): an encoding keeps
+    every character it is given, so that decoding it gives the same bytes back.
+
     :param form: application/x-www-form-urlencoded style, a space becomes ``+``.
     :raises InvalidInput: the body is not UTF-8.
     """
-    text = decode_utf8(data)
+    text = decode_utf8(data, drop_bom=False)
     encoded = quote_plus(text, safe="") if form else quote(text, safe="")
     return encoded.encode("ascii")
 
