@@ -54,13 +54,17 @@ _registered = False
 
 
 def load_pillow() -> None:
-    """Import Pillow and register HEIF once; decompression bombs are ours to refuse."""
+    """Import Pillow and register HEIF once; decompression bombs are ours to refuse; freed image memory
+    is kept for the next conversion (`memory_reuse`)."""
     global _registered
     if not _registered:
         import pillow_heif
         from PIL import Image
 
+        from fileapi.convert.memory_reuse import keep_freed_memory
+
         pillow_heif.register_heif_opener()
+        keep_freed_memory()
         Image.MAX_IMAGE_PIXELS = None  # checked in open_image, with our own error
         _registered = True
 
