@@ -2,11 +2,11 @@
 
 What is measured, counted and modelled:
 
-- **Lambda duration**: the sizing bench's p50 of each function's typical request (bench/sizing.py,
-  measured in the same `make bench`), rounded up to the whole millisecond as Lambda bills, times the
-  function's MemorySize read from template.yaml. The p50 is measured in-process on this machine with
-  an in-memory DynamoDB mock standing in for DynamoDB's round trips; Lambda's arm64 CPU and the real
-  network differ, so it is an estimate of the order, not an invoice.
+- **Lambda duration**: the sizing bench's p50 of each function's typical request through its Lambda
+  handler (bench/sizing.py, measured in the same `make bench`), rounded up to the whole millisecond as
+  Lambda bills, times the function's MemorySize read from template.yaml. The p50 is measured
+  in-process on this machine with an in-memory DynamoDB mock standing in for DynamoDB's round trips;
+  Lambda's arm64 CPU and the real network differ, so it is an estimate of the order, not an invoice.
 - **Store calls**: counted, not assumed. The same typical request goes through the function's own
   app with the real Meter on the local DynamoDB endpoint (moto's server), warm, 20 times in a row
   (the average per request is priced: a request may take a second try when a concurrent change or

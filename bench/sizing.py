@@ -1,6 +1,7 @@
 """Function sizing: per function, in a fresh process each, the import (init) time, the p50 of a
-typical request through the function's own app, and the peak resident memory after typical
-requests and after the largest input the limits allow. docs/operations.md says how the memory sizes follow from it.
+typical request through the function's Lambda handler (an API Gateway event, Mangum, the app), and
+the peak resident memory after typical requests and after the largest input the limits allow.
+docs/operations.md says how the memory sizes follow from it.
 
     python -m bench.sizing            # the table
     python -m bench.sizing CHILD NAME # one function (what the table runs)
@@ -8,15 +9,19 @@ requests and after the largest input the limits allow. docs/operations.md says h
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import io
 import json
 import statistics
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from fileapi.local.template import PROJECT_ROOT, load_functions
 from tests.bombs import peak_rss_mib
@@ -97,43 +102,65 @@ WORKLOADS: dict[str, tuple[Request, Request]] = {
 }  # fmt: skip
 
 
+def api_event(request: Request, body: bytes, key: str) -> dict[str, Any]:
+    """The API Gateway HTTP API (payload 2.0) event of `request` with `body`, as Lambda hands it to the handler."""
+    query = urlencode(request.params)
+    return {
+        "version": "2.0",
+        "routeKey": f"{request.method} {request.path}",
+        "rawPath": request.path,
+        "rawQueryString": query,
+        "headers": {
+            "host": "abc123.execute-api.us-east-1.amazonaws.com",
+            "content-type": request.content_type,
+            "authorization": f"Bearer {key}",
+            "content-length": str(len(body)),
+        },
+        "queryStringParameters": dict(request.params) or None,
+        "requestContext": {
+            "http": {"method": request.method, "path": request.path, "protocol": "HTTP/1.1", "sourceIp": "203.0.113.7"},
+            "requestId": "sizing",
+            "routeKey": f"{request.method} {request.path}",
+            "stage": "$default",
+        },
+        "isBase64Encoded": True,
+        "body": base64.b64encode(body).decode("ascii"),
+    }
+
+
 def measure(name: str, repeat: int = 15) -> dict[str, object]:
-    """One function in this (fresh) process."""
+    """One function in this (fresh) process: its Lambda handler invoked with API Gateway events, as deployed."""
     started = time.perf_counter()
     spec = next(spec for spec in load_functions() if spec.logical_id == name)
     from fileapi.local.template import load_function_module
 
-    app = load_function_module(spec).app
+    module = load_function_module(spec)
     init_ms = 1000 * (time.perf_counter() - started)
 
-    from fastapi.testclient import TestClient
-
     from fileapi.web.logs import logger
-    from tests.helpers import in_memory_metering
+    from tests.helpers import LambdaContext, in_memory_metering
 
     logger.setLevel("WARNING")
     typical, largest = WORKLOADS[name]
+    asyncio.set_event_loop(asyncio.new_event_loop())  # Mangum runs each invocation on the current loop
     with in_memory_metering("sizing@example.com") as key:
-        headers = {"Authorization": f"Bearer {key}"}
-        with TestClient(app, raise_server_exceptions=False) as api:
 
-            def send(request: Request, body: bytes) -> int:
-                response = api.request(request.method, request.path, params=request.params, content=body or None,
-                                       headers={**headers, "Content-Type": request.content_type})  # fmt: skip
-                return response.status_code
+        def send(request: Request, body: bytes) -> int:
+            event = api_event(request, body, key)
+            return int(module.handler(event, LambdaContext(aws_request_id=uuid.uuid4().hex))["statusCode"])
 
-            body = typical.build()
-            status = send(typical, body)
-            times = []
-            for _ in range(repeat):
-                sent = time.perf_counter()
-                send(typical, body)
-                times.append(time.perf_counter() - sent)
-            typical_rss = peak_rss_mib()
-            big = largest.build()
+        body = typical.build()
+        status = send(typical, body)
+        times = []
+        for _ in range(repeat):
             sent = time.perf_counter()
-            largest_status = send(largest, big)
-            largest_ms = 1000 * (time.perf_counter() - sent)
+            send(typical, body)
+            times.append(time.perf_counter() - sent)
+        typical_rss = peak_rss_mib()
+        big = largest.build()
+        sent = time.perf_counter()
+        largest_status = send(largest, big)
+        largest_ms = 1000 * (time.perf_counter() - sent)
     return {
         "function": name,
         "init_ms": init_ms,

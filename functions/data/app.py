@@ -12,8 +12,10 @@ from fileapi.convert.encoding import decode_base64, decode_url, encode_base64, e
 from fileapi.convert.json_text import MAX_INDENT, format_json, minify_json
 from fileapi.models.data import Base64EncodeOptions, CsvToJsonOptions, DataCsvToJsonResult, JsonToCsvOptions
 from fileapi.web.app import create_app, lambda_handler
+from fileapi.web.deadline import bounded
 from fileapi.web.docs import json_body, raw_body
 from fileapi.web.io import RawBody, TextBody
+from fileapi.web.limits import PlainText
 from fileapi.web.metering import MeteredRoute, metered
 from fileapi.web.routes import answers_bytes, answers_json, answers_text
 
@@ -29,8 +31,9 @@ TEXT = ("text/plain",)
     openapi_extra=raw_body("The bytes to encode (any Content-Type)."),
     **answers_text("text/plain", "Base64 text", "aGk="),
 )
+@bounded
 def base64_encode(body: RawBody, options: Annotated[Base64EncodeOptions, Query()]) -> Response:
-    return Response(encode_base64(body, **options.model_dump()), media_type="text/plain")
+    return PlainText(encode_base64(body, **options.model_dump()))
 
 
 @router.post(
@@ -43,6 +46,7 @@ def base64_encode(body: RawBody, options: Annotated[Base64EncodeOptions, Query()
     openapi_extra=raw_body("Base64 text.", text_types=TEXT, example="aGk="),
     **answers_bytes((), "The decoded bytes"),
 )
+@bounded
 def base64_decode(body: TextBody) -> Response:
     return Response(decode_base64(body), media_type="application/octet-stream")
 
@@ -57,11 +61,12 @@ def base64_decode(body: TextBody) -> Response:
     openapi_extra=raw_body("UTF-8 text.", text_types=TEXT, example="a b"),
     **answers_text("text/plain", "Percent-encoded text", "a%20b"),
 )
+@bounded
 def url_encode(
     body: TextBody,
     form: Annotated[bool, Query(description="Encode a space as `+`.")] = False,
 ) -> Response:
-    return Response(encode_url(body, form=form), media_type="text/plain")
+    return PlainText(encode_url(body, form=form))
 
 
 @router.post(
@@ -74,6 +79,7 @@ def url_encode(
     openapi_extra=raw_body("Percent-encoded text.", text_types=TEXT, example="a%20b"),
     **answers_text("text/plain", "Decoded text", "a b"),
 )
+@bounded
 def url_decode(
     body: TextBody,
     form: Annotated[bool, Query(description="Decode `+` as a space.")] = False,
@@ -91,6 +97,7 @@ def url_decode(
     openapi_extra=json_body("A JSON document.", example={"b": 1, "a": [True, None, 1.5]}),
     **answers_text("application/json", "Indented JSON", {"a": [1, 2]}, schema={}),
 )
+@bounded
 def json_format(
     body: RawBody,
     indent: Annotated[int, Query(ge=1, le=MAX_INDENT, description="Spaces per nesting level.")] = 2,
@@ -105,6 +112,7 @@ def json_format(
     openapi_extra=json_body("A JSON document.", example={"b": 1, "a": [True, None, 1.5]}),
     **answers_text("application/json", "Minified JSON", {"a": [1, 2]}, schema={}),
 )
+@bounded
 def json_minify(body: RawBody) -> Response:
     return Response(minify_json(body), media_type="application/json")
 
@@ -122,6 +130,7 @@ def json_minify(body: RawBody) -> Response:
     openapi_extra=raw_body("CSV text.", text_types=("text/csv", "text/plain"), example="a,b\r\n1,2\r\n"),
     **answers_json(DataCsvToJsonResult, "JSON array"),
 )
+@bounded
 def csv_to_json_route(body: TextBody, options: Annotated[CsvToJsonOptions, Query()]) -> Response:
     return Response(csv_to_json(body, **options.model_dump()), media_type="application/json")
 
@@ -143,6 +152,7 @@ def csv_to_json_route(body: TextBody, options: Annotated[CsvToJsonOptions, Query
     ),
     **answers_text("text/csv", "CSV text", "a,b\r\n1,2\r\n"),
 )
+@bounded
 def json_to_csv_route(body: RawBody, options: Annotated[JsonToCsvOptions, Query()]) -> Response:
     csv_bytes = json_to_csv(body, **options.model_dump(exclude_none=True))  # no delimiter: a comma
     return Response(csv_bytes, media_type="text/csv")

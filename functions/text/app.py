@@ -23,6 +23,7 @@ from fileapi.models.text import (
     TextWordCountResult,
 )
 from fileapi.web.app import create_app, lambda_handler
+from fileapi.web.deadline import bounded
 from fileapi.web.docs import raw_body
 from fileapi.web.io import RawBody, TextBody
 from fileapi.web.metering import MeteredRoute, metered
@@ -39,6 +40,7 @@ router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)])
     openapi_extra=raw_body("The bytes to hash (may be empty; any Content-Type)."),
     **answers_json(FileHashResult),
 )
+@bounded
 def file_hash(
     body: RawBody,
     algorithm: Annotated[HashAlgorithm, Query(description="Digest algorithm.")] = HashAlgorithm.SHA256,
@@ -59,6 +61,7 @@ def file_hash(
     openapi_extra=raw_body("The file's bytes (any Content-Type: the type is read from the bytes)."),
     **answers_json(FileDetectResult),
 )
+@bounded
 def file_detect(body: RawBody) -> Response:
     return json_response(FileDetectResult.model_validate(detect_type(body)))
 
@@ -76,6 +79,7 @@ def file_detect(body: RawBody) -> Response:
     openapi_extra=raw_body("UTF-8 text.", text_types=("text/plain",), example="Hello world. How are you?"),
     **answers_json(TextWordCountResult),
 )
+@bounded
 def word_count(body: TextBody) -> Response:
     return json_response(TextWordCountResult.model_validate(count_text(body)))
 
@@ -128,6 +132,7 @@ def markdown_html(
     ),
     **answers_json(ColorConvertResult),
 )
+@bounded
 def color_convert(request: ColorRequest) -> Response:
     return json_response(ColorConvertResult.model_validate(convert_color(request.color)))
 

@@ -150,3 +150,10 @@ def child_environment(**extra: str) -> dict[str, str]:
 def get_settings() -> Settings:
     """The process-wide settings, read once."""
     return load_settings()
+
+
+def xray_trace_id() -> str | None:
+    """The X-Ray trace id of the invocation being answered, as Powertools logs it: Lambda sets _X_AMZN_TRACE_ID
+    for each invocation, so it is read each time, never kept with the settings."""
+    header = os.environ.get("_X_AMZN_TRACE_ID")
+    return header.split(";")[0].replace("Root=", "") if header else None

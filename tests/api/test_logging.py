@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import sys
+from datetime import datetime
 
 import pytest
 from fastapi.testclient import TestClient
@@ -86,3 +87,26 @@ def test_credentials_that_are_not_api_keys_are_not_logged(api: TestClient, log_o
     assert response.status_code == 401
     assert "c2VjcmV0" not in log_output.getvalue()
     assert "key_prefix" not in records(log_output.getvalue())[-1]
+
+
+def test_the_access_record_is_the_line_powertools_writes(
+    log_output: io.StringIO, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fileapi.web.logs import ACCESS_RECORD_LOCATION, logger, write_access_record
+
+    monkeypatch.setenv("_X_AMZN_TRACE_ID", "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1")
+    record = {"request_id": "r-1", "method": "POST", "status": 200, "route": "/v1/file/hash", "latency_ms": 0.5,
+              "key_prefix": "sk_live_abcd", "metering": "counted", "error": None, "bytes_in": 3}  # fmt: skip
+    logger.append_keys(function_name="DataFunction", cold_start=False, correlation_id="c-1")
+    try:
+        write_access_record(record)
+        logger.info("request", extra=record)
+    finally:
+        logger.remove_keys(["function_name", "cold_start", "correlation_id"])
+    ours, powertools = (json.loads(line) for line in log_output.getvalue().splitlines())
+    assert ours.pop("location") == ACCESS_RECORD_LOCATION
+    powertools.pop("location")
+    moments = [datetime.strptime(line.pop("timestamp"), "%Y-%m-%d %H:%M:%S,%f%z") for line in (ours, powertools)]
+    assert abs(moments[0] - moments[1]).total_seconds() < 5  # the same format, the same moment
+    assert list(ours.items()) == list(powertools.items())  # the same keys in the same order, the same values
+    assert ours["xray_trace_id"] == "1-5759e988-bd862e3fe1be46a994272793" and "error" not in ours

@@ -7,14 +7,17 @@ import base64
 import io
 import json
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_module, load_functions
 from fileapi.metering.plans import CONTRACT_PLANS
 from fileapi.metering.store import Stores
+from fileapi.web import deadline
 from fileapi.web.services import stores_installed
 from tests.conftest import MakeKey
 from tests.helpers import LambdaContext
@@ -259,3 +262,38 @@ def test_json_labelled_as_a_form_through_api_gateway_is_parsed(make_key: MakeKey
     response = invoke(event)
     assert response["statusCode"] == 200, body_of(response)
     assert body_of(response) == EXPECTED_BODIES["POST /v1/color/convert"]
+
+
+class CountingExecutor(ThreadPoolExecutor):
+    """The conversion worker pool, counting the work handed to it."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=2)
+        self.submitted = 0
+
+    def submit(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        self.submitted += 1
+        return super().submit(*args, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("event_name", "bounded"),
+    [("data-base64-encode", True), ("file-hash", True), ("color-convert", True), ("image-resize", False),
+     ("text-markdown-to-html", False), ("text-diff", False)],
+)  # fmt: skip
+def test_bounded_work_runs_inline_in_an_invocation_and_other_work_in_a_worker_thread(
+    event_name: str, bounded: bool, make_key: MakeKey, monkeypatch: pytest.MonkeyPatch, api: TestClient
+) -> None:
+    workers = CountingExecutor()
+    monkeypatch.setattr(deadline, "_workers", workers)
+    event = json.loads((PROJECT_ROOT / "events" / f"{event_name}.json").read_text())
+    key = make_key()
+    event["headers"]["authorization"] = f"Bearer {key}"
+    assert invoke(event)["statusCode"] == 200
+    assert workers.submitted == (0 if bounded else 1)
+    # The local server answers many requests at once: there, every conversion has a worker thread.
+    body = base64.b64decode(event["body"]) if event.get("isBase64Encoded") else event["body"].encode()
+    path = event["rawPath"] + (f"?{event['rawQueryString']}" if event.get("rawQueryString") else "")
+    headers = {"Authorization": f"Bearer {key}", "Content-Type": event["headers"].get("content-type", "")}
+    assert api.post(path, content=body, headers=headers).status_code == 200
+    assert workers.submitted == (1 if bounded else 2)

@@ -13,6 +13,7 @@ from mangum.types import ASGI
 from fileapi import __version__
 from fileapi.settings import get_settings
 from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
+from fileapi.web.invocation import one_request_at_a_time
 from fileapi.web.limits import BodyLimitMiddleware
 from fileapi.web.logs import AccessLogMiddleware, logger
 from fileapi.web.services import register_snapstart_hooks
@@ -32,7 +33,16 @@ def create_app(*routers: APIRouter, title: str) -> FastAPI:
 
     from fileapi.web.request_bodies import RequestBodyMiddleware  # FastAPI routes' bodies: FastAPI apps only
 
-    app = FastAPI(title=title, version=__version__, openapi_url=None, docs_url=None, redoc_url=None)
+    app = FastAPI(
+        title=title,
+        version=__version__,
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
+        # FastAPI's own OpenTelemetry instrumentation, off: the functions trace with X-Ray (web.tracing) and
+        # log with Powertools; its check for a configured provider would otherwise run on every request.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
+    )
     for router in routers:
         # Flat, not include_router: FastAPI >= 0.160 wraps included routers, and app.routes
         # must list each APIRoute for the template check and the OpenAPI build.
@@ -66,10 +76,16 @@ def with_shared_middleware(app: ASGI) -> ASGI:
 def lambda_handler(app: ASGI) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The Lambda entry point of a function: Mangum over `app` (API Gateway HTTP API payload v2,
     bodies base64-encoded both ways where binary), with the Lambda context and API Gateway's
-    request id injected into every log record."""
+    request id injected into every log record, and bounded work run inline (the invocation is alone)."""
     register_snapstart_hooks()
+    adapter = Mangum(app, lifespan="off")
+
+    def alone(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        with one_request_at_a_time():  # an invocation is the process's only request (web.invocation)
+            return adapter(event, context)
+
     handler: Callable[[dict[str, Any], Any], dict[str, Any]] = logger.inject_lambda_context(
-        Mangum(app, lifespan="off"),
+        alone,
         correlation_id_path=correlation_paths.API_GATEWAY_HTTP,
         clear_state=True,
     )

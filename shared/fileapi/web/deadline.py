@@ -9,6 +9,12 @@ One hop to the worker thread per request: the metering layer passes its admissio
 that the store's write and the conversion share it (web.metering). The hop is asyncio's own
 (`run_in_executor` with the caller's context, under `asyncio.timeout`), cheaper than anyio's
 worker-thread call under a cancel scope; `make bench-quick` measures the whole path.
+
+No hop at all for work declared `bounded` (linear in a body the API already bounds, with no input that can
+make it run long: Base64, JSON, CSV, hashes...) while the process answers one request at a time, as a
+Lambda invocation does (web.invocation, entered by web.app's handler): nothing else waits on the
+event loop, and the work cannot outlast the deadline, so it runs on the loop's own thread. `fileapi serve`
+answers many requests at once and keeps every conversion in a worker thread.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from fileapi.convert.deadline import budget, exceeded_message
 from fileapi.convert.payload import response_limit
 from fileapi.errors import ConversionFailed
 from fileapi.settings import get_settings
+from fileapi.web.invocation import alone
 from fileapi.web.tracing import subsegment
 
 P = ParamSpec("P")
@@ -34,6 +41,14 @@ R = TypeVar("R")
 # a time in Lambda; `fileapi serve` serves many). Abandoned threads hold their worker until they stop.
 MAX_WORKER_THREADS = 40
 _workers = ThreadPoolExecutor(max_workers=MAX_WORKER_THREADS, thread_name_prefix="conversion")
+_BOUNDED = "__fileapi_bounded_work__"
+
+
+def bounded(endpoint: Callable[P, R]) -> Callable[P, R]:
+    """Declare a synchronous endpoint's work bounded: linear in its (size-limited) body, never long whatever
+    the input. It then runs inline when the process answers one request at a time (see the module's docstring)."""
+    setattr(endpoint, _BOUNDED, True)
+    return endpoint
 
 
 async def within_deadline(function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
@@ -57,6 +72,8 @@ async def _in_worker(
         ):
             return function(*args, **kwargs)
 
+    if alone() and getattr(function, _BOUNDED, False):
+        return run()
     context = contextvars.copy_context()
     future = asyncio.get_running_loop().run_in_executor(_workers, context.run, run)
     try:

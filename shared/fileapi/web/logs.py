@@ -8,14 +8,17 @@ query values or whole keys.
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from typing import Any, cast
 
 from aws_lambda_powertools import Logger
+from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import ALL_ERRORS
+from fileapi.settings import xray_trace_id
 
 # What can start a JSON text (RFC 8259: white space, an object, array, string, number or literal).
 _JSON_STARTS = frozenset('{["-0123456789tfn \t\r\n')
@@ -31,6 +34,7 @@ def _message_value(message: dict[Any, Any] | str | bool | int | float) -> str:
 
 
 logger = Logger(service="fileapi", json_deserializer=_message_value)
+_stdlib_logger = logging.getLogger(logger.name)  # the logger Powertools writes through
 METRICS_NAMESPACE = "FileApi"
 METERING_FAULTS_METRIC = "MeteringFaults"
 
@@ -88,9 +92,53 @@ class AccessLogMiddleware:
             outcome = metering_outcome(state.get("admission"), counts["status"], record.get("error"))
             if outcome:
                 record["metering"] = outcome
-            logger.info("request", extra=record)
+            write_access_record(record)
             if self.emit_metrics:
                 emit_request_metrics(record)
+
+
+# The access record's `location`, as Powertools would give it (the function and line that log it).
+ACCESS_RECORD_LOCATION = "AccessLogMiddleware.__call__"
+_MESSAGE_KEYS = {"level": "INFO", "location": ACCESS_RECORD_LOCATION, "message": "request"}
+
+
+class _Moment:
+    """What Formatter.formatTime reads of a LogRecord: the instant."""
+
+    __slots__ = ("created", "msecs")
+
+    def __init__(self, created: float) -> None:
+        self.created = created
+        self.msecs = (created - int(created)) * 1000
+
+
+def write_access_record(record: dict[str, Any]) -> None:
+    """One INFO line "request" with `record`'s fields, as Powertools' formatter writes it (the logger's keys
+    and appended keys, its timestamp format, `xray_trace_id` when traced, None values left out), written
+    straight to each handler's stream: the logging module's record, caller lookup, filters and handler lock
+    cost about as much as the rest of a small request's stack (tests/api/test_logging.py compares the lines).
+    A handler that is not a stream with Powertools' formatter gets a LogRecord, as logger.info would give it."""
+    if not _stdlib_logger.isEnabledFor(logging.INFO):
+        return
+    for handler in _stdlib_logger.handlers:
+        formatter = handler.formatter
+        if type(handler) is logging.StreamHandler and isinstance(formatter, LambdaPowertoolsFormatter):
+            handler.stream.write(_access_line(formatter, record) + "\n")
+            handler.flush()
+        elif handler.level <= logging.INFO:
+            handler.handle(
+                _stdlib_logger.makeRecord(logger.name, logging.INFO, __file__, 0, "request", (), None, extra=record)
+            )
+
+
+def _access_line(formatter: LambdaPowertoolsFormatter, record: dict[str, Any]) -> str:
+    line: dict[str, Any] = {}
+    for key, value in formatter.get_current_keys().items():
+        line[key] = _MESSAGE_KEYS.get(key, value)
+    line["timestamp"] = formatter.formatTime(cast(logging.LogRecord, _Moment(time.time())))
+    line.update(record)
+    line["xray_trace_id"] = xray_trace_id()
+    return formatter.serialize({key: value for key, value in line.items() if value is not None})
 
 
 _CODES = frozenset(error.code for error in ALL_ERRORS)

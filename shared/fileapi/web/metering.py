@@ -29,11 +29,13 @@ from fastapi.security import HTTPBearer
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import request_response
 
 from fileapi.errors import ApiError
 from fileapi.metering.keys import KEY_PREFIX, key_prefix
 from fileapi.metering.meter import Admission
 from fileapi.settings import get_settings
+from fileapi.web.binding import bound_handler, plan_of
 from fileapi.web.deadline import with_deadline
 from fileapi.web.errors import http_error, validation_error
 from fileapi.web.limits import check_response_size
@@ -59,7 +61,12 @@ def _admit(request: Request, *, counted: bool) -> Admission:
 
 async def metered(request: Request, _: Any = Security(bearer_scheme)) -> None:
     """Dependency of conversion endpoints: authenticate, take a rate token, reserve a unit of the quota — in
-    the conversion's worker thread, just before it (see the module's docstring): here the request is marked."""
+    the conversion's worker thread, just before it (see the module's docstring): here the request is marked.
+    (MeteredRoute's binding plan does the same without FastAPI's dependency solving: web.binding.)"""
+    _mark_pending(request)
+
+
+def _mark_pending(request: Request) -> None:
     request.state.admission_pending = True
 
 
@@ -112,9 +119,13 @@ class MeteredRoute(APIRoute):
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         super().__init__(path, _admitted_first(endpoint), **kwargs)
+        if plan_of(self, {metered: _mark_pending}) is not None:
+            # A bound route opens no dependency exit stacks: Starlette's request wrapper, not FastAPI's.
+            self.app = request_response(self.get_route_handler())
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
+        plan = plan_of(self, {metered: _mark_pending})
+        handler = bound_handler(plan) if plan is not None else super().get_route_handler()
 
         async def metered_handler(request: Request) -> Response:
             answering = _answering.set(request)
