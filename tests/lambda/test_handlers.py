@@ -271,7 +271,7 @@ class CountingExecutor(ThreadPoolExecutor):
         super().__init__(max_workers=2)
         self.submitted = 0
 
-    def submit(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def submit(self, *args: Any, **kwargs: Any) -> Any:
         self.submitted += 1
         return super().submit(*args, **kwargs)
 
