@@ -89,10 +89,11 @@ bench-metering: install
 bench-quick: install
 	$(BIN)/python -m bench --quick
 
-## Regenerate shared/fileapi/openapi.json from the functions' apps, then the SDKs' generated code
-## (tests fail when either is stale).
+## Regenerate shared/fileapi/openapi.json from the functions' apps, docs/operations.md's settings table from
+## shared/fileapi/settings.py, then the SDKs' generated code (tests fail when any is stale).
 openapi: install
 	$(BIN)/fileapi openapi --write
+	$(BIN)/fileapi settings --write
 	$(BIN)/python clients/generate.py
 
 clients: install

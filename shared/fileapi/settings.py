@@ -27,6 +27,205 @@ LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
+class Variable:
+    """One environment variable the service reads: its name, type, default and meaning, declared once here
+    and printed as the table of docs/operations.md by `fileapi settings --markdown` (a test compares them).
+    An empty value counts as unset."""
+
+    name: str
+    type: str  # as the table names it: text, integer, seconds, path, URL, list, flag
+    default: str | int | float | None  # None: unset (the setting is off or absent)
+    meaning: str
+    default_note: str = ""  # a default worked out when the variable is read, in words (replaces `default`)
+
+    def value(self) -> str | None:
+        """The variable's text, or None when it is unset or empty."""
+        return os.environ.get(self.name) or None
+
+    def text(self) -> str:
+        """The variable's text, else its default."""
+        return self.value() or str(self.default)
+
+    def integer(self, *, minimum: int = 1) -> int:
+        raw = self.value()
+        if raw is None:
+            return int(self.default or 0)
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(f"{self.name} must be a whole number, not {raw!r}") from None
+        if value < minimum:
+            raise ValueError(f"{self.name} must be >= {minimum}, not {value}")
+        return value
+
+    def seconds(self, default: float) -> float:
+        raw = self.value()
+        if raw is None:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            raise ValueError(f"{self.name} must be a number of seconds, not {raw!r}") from None
+        if not 0 < value <= 60:
+            raise ValueError(f"{self.name} must be between 0 and 60 seconds, not {value}")
+        return value
+
+    def items(self) -> tuple[str, ...] | None:
+        """A comma-separated list (as CloudFormation's CommaDelimitedList), or None when unset or empty."""
+        items = tuple(item.strip() for item in (self.value() or "").split(",") if item.strip())
+        return items or None
+
+
+PORT = Variable("FILEAPI_PORT", "integer", 3000, "port of the local API")
+DEV_KEY = Variable(
+    "FILEAPI_DEV_KEY",
+    "text",
+    None,
+    "a key `sk_live_...` that `make run` makes sure exists (`fileapi keys dev` prints it)",
+    default_note="the last run's (`.local/dev-key`), else a new one",
+)
+DEV_PLAN = Variable("FILEAPI_DEV_PLAN", "text", "business", "plan of that key: starter, pro, growth, scale, business")
+DEV_EMAIL = Variable("FILEAPI_DEV_EMAIL", "text", "dev@example.com", "account e-mail of that key")
+DEV_QUOTA = Variable(
+    "FILEAPI_DEV_QUOTA", "integer", None, "monthly quota override of that key", default_note="the plan's"
+)
+OUTBOX = Variable(
+    "FILEAPI_OUTBOX", "path", ".local/outbox", "folder for outgoing e-mail (.eml) when the mailer is `outbox`"
+)
+STATE_DIR = Variable(
+    "FILEAPI_STATE_DIR", "path", ".local", "where `fileapi run` notes its DynamoDB endpoint for the CLI"
+)
+MAX_BODY_BYTES = Variable(
+    "FILEAPI_MAX_BODY_BYTES", "integer", DEFAULT_MAX_BODY_BYTES, "largest request body (413 `too_large` above)"
+)
+MAX_RESPONSE_BYTES = Variable(
+    "FILEAPI_MAX_RESPONSE_BYTES",
+    "integer",
+    DEFAULT_MAX_RESPONSE_BYTES,
+    "largest response, measured as Lambda serialises it (Lambda's own limit)",
+)
+DEADLINE_SECONDS = Variable(
+    "FILEAPI_DEADLINE_SECONDS",
+    "integer",
+    DEFAULT_DEADLINE_SECONDS,
+    "a conversion still running after this many seconds is answered 500 `conversion_failed`",
+)
+CORS_ALLOWED_ORIGINS = Variable(
+    "FILEAPI_CORS_ALLOWED_ORIGINS",
+    "list",
+    None,
+    "origins the local server's CORS allows (comma-separated; `http://*` style prefixes)",
+    default_note="the template's `CorsAllowedOrigins` default (`*`)",
+)
+STAGE = Variable(
+    "FILEAPI_STAGE",
+    "text",
+    "local",
+    "the stage named in every log record (the template sets `dev`, `staging` or `prod`)",
+)
+TABLE = Variable("FILEAPI_TABLE", "text", "fileapi-local", "DynamoDB table")
+REGION = Variable("AWS_REGION", "text", "us-east-1", "AWS region (else `AWS_DEFAULT_REGION`; set by Lambda)")
+DEFAULT_REGION = Variable("AWS_DEFAULT_REGION", "text", "us-east-1", "AWS region when `AWS_REGION` is unset")
+DYNAMODB_ENDPOINT = Variable(
+    "FILEAPI_DYNAMODB_ENDPOINT", "URL", None, "DynamoDB endpoint URL (set by `make run`)", default_note="(AWS's)"
+)
+DYNAMODB_READ_TIMEOUT = Variable(
+    "FILEAPI_DYNAMODB_READ_TIMEOUT",
+    "seconds",
+    DYNAMODB_READ_TIMEOUT_SECONDS,
+    "seconds a DynamoDB call waits for its reply (0-60)",
+    default_note=f"{DYNAMODB_READ_TIMEOUT_SECONDS:g} ({LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS:g} with a local endpoint)",
+)
+UPGRADE_URL = Variable(
+    "FILEAPI_UPGRADE_URL", "URL", None, "link put as `upgrade_url` on quota, rate and subscription errors"
+)
+MAILER = Variable("FILEAPI_MAILER", "text", "outbox", "`outbox` (files in FILEAPI_OUTBOX) or `ses` (in AWS)")
+MAIL_FROM = Variable("FILEAPI_MAIL_FROM", "text", "no-reply@fileapi.local", "sender address of the e-mail")
+STRIPE_WEBHOOK_SECRET = Variable(
+    "FILEAPI_STRIPE_WEBHOOK_SECRET", "text", None, "Stripe endpoint secret", default_note="(billing off)"
+)
+STRIPE_WEBHOOK_SECRET_PARAM = Variable(
+    "FILEAPI_STRIPE_WEBHOOK_SECRET_PARAM",
+    "text",
+    None,
+    "the SSM SecureString holding the Stripe endpoint secret",
+    default_note="(billing off)",
+)
+STRIPE_SECRET_KEY = Variable(
+    "FILEAPI_STRIPE_SECRET_KEY",
+    "text",
+    None,
+    "Stripe secret key for portal sessions (without one: 503, or the local stand-in on `fileapi run`)",
+)
+STRIPE_SECRET_KEY_PARAM = Variable(
+    "FILEAPI_STRIPE_SECRET_KEY_PARAM", "text", None, "the SSM SecureString holding the Stripe secret key"
+)
+STRIPE_API_BASE = Variable(
+    "FILEAPI_STRIPE_API_BASE", "URL", None, "base URL of the Stripe API (a stand-in for tests)", default_note="Stripe's"
+)
+BILLING_RETURN_URL = Variable(
+    "FILEAPI_BILLING_RETURN_URL", "URL", "https://example.com/account", "where the portal returns to"
+)
+BILLING_STANDIN = Variable(
+    "FILEAPI_BILLING_STANDIN",
+    "flag",
+    None,
+    "`1`: the local billing stand-in; `0`: never (`fileapi run` turns it on without a Stripe key)",
+)
+LOCAL_BASE_URL = Variable(
+    "FILEAPI_LOCAL_BASE_URL",
+    "URL",
+    None,
+    "base URL of the local API (the stand-in portal's links)",
+    default_note="`http://127.0.0.1:` and FILEAPI_PORT",
+)
+METRICS = Variable("FILEAPI_METRICS", "flag", None, "`1`: EMF metrics outside Lambda too", default_note="on in Lambda")
+LAMBDA_FUNCTION_NAME = Variable(
+    "AWS_LAMBDA_FUNCTION_NAME", "text", None, "set by Lambda: metrics and X-Ray tracing on", default_note="(not Lambda)"
+)
+TRACE_DISABLED = Variable(
+    "POWERTOOLS_TRACE_DISABLED", "flag", "false", "`true` or `1`: no X-Ray tracing (the template's TracingEnabled)"
+)
+SERVICE_NAME = Variable("POWERTOOLS_SERVICE_NAME", "text", "fileapi", "service name in logs, metrics and traces")
+
+# In the order of docs/operations.md's table.
+VARIABLES: tuple[Variable, ...] = (
+    PORT,
+    DEV_KEY,
+    DEV_PLAN,
+    DEV_EMAIL,
+    DEV_QUOTA,
+    OUTBOX,
+    STATE_DIR,
+    MAX_BODY_BYTES,
+    MAX_RESPONSE_BYTES,
+    DEADLINE_SECONDS,
+    CORS_ALLOWED_ORIGINS,
+    STAGE,
+    TABLE,
+    REGION,
+    DEFAULT_REGION,
+    DYNAMODB_ENDPOINT,
+    DYNAMODB_READ_TIMEOUT,
+    UPGRADE_URL,
+    MAILER,
+    MAIL_FROM,
+    STRIPE_WEBHOOK_SECRET,
+    STRIPE_WEBHOOK_SECRET_PARAM,
+    STRIPE_SECRET_KEY,
+    STRIPE_SECRET_KEY_PARAM,
+    STRIPE_API_BASE,
+    BILLING_RETURN_URL,
+    BILLING_STANDIN,
+    LOCAL_BASE_URL,
+    METRICS,
+    LAMBDA_FUNCTION_NAME,
+    TRACE_DISABLED,
+    SERVICE_NAME,
+)
+
+
+@dataclass(frozen=True)
 class Settings:
     """What the service needs to know about where it runs (dev_*: the key `fileapi run` makes sure of)."""
 
@@ -63,81 +262,46 @@ class Settings:
     service_name: str
 
 
-def _int_env(name: str, default: int, *, minimum: int = 1) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, not {value}")
-    return value
-
-
-def _seconds_env(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
-    if not 0 < value <= 60:
-        raise ValueError(f"{name} must be between 0 and 60 seconds, not {value}")
-    return value
-
-
-def _list_env(name: str) -> tuple[str, ...] | None:
-    """A comma-separated list (as CloudFormation's CommaDelimitedList), or None when unset or empty."""
-    items = tuple(item.strip() for item in os.environ.get(name, "").split(",") if item.strip())
-    return items or None
-
-
 def load_settings() -> Settings:
     """Read the settings from the environment (no caching; see `get_settings`)."""
-    env = os.environ
+    endpoint = DYNAMODB_ENDPOINT.value()
+    in_lambda = LAMBDA_FUNCTION_NAME.value() is not None
     return Settings(
-        stage=env.get("FILEAPI_STAGE", "local"),
-        table_name=env.get("FILEAPI_TABLE", "fileapi-local"),
-        region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
-        dynamodb_endpoint=env.get("FILEAPI_DYNAMODB_ENDPOINT") or None,
-        dynamodb_read_timeout=_seconds_env(
-            "FILEAPI_DYNAMODB_READ_TIMEOUT",
-            # DynamoDB answers single-item calls in milliseconds; moto's local server, one request at a time, may not
-            LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
-            if env.get("FILEAPI_DYNAMODB_ENDPOINT")
-            else DYNAMODB_READ_TIMEOUT_SECONDS,
+        stage=STAGE.text(),
+        table_name=TABLE.text(),
+        region=REGION.value() or DEFAULT_REGION.text(),
+        dynamodb_endpoint=endpoint,
+        # DynamoDB answers single-item calls in milliseconds; moto's local server, one request at a time, may not
+        dynamodb_read_timeout=DYNAMODB_READ_TIMEOUT.seconds(
+            LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS if endpoint else DYNAMODB_READ_TIMEOUT_SECONDS
         ),
-        max_body_bytes=_int_env("FILEAPI_MAX_BODY_BYTES", DEFAULT_MAX_BODY_BYTES),
-        max_response_bytes=_int_env("FILEAPI_MAX_RESPONSE_BYTES", DEFAULT_MAX_RESPONSE_BYTES),
-        deadline_seconds=_int_env("FILEAPI_DEADLINE_SECONDS", DEFAULT_DEADLINE_SECONDS),
-        outbox_dir=Path(env.get("FILEAPI_OUTBOX", ".local/outbox")),
-        state_dir=Path(env.get("FILEAPI_STATE_DIR", ".local")),
-        mailer=env.get("FILEAPI_MAILER", "outbox"),
-        mail_from=env.get("FILEAPI_MAIL_FROM", "no-reply@fileapi.local"),
-        upgrade_url=env.get("FILEAPI_UPGRADE_URL") or None,
-        port=_int_env("FILEAPI_PORT", 3000),
-        billing_standin=env.get("FILEAPI_BILLING_STANDIN") == "1",
-        billing_standin_refused=env.get("FILEAPI_BILLING_STANDIN") == "0",
-        local_base_url=env.get("FILEAPI_LOCAL_BASE_URL") or f"http://127.0.0.1:{_int_env('FILEAPI_PORT', 3000)}",
-        emit_metrics=bool(env.get("AWS_LAMBDA_FUNCTION_NAME")) or env.get("FILEAPI_METRICS") == "1",
-        stripe_webhook_secret=env.get("FILEAPI_STRIPE_WEBHOOK_SECRET") or None,
-        stripe_secret_key=env.get("FILEAPI_STRIPE_SECRET_KEY") or None,
-        stripe_secret_key_parameter=env.get("FILEAPI_STRIPE_SECRET_KEY_PARAM") or None,
-        stripe_api_base=env.get("FILEAPI_STRIPE_API_BASE") or None,
-        billing_return_url=env.get("FILEAPI_BILLING_RETURN_URL", "https://example.com/account"),
-        stripe_webhook_secret_parameter=env.get("FILEAPI_STRIPE_WEBHOOK_SECRET_PARAM") or None,
-        dev_key=env.get("FILEAPI_DEV_KEY") or None,
-        dev_plan=env.get("FILEAPI_DEV_PLAN", "business"),
-        dev_email=env.get("FILEAPI_DEV_EMAIL", "dev@example.com"),
-        dev_quota=_int_env("FILEAPI_DEV_QUOTA", 0, minimum=0) if env.get("FILEAPI_DEV_QUOTA") else None,
-        cors_allowed_origins=_list_env("FILEAPI_CORS_ALLOWED_ORIGINS"),
+        max_body_bytes=MAX_BODY_BYTES.integer(),
+        max_response_bytes=MAX_RESPONSE_BYTES.integer(),
+        deadline_seconds=DEADLINE_SECONDS.integer(),
+        outbox_dir=Path(OUTBOX.text()),
+        state_dir=Path(STATE_DIR.text()),
+        mailer=MAILER.text(),
+        mail_from=MAIL_FROM.text(),
+        upgrade_url=UPGRADE_URL.value(),
+        port=PORT.integer(),
+        billing_standin=BILLING_STANDIN.value() == "1",
+        billing_standin_refused=BILLING_STANDIN.value() == "0",
+        local_base_url=LOCAL_BASE_URL.value() or f"http://127.0.0.1:{PORT.integer()}",
+        emit_metrics=in_lambda or METRICS.value() == "1",
+        stripe_webhook_secret=STRIPE_WEBHOOK_SECRET.value(),
+        stripe_secret_key=STRIPE_SECRET_KEY.value(),
+        stripe_secret_key_parameter=STRIPE_SECRET_KEY_PARAM.value(),
+        stripe_api_base=STRIPE_API_BASE.value(),
+        billing_return_url=BILLING_RETURN_URL.text(),
+        stripe_webhook_secret_parameter=STRIPE_WEBHOOK_SECRET_PARAM.value(),
+        dev_key=DEV_KEY.value(),
+        dev_plan=DEV_PLAN.text(),
+        dev_email=DEV_EMAIL.text(),
+        dev_quota=DEV_QUOTA.integer(minimum=0) if DEV_QUOTA.value() else None,
+        cors_allowed_origins=CORS_ALLOWED_ORIGINS.items(),
         # X-Ray: on the Lambda runtime unless POWERTOOLS_TRACE_DISABLED (the template's TracingEnabled).
-        tracing=bool(env.get("AWS_LAMBDA_FUNCTION_NAME"))
-        and env.get("POWERTOOLS_TRACE_DISABLED", "false").lower() not in ("true", "1"),
-        service_name=env.get("POWERTOOLS_SERVICE_NAME", "fileapi"),
+        tracing=in_lambda and TRACE_DISABLED.text().lower() not in ("true", "1"),
+        service_name=SERVICE_NAME.text(),
     )
 
 

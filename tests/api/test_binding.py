@@ -92,8 +92,7 @@ def requests_for(route: MeteredRoute) -> list[tuple[str, dict[str, str], bytes, 
 
 
 def answers(api: TestClient, route: MeteredRoute, key: str) -> list[tuple[int, Any]]:
-    assert route.methods, route.path
-    method = next(iter(route.methods))
+    method = next(iter(route.methods or ()))
     got = []
     for query, headers, body, with_key in requests_for(route):
         sent = {**headers, **(auth(key) if with_key else {})}

@@ -10,6 +10,7 @@ fileapi plans create|list   custom plans (rate, burst, monthly quota, shards) an
 fileapi tables create       create the table (local endpoints)
 fileapi tables migrate      bring items of the first layout to the current one (idempotent)
 fileapi openapi [--write]   print or regenerate shared/fileapi/openapi.json
+fileapi settings [--write]  print the environment variables' table (or write it into docs/operations.md)
 """
 
 from __future__ import annotations
@@ -136,6 +137,11 @@ def _parser() -> argparse.ArgumentParser:
     openapi = commands.add_parser("openapi", help="print the OpenAPI document built from the functions")
     openapi.add_argument("--write", action="store_true", help="write it to shared/fileapi/openapi.json")
     openapi.set_defaults(command=cmd_openapi)
+    settings = commands.add_parser(
+        "settings", help="print the table of environment variables (docs/operations.md) from fileapi.settings"
+    )
+    settings.add_argument("--write", action="store_true", help="write it into docs/operations.md")
+    settings.set_defaults(command=cmd_settings)
     return parser
 
 
@@ -442,6 +448,17 @@ def cmd_openapi(args: argparse.Namespace) -> int:
         print(OPENAPI_PATH)
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def cmd_settings(args: argparse.Namespace) -> int:
+    from fileapi.local.settings_doc import OPERATIONS_DOC, settings_table, write_settings_table
+
+    if args.write:
+        write_settings_table()
+        print(OPERATIONS_DOC)
+    else:
+        sys.stdout.write(settings_table())
     return 0
 
 
