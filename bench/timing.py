@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import shutil
 import statistics
 import subprocess
@@ -9,15 +10,24 @@ import time
 from collections.abc import Callable, Sequence
 
 
-def median_seconds(action: Callable[[], object], *, repeat: int = 7, number: int = 1) -> float:
-    """Median over `repeat` rounds of the time of `number` calls, per call."""
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process, all its threads, and the children it has waited for: a
+    clock for `median_seconds` and `paired_medians` that other sessions' load on the machine hardly moves."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def median_seconds(
+    action: Callable[[], object], *, repeat: int = 7, number: int = 1, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """Median over `repeat` rounds of the time of `number` calls, per call (wall time, or `clock`'s)."""
     action()  # warm-up
     rounds = []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = clock()
         for _ in range(number):
             action()
-        rounds.append((time.perf_counter() - started) / number)
+        rounds.append((clock() - started) / number)
     return statistics.median(rounds)
 
 
@@ -41,17 +51,23 @@ def row(name: str, seconds: float, reference: float | None = None, reference_nam
     return text
 
 
-def paired_medians(ours: Callable[[], object], anchor: Callable[[], object], *, repeat: int = 9) -> tuple[float, float]:
+def paired_medians(
+    ours: Callable[[], object],
+    anchor: Callable[[], object],
+    *,
+    repeat: int = 9,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[float, float]:
     """Median seconds of `ours` and of `anchor`, run alternately (a load that comes and goes on a
-    shared machine then falls on both alike)."""
+    shared machine then falls on both alike); wall time, or `clock`'s (e.g. `cpu_seconds`)."""
     ours()
     anchor()
     ours_rounds, anchor_rounds = [], []
     for _ in range(repeat):
-        started = time.perf_counter()
+        started = clock()
         ours()
-        ours_rounds.append(time.perf_counter() - started)
-        started = time.perf_counter()
+        ours_rounds.append(clock() - started)
+        started = clock()
         anchor()
-        anchor_rounds.append(time.perf_counter() - started)
+        anchor_rounds.append(clock() - started)
     return statistics.median(ours_rounds), statistics.median(anchor_rounds)

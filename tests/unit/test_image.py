@@ -95,6 +95,22 @@ def test_convert_to_jpeg_flattens_alpha_on_white() -> None:
     assert all(value > 250 for value in image.getpixel((5, 5)))  # type: ignore[union-attr]
 
 
+def webp_chunks(data: bytes) -> list[bytes]:
+    """The RIFF chunk names of a WebP file, in order."""
+    names, offset = [], 12
+    while offset + 8 <= len(data):
+        names.append(data[offset : offset + 4])
+        offset += 8 + (int.from_bytes(data[offset + 4 : offset + 8], "little") + 1) // 2 * 2
+    return names
+
+
+def test_an_rgb_jpeg_becomes_a_plain_lossy_webp_and_transparency_stays() -> None:
+    # As cwebp writes it: one VP8 chunk, no extended header and no alpha plane to encode.
+    assert webp_chunks(convert_image(encoded(quadrants(), "JPEG"), to=ImageFormat.WEBP).data) == [b"VP8 "]
+    transparent = Image.new("RGBA", (16, 16), (255, 0, 0, 128))
+    assert b"ALPH" in webp_chunks(convert_image(encoded(transparent), to=ImageFormat.WEBP).data)
+
+
 def test_convert_keeps_the_icc_profile() -> None:
     from PIL import ImageCms
 

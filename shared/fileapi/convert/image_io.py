@@ -7,6 +7,15 @@ AVIF 60; PNG is lossless (quality does not apply; it is written with optimize).
 AVIF is encoded at libaom speed 9 (AVIF_SPEED), not 8: on four corpus photographs (0.5-3 MP) and the
 bench's 2 MP photo, speed 9 took 2.4-3.8x less time for files 2-6% larger (6% smaller on the bench
 photo) at an equal or lower butteraugli distance (e.g. 2.42 against 2.72, 3.91 against 4.10).
+Speed 10 is the same encoder setting (libavif maps both to aom's fastest all-intra cpu-used 9). The
+rest of libavif's defaults stay: 4:2:0, full range, aom's image tune (`tune=iq`, libavif's default for
+still images), one thread per core (two tiles). Measured on the bench photo and two corpus photos:
+`tune=psnr` or `tune=ssim` at quality 70 took 4-14% less CPU at an equal or lower butteraugli distance
+but lost up to 1.6 SSIMULACRA2 points on the bench photo and wrote files up to 19% larger; turning off
+aom's quantisation matrices or delta-q saved 7-12% for larger files or a worse distance; the other aom
+switches (partitions, intra tools, transform sets, superblock size) change nothing at cpu-used 9. On
+Lambda at 1769 MB the two cores share one vCPU-second per second, so the second thread shortens the
+wall time only on a machine with a core to spare; elsewhere it costs about 8% more CPU.
 """
 
 from __future__ import annotations
@@ -54,13 +63,17 @@ _registered = False
 
 
 def load_pillow() -> None:
-    """Import Pillow and register HEIF once; decompression bombs are ours to refuse."""
+    """Import Pillow and register HEIF once; decompression bombs are ours to refuse; freed image memory
+    is kept for the next conversion (`memory_reuse`)."""
     global _registered
     if not _registered:
         import pillow_heif
         from PIL import Image
 
+        from fileapi.convert.memory_reuse import keep_freed_memory
+
         pillow_heif.register_heif_opener()
+        keep_freed_memory()
         Image.MAX_IMAGE_PIXELS = None  # checked in open_image, with our own error
         _registered = True
 
