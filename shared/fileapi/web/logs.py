@@ -7,6 +7,7 @@ query values or whole keys.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -123,8 +124,10 @@ def write_access_record(record: dict[str, Any]) -> None:
     for handler in _stdlib_logger.handlers:
         formatter = handler.formatter
         if type(handler) is logging.StreamHandler and isinstance(formatter, LambdaPowertoolsFormatter):
-            handler.stream.write(_access_line(formatter, record) + "\n")
-            handler.flush()
+            line = _access_line(formatter, record) + "\n"
+            with handler.lock or contextlib.nullcontext():  # other threads log through the same handler
+                handler.stream.write(line)
+                handler.stream.flush()
         elif handler.level <= logging.INFO:
             handler.handle(
                 _stdlib_logger.makeRecord(logger.name, logging.INFO, __file__, 0, "request", (), None, extra=record)
