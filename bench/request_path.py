@@ -283,8 +283,9 @@ class _Context:
 
 def bench_adapter() -> float:
     """The Lambda adapter's cost per invocation, in microseconds: the Data function's `handler` with the API
-    Gateway v2 event of POST /v1/data/base64-encode, less the same request (as an invocation runs it) straight into the FastAPI app it
-    wraps, on the same loop and store (rounds of each in turn, the median of their differences)."""
+    Gateway v2 event of POST /v1/data/base64-encode, less the same request straight into the FastAPI app it
+    wraps as an invocation runs it, on the same loop and store (rounds of each in turn, the median of their
+    differences)."""
     print("\nLambda adapter per invocation: POST /v1/data/base64-encode, API Gateway HTTP API (v2) event")
     spec = next(spec for spec in load_functions() if spec.logical_id == "DataFunction")
     module = load_function_module(spec)
