@@ -238,6 +238,9 @@ def _tidy(spec: dict[str, Any]) -> None:
         "enum": sorted({error.code for error in ALL_ERRORS}),
         "description": "Every error code the API answers with; each route lists the ones it can give.",
     }
+    for schema in schemas.values():  # an enumeration's example: its first value (the models give the objects')
+        if "enum" in schema and "examples" not in schema:
+            schema["examples"] = schema["enum"][:1]
     schemas["ApiErrorBody"]["properties"]["error"] = {
         "$ref": "#/components/schemas/ApiErrorCode",
         "description": "error code",
