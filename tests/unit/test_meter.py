@@ -17,7 +17,7 @@ from fileapi.metering.memory import memory_stores
 from fileapi.metering.meter import UNDERCOUNT_FAULTS, Admission, Fault, Meter
 from fileapi.metering.months import next_month_start, seconds_to_next_month
 from fileapi.metering.state import MeterState
-from fileapi.metering.store import AccountExists, AccountStore, AdmissionStore, Attempt, Stores
+from fileapi.metering.store import AccountExists, AccountStore, AdmissionStore, Attempt, Refused, Stores
 from tests.metering_doubles import CountingStore, FaultyStore
 
 # 10 s before the end of November 2026 (UTC).
@@ -565,3 +565,34 @@ def test_the_metering_doc_states_the_memory_times_the_code_uses() -> None:
         assert f"`{name}` ({getattr(cache, name)})" in doc
     for fault in Fault:
         assert f"| `{fault.value}` |" in doc
+
+
+class LosingStore(CountingStore):
+    """Its first `losses` admission writes are refused as if another request's write had landed first."""
+
+    def __init__(self, inner: AdmissionStore, losses: int) -> None:
+        super().__init__(inner)
+        self.losses = losses
+
+    def admit(self, attempt: Attempt) -> MeterState:
+        if self.losses:
+            self.losses -= 1
+            self.calls["admit"] += 1
+            raise Refused(self.read(attempt.account_id, shard=attempt.shard))
+        return super().admit(attempt)
+
+
+def test_writes_that_keep_losing_races_are_spread_by_a_random_pause(
+    stores: Stores, store: AccountStore, clock: Clock
+) -> None:
+    # GIVEN a Business key (two items, 5 ms interval each) whose first 5 admission writes each lose a race
+    key = create_key(store, email="lockstep@example.com", plan="business")
+    losing = LosingStore(stores.admission, losses=5)
+    pauses: list[float] = []
+    meter = Meter(losing, clock=clock, sleep=pauses.append)
+    # WHEN it admits a request THEN it is admitted at the 6th write
+    assert admit(meter, key).state.used == 1
+    assert losing.calls["admit"] == 6
+    # AND no pause came before the second write; each later write waited a random part of the interval
+    assert len(pauses) == 4
+    assert all(0 <= pause <= 0.005 for pause in pauses) and len(set(pauses)) == 4
