@@ -41,10 +41,8 @@ _T = TypeVar("_T")
 # Attempts of one admission: a stale cache, a turned month and a wrong bucket case each cost one. A hot key
 # whose store round trip is longer than its interval can see its bucket case change under every write (CI saw
 # a 503 from 16 requests in flight on one item through moto's one-at-a-time server); a write that lost such a
-# race makes the next guess BUSY (see `_attempt`), and this bound only stops a store that never agrees. A key
-# with a large burst whose traffic keeps its bucket at the edge of full (Business, 2.5 ms interval, 4 clients
-# through a local endpoint with 10-20 ms round trips) guesses right about one attempt in two: `make bench`
-# met a 503 in 1,000 requests at 8 attempts; at 16 that is about one request in 100,000 at the same odds.
+# race makes the next guess BUSY (see `_attempt`), and this bound only stops a store that never agrees (with
+# the pause below, 4 clients on a Business key through the local endpoint needed at most 5).
 MAX_ATTEMPTS = 16
 # From the second refused write of one admission on, the next waits a random part of the key's interval (at
 # most this long): a request whose writes kept landing just behind another process's, in the same rhythm,
