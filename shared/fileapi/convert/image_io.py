@@ -63,17 +63,13 @@ _registered = False
 
 
 def load_pillow() -> None:
-    """Import Pillow and register HEIF once; decompression bombs are ours to refuse; freed image memory
-    is kept for the next conversion (`memory_reuse`)."""
+    """Import Pillow and register HEIF once; decompression bombs are ours to refuse."""
     global _registered
     if not _registered:
         import pillow_heif
         from PIL import Image
 
-        from fileapi.convert.memory_reuse import keep_freed_memory
-
         pillow_heif.register_heif_opener()
-        keep_freed_memory()
         Image.MAX_IMAGE_PIXELS = None  # checked in open_image, with our own error
         _registered = True
 
@@ -247,6 +243,10 @@ def save_options(image: Image.Image, fmt: ImageFormat, quality: int | None, icc:
 
 
 def save_image(image: Image.Image, fmt: ImageFormat, options: dict[str, object]) -> bytes:
+    if fmt in (ImageFormat.AVIF, ImageFormat.WEBP):  # their encoders' working memory is kept (memory_reuse)
+        from fileapi.convert.memory_reuse import keep_freed_memory
+
+        keep_freed_memory()
     out = io.BytesIO()
     try:
         image.save(out, format=_PIL_NAMES[fmt], **options)

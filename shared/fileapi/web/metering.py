@@ -31,6 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.routing import request_response
 
+import fileapi.web.fastapi_compat  # noqa: F401 - before any route is declared: no pydantic.v1 import
 from fileapi.errors import ApiError
 from fileapi.metering.keys import KEY_PREFIX, key_prefix
 from fileapi.metering.meter import Admission

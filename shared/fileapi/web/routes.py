@@ -50,6 +50,8 @@ class Routes:
         statuses: Iterable[int] = METERED_STATUSES,
         metered: bool = True,
     ) -> None:
+        import fileapi.web.fastapi_compat  # noqa: F401 - before any route is declared: no pydantic.v1 import
+
         self.router = router
         self.tags = list(tags)
         self.body = body
