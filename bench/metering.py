@@ -155,7 +155,10 @@ def run_load_model(endpoint: str) -> LoadModelResult:
     catalog = PlanCatalog(stores.accounts)
     catalog.create(Plan("load-model", MODEL_RATE, MODEL_BURST, 10**9))
     key = create_key(stores.accounts, email=f"{uuid.uuid4().hex}@example.com", plan="load-model", plans=catalog)
-    meters = [Meter(stores.admission, clock=lambda: int((base_s + now[0]) * 1_000_000)) for _ in range(MODEL_INSTANCES)]
+    meters = [  # a replay in model time: a pause between refused writes would only slow the replay down
+        Meter(stores.admission, clock=lambda: int((base_s + now[0]) * 1_000_000), sleep=lambda _: None)
+        for _ in range(MODEL_INSTANCES)
+    ]
     counter.reset()
     instants = arrivals()
     successes = 0
