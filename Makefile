@@ -12,7 +12,7 @@ CHECKOV := $(CHECKOV_VENV)/bin/checkov
 CHECKOV_VERSION := 3.3.30
 PYTEST_ARGS ?=
 
-.PHONY: install tools node run test test-node clients fuzz fuzz-files load test-integration lint format bench bench-quick bench-metering openapi template-check deploy clean
+.PHONY: install tools node run test test-node clients fuzz fuzz-files load test-integration lint format bench bench-quick bench-metering openapi python312 sam-build template-check deploy clean
 
 $(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml clients/python/pyproject.toml clients/mcp/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=$(PYTHON))")'
@@ -107,6 +107,22 @@ $(CHECKOV):
 	$(PYTHON) -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check "checkov==$(CHECKOV_VERSION)"
 
+## The Lambda runtime's Python (3.12) compiles everything sam build ships to bytecode, so that no cold start
+## compiles fastapi, pydantic or fileapi from source (docs/operations.md). Found on PATH, in pyenv or by uv;
+## set PYTHON312=/path/to/python3.12 to choose one.
+ifndef PYTHON312
+PYTHON312 := $(shell for p in python3.12 $$HOME/.pyenv/versions/3.12*/bin/python3.12 "$$(uv python find 3.12 2>/dev/null)"; do \
+	"$$p" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12)); ' 2>/dev/null && "$$p" -c 'import sys; print(sys.executable)' && break; done)
+endif
+
+python312:
+	@echo "$(PYTHON312)"
+
+## sam build, with the bytecode of the runtime's Python when there is one.
+sam-build: $(SAM)
+	@test -n "$(PYTHON312)" || echo "warning: no Python 3.12 found: the build ships source only, and each cold start compiles it (about 3x the import time; see docs/operations.md)" >&2
+	PYTHON312="$(PYTHON312)" SAM_CLI_TELEMETRY=0 $(SAM) build --parallel
+
 ## cfn-lint, checkov (every declined check is a `checkov:skip=ID:reason` in the template),
 ## `sam validate --lint` and `sam build` (no Docker: layers are cross-installed).
 template-check: install $(SAM) $(CHECKOV)
@@ -114,13 +130,14 @@ template-check: install $(SAM) $(CHECKOV)
 	$(CHECKOV) --file template.yaml --framework cloudformation --compact --quiet --skip-download
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	SAM_CLI_TELEMETRY=0 $(SAM) validate --lint --region us-east-1
-	SAM_CLI_TELEMETRY=0 $(SAM) build --parallel
+	@$(MAKE) --no-print-directory sam-build
+	$(BIN)/python .ci/check_build.py .aws-sam/build
 
 ## sam build and deploy a stage (STAGE=dev|staging|prod), with AWS credentials in the environment.
 STAGE ?= dev
 DEPLOY_FLAGS ?=
 deploy: $(SAM)
-	SAM_CLI_TELEMETRY=0 $(SAM) build --parallel
+	@$(MAKE) --no-print-directory sam-build
 	SAM_CLI_TELEMETRY=0 $(SAM) deploy --config-env $(STAGE) $(DEPLOY_FLAGS)
 
 clean:
