@@ -131,7 +131,7 @@ template-check: install $(SAM) $(CHECKOV)
 	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml
 	SAM_CLI_TELEMETRY=0 $(SAM) validate --lint --region us-east-1
 	@$(MAKE) --no-print-directory sam-build
-	$(BIN)/python .ci/check_build.py .aws-sam/build
+	$(BIN)/python .ci/check_build.py .aws-sam/build $(if $(PYTHON312),,--no-bytecode)
 
 ## sam build and deploy a stage (STAGE=dev|staging|prod), with AWS credentials in the environment.
 STAGE ?= dev
