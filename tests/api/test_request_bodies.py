@@ -222,7 +222,19 @@ def test_a_streamed_form_over_the_limit_is_413_before_it_is_read_in_full(api: Te
     assert (sent - 1) * chunk_bytes <= 4_500_000 + chunk_bytes < (chunks - 1) * chunk_bytes
 
 
-@pytest.mark.parametrize("content_type", [None, "application/json", "text/plain", FORM, "application/octet-stream"])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        None,
+        "application/json",
+        "Application/JSON; charset=utf-8",
+        "application/vnd.api+json",
+        "text/x+json",
+        "text/plain",
+        FORM,
+        "application/octet-stream",
+    ],
+)
 @pytest.mark.parametrize("path", sorted(JSON_SAMPLES))
 def test_json_routes_parse_json_whatever_its_content_type(
     api: TestClient, key: str, path: str, content_type: str | None

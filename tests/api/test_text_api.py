@@ -131,3 +131,21 @@ def test_a_text_endpoint_refuses_other_json_saying_what_to_send(api: TestClient,
         "/v1/text/word-count", content=b'{"text": "hi"}', headers={**auth(key), "Content-Type": "text/plain"}
     )
     assert plain.json()["characters"] == 14
+
+
+@pytest.mark.parametrize(
+    ("content_type", "characters"),
+    [
+        ("application/json", 3),
+        ("Application/JSON; charset=utf-8", 3),
+        ("application/vnd.api+json", 3),
+        ("text/x+json", 5),  # not JSON by FastAPI's rule (application/json or application/*+json): text
+        ("text/plain", 5),
+    ],
+)
+def test_a_text_body_is_a_json_string_by_the_same_rule_as_json_bodies(
+    api: TestClient, key: str, content_type: str, characters: int
+) -> None:
+    response = api.post("/v1/text/word-count", content=b'"a b"', headers={**auth(key), "Content-Type": content_type})
+    assert response.status_code == 200, response.text
+    assert response.json()["characters"] == characters

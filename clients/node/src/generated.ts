@@ -13,19 +13,19 @@ export interface DataBase64EncodeParams {
 }
 
 export interface DataBase64DecodeParams {
-  /** Base64 text. A JSON string sent as application/json is taken as its text (its quotes are not part of it). */
+  /** Base64 text. A JSON string sent as application/json (or an application/*+json type) is taken as its text (its quotes are not part of it). */
   text: string;
 }
 
 export interface DataUrlEncodeParams {
-  /** UTF-8 text. A JSON string sent as application/json is taken as its text (its quotes are not part of it). */
+  /** UTF-8 text. A JSON string sent as application/json (or an application/*+json type) is taken as its text (its quotes are not part of it). */
   text: string;
   /** Encode a space as `+`. */
   form?: boolean;
 }
 
 export interface DataUrlDecodeParams {
-  /** Percent-encoded text. A JSON string sent as application/json is taken as its text (its quotes are not part of it). */
+  /** Percent-encoded text. A JSON string sent as application/json (or an application/*+json type) is taken as its text (its quotes are not part of it). */
   text: string;
   /** Decode `+` as a space. */
   form?: boolean;
@@ -44,7 +44,7 @@ export interface DataJsonMinifyParams {
 }
 
 export interface DataCsvToJsonParams {
-  /** CSV text. A JSON string sent as application/json is taken as its text (its quotes are not part of it). */
+  /** CSV text. A JSON string sent as application/json (or an application/*+json type) is taken as its text (its quotes are not part of it). */
   text: string;
   /** Field separator, one character (e.g. `,` `;` `|` or a tab as `%09`). */
   delimiter?: string;
@@ -475,7 +475,7 @@ export interface FileDetectResult {
 }
 
 export interface TextWordCountParams {
-  /** UTF-8 text. A JSON string sent as application/json is taken as its text (its quotes are not part of it). */
+  /** UTF-8 text. A JSON string sent as application/json (or an application/*+json type) is taken as its text (its quotes are not part of it). */
   text: string;
 }
 
@@ -543,7 +543,7 @@ export interface DiffLine {
 }
 
 export interface TextMarkdownToHtmlParams {
-  /** Markdown text. A JSON string sent as application/json is taken as its text (its quotes are not part of it). */
+  /** Markdown text. A JSON string sent as application/json (or an application/*+json type) is taken as its text (its quotes are not part of it). */
   text: string;
   /** Pass raw HTML through (unsafe for untrusted input). */
   allowHtml?: boolean;

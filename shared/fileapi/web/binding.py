@@ -45,6 +45,8 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from fileapi.web.io import is_json
+
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 BodyReader = Callable[[Request], Awaitable[bytes]]
 
@@ -172,10 +174,7 @@ async def _json_body(request: Request) -> Any:
     body = await request.body()
     if not body:
         return PydanticUndefined
-    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-    if media_type != "application/json" and not (
-        media_type.startswith("application/") and media_type.endswith("+json")
-    ):
+    if not is_json(request.headers.get("content-type", "")):
         return body
     try:
         return json.loads(body)

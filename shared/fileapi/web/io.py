@@ -10,7 +10,10 @@ from fastapi import Depends, Request
 from fileapi.errors import InvalidInput
 
 # Said in the OpenAPI description of every text-in body (fileapi.web.docs.raw_body).
-JSON_STRING_NOTE = "A JSON string sent as application/json is taken as its text (its quotes are not part of it)."
+JSON_STRING_NOTE = (
+    "A JSON string sent as application/json (or an application/*+json type) is taken as its text (its quotes are"
+    " not part of it)."
+)
 
 
 async def read_body(request: Request) -> bytes:
@@ -18,13 +21,17 @@ async def read_body(request: Request) -> bytes:
     return await request.body()
 
 
+def is_json(content_type: str) -> bool:
+    """Whether a Content-Type labels JSON, by FastAPI's rule for JSON bodies: `application/json` or a
+    `application/*+json` type, any parameters and letter case."""
+    media_type = content_type.partition(";")[0].strip().lower()
+    return media_type == "application/json" or (media_type.startswith("application/") and media_type.endswith("+json"))
+
+
 async def read_text_body(request: Request) -> bytes:
-    """The text of a text-in endpoint: the body, or, labelled as JSON, the one JSON string it holds."""
+    """The text of a text-in endpoint: the body, or, labelled as JSON (`is_json`), the one JSON string it holds."""
     body = await request.body()
-    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if media_type == "application/json" or media_type.endswith("+json"):
-        return text_of_json(body)
-    return body
+    return text_of_json(body) if is_json(request.headers.get("content-type", "")) else body
 
 
 def text_of_json(body: bytes) -> bytes:

@@ -30,7 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import ApiError, InvalidInput
 from fileapi.web.errors import BODY_HINT, BODY_HINT_KEY
-from fileapi.web.io import read_body, read_text_body
+from fileapi.web.io import is_json, read_body, read_text_body
 from fileapi.web.multipart_file import FormFile, read_form_file, shown_name
 
 _FORM = b"application/x-www-form-urlencoded"
@@ -96,14 +96,9 @@ class RequestBodyMiddleware:
             if body.kind is BodyKind.RAW:
                 if content_type[:1] in b"amAM":  # the raw body of an image, a PDF or text passes as it is
                     receive = await _form_or_labelled(scope, receive, content_type, body.hinted_labels)
-            elif not _is_json(content_type):
+            elif not is_json(content_type.decode("latin-1")):
                 _replace_headers(scope, {b"content-type": _JSON})
         await self.app(scope, receive, send)
-
-
-def _is_json(content_type: bytes) -> bool:
-    media_type = content_type.partition(b";")[0].strip().lower()
-    return media_type == _JSON or media_type.endswith(b"+json")
 
 
 async def _form_or_labelled(
