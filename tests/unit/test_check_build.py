@@ -105,3 +105,26 @@ def test_a_function_with_its_layers_over_250_mb_fails(function_dir: Path, capsys
     code, out = run_checker(function_dir.parent, capsys, "--no-bytecode")
     assert code == 1
     assert "Over Lambda's unzipped limit" in out
+
+
+def test_the_runtime_the_cross_install_and_the_bytecode_are_one_python() -> None:
+    from fileapi.local.template import load_template
+
+    template = load_template()
+    runtimes = {template["Globals"]["Function"]["Runtime"]}
+    for resource in template["Resources"].values():
+        if resource["Type"] == "AWS::Serverless::LayerVersion":
+            runtimes.update(resource["Properties"]["CompatibleRuntimes"])
+    # The Makefile's PYTHON312 and check_build.MAGIC_312 are Python 3.12's: a new runtime changes them together.
+    assert runtimes == {"python3.12"}
+    assert "--python-version 3.12" in (ROOT / "layers" / "Makefile").read_text()
+
+
+def test_the_checker_knows_python312s_magic_number() -> None:
+    magic = subprocess.run(
+        [python312(), "-c", "import importlib.util, sys; sys.stdout.write(importlib.util.MAGIC_NUMBER.hex())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert bytes.fromhex(magic) == load_checker().MAGIC_312
