@@ -120,7 +120,7 @@ python312:
 
 ## sam build, with the bytecode of the runtime's Python when there is one.
 sam-build: $(SAM)
-	@test -n "$(PYTHON312)" || echo "warning: no Python 3.12 found: the build ships source only, and each cold start compiles it (about 3x the import time; see docs/operations.md)" >&2
+	@test -n "$(PYTHON312)" || echo "warning: no Python 3.12 found: the build ships source only, and every init compiles it (about twice the import time; see docs/operations.md)" >&2
 	PYTHON312="$(PYTHON312)" SAM_CLI_TELEMETRY=0 $(SAM) build --parallel
 
 ## cfn-lint, checkov (every declined check is a `checkov:skip=ID:reason` in the template),
