@@ -187,7 +187,7 @@ def _centred_box(size: tuple[int, int], aspect: float) -> tuple[float, float, fl
 
 
 REDUCING_GAP = 3.0  # Pillow's reducing_gap: an integer box reduction first when shrinking 3x or more
-BAND_ROWS = 32  # output rows resampled at a time (see _banded_resize)
+BAND_ROWS = 64  # output rows resampled at a time (see _banded_resize; bench.image weighs time against memory)
 _LANCZOS_SUPPORT = 3.0
 
 
