@@ -12,7 +12,7 @@ from pypdf import PdfReader
 
 from fileapi.convert.pdf import extract_text, pdf_info
 from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, text_width, watermark_pdf
-from fileapi.convert.pdf_forms import fill_form, flatten_form
+from fileapi.convert.pdf_forms import _field_values, fill_form, flatten_form
 from fileapi.errors import InvalidInput
 from tests.helpers import require_tool
 from tests.pdf_fixtures import make_form_pdf, make_pdf
@@ -134,7 +134,7 @@ def test_fill_form_sets_each_field_type() -> None:
 @pytest.mark.parametrize(
     ("fields", "reason"),
     [
-        ({"nope": "x"}, "no field named 'nope'"),
+        ({"nope": "x"}, "no field named 'nope'; the form's fields are: 'agree', 'colour', 'name'$"),
         ({"agree": "maybe"}, "true/false or one of"),
         ({"colour": "Blue"}, "one of: Red, Green"),
         ({"name": ["a"]}, "takes text"),
@@ -144,6 +144,19 @@ def test_fill_form_sets_each_field_type() -> None:
 def test_fill_form_validation(fields: dict[str, object], reason: str) -> None:
     with pytest.raises(InvalidInput, match=reason):
         fill_form(FORM, fields=fields)
+
+
+@pytest.mark.parametrize(
+    ("names", "says"),
+    [
+        ([""], "the form's fields have no names, so none can be filled by name"),
+        (["", " ", "b", "a"], "the form's fields are: 'a', 'b'"),
+        ([f"f{i:02}" for i in range(23)], "the form's fields are: 'f00', 'f01', .*'f19' \\(and 3 more\\)"),
+    ],
+)
+def test_a_name_not_in_the_form_lists_the_names_there_are(names: list[str], says: str) -> None:
+    with pytest.raises(InvalidInput, match=f"^no field named 'nope'; {says}$"):
+        _field_values({name: {"/FT": "/Tx"} for name in names}, {"nope": "x"})
 
 
 def test_fill_form_without_a_form_is_invalid() -> None:

@@ -52,14 +52,22 @@ def _pypdf_writer(data: bytes) -> Any:
     return writer
 
 
+def _known_fields(fields: dict[str, Any], shown: int = 20) -> str:
+    """The names a fill can use, as the message of a name that is not one of them says them."""
+    named = sorted(name for name in fields if name.strip())
+    if not named:
+        return "the form's fields have no names, so none can be filled by name"
+    more = f" (and {len(named) - shown} more)" if len(named) > shown else ""
+    return f"the form's fields are: {', '.join(repr(name) for name in named[:shown])}{more}"
+
+
 def _field_values(fields: dict[str, Any], wanted: dict[str, Any]) -> dict[str, Any]:
     """pypdf values for `wanted` (name -> value), checked against the form's fields."""
     values: dict[str, Any] = {}
     for name, value in wanted.items():
         field = fields.get(name)
         if field is None:
-            known = ", ".join(sorted(fields)[:20])
-            raise InvalidInput(f"no field named {name!r}; the form's fields are: {known}")
+            raise InvalidInput(f"no field named {name!r}; {_known_fields(fields)}")
         kind = field.get("/FT")
         flags = int(field.get("/Ff", 0))
         if kind == "/Btn":
