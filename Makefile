@@ -118,10 +118,11 @@ endif
 python312:
 	@echo "$(PYTHON312)"
 
-## sam build, with the bytecode of the runtime's Python when there is one.
+## sam build, with the bytecode of the runtime's Python when there is one. Not from sam's cache (samconfig's
+## `cached`): its key does not include PYTHON312, so a cached layer could come with or without bytecode.
 sam-build: $(SAM)
-	@test -n "$(PYTHON312)" || echo "warning: no Python 3.12 found: the build ships source only, and every init compiles it (about twice the import time; see docs/operations.md)" >&2
-	PYTHON312="$(PYTHON312)" SAM_CLI_TELEMETRY=0 $(SAM) build --parallel
+	@test -n "$(PYTHON312)" || echo "warning: no Python 3.12 found: the build ships source only, and every init compiles it (about twice the import time). Install one (uv python install 3.12, pyenv install 3.12 or the OS package python3.12) or set PYTHON312=/path/to/python3.12; see docs/operations.md" >&2
+	PYTHON312="$(PYTHON312)" SAM_CLI_TELEMETRY=0 $(SAM) build --parallel --no-cached
 
 ## cfn-lint, checkov (every declined check is a `checkov:skip=ID:reason` in the template),
 ## `sam validate --lint` and `sam build` (no Docker: layers are cross-installed).
