@@ -111,8 +111,9 @@ $(CHECKOV):
 ## compiles fastapi, pydantic or fileapi from source (docs/operations.md). Found on PATH, in pyenv or by uv;
 ## set PYTHON312=/path/to/python3.12 to choose one.
 ifndef PYTHON312
-PYTHON312 := $(shell for p in python3.12 $$HOME/.pyenv/versions/3.12*/bin/python3.12 "$$(uv python find 3.12 2>/dev/null)"; do \
-	"$$p" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12)); ' 2>/dev/null && "$$p" -c 'import sys; print(sys.executable)' && break; done)
+# Looked for once, on first use (not by every make command): the first candidate that is Python 3.12.
+PYTHON312 = $(eval PYTHON312 := $(shell for p in python3.12 $$HOME/.pyenv/versions/3.12*/bin/python3.12 "$$(uv python find 3.12 2>/dev/null)"; do \
+	found=$$("$$p" -c 'import sys; sys.version_info[:2] == (3, 12) and print(sys.executable)' 2>/dev/null) && [ -n "$$found" ] && echo "$$found" && break; done))$(PYTHON312)
 endif
 
 python312:
