@@ -41,8 +41,7 @@ def megabytes(size: int) -> str:
     return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size / 1e3:.0f} kB"
 
 
-def main() -> int:
-    arguments = sys.argv[1:]
+def main(arguments: list[str]) -> int:
     check_bytecode = "--no-bytecode" not in arguments
     paths = [argument for argument in arguments if argument != "--no-bytecode"]
     build = Path(paths[0] if paths else ".aws-sam/build")
@@ -77,4 +76,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -40,13 +40,7 @@ def function_dir(tmp_path: Path) -> Path:
 
 
 def run_checker(build: Path, capsys: pytest.CaptureFixture[str], *options: str) -> tuple[int, str]:
-    checker = load_checker()
-    argv = sys.argv
-    sys.argv = ["check_build.py", str(build), *options]
-    try:
-        code = checker.main()
-    finally:
-        sys.argv = argv
+    code = load_checker().main([str(build), *options])
     return code, capsys.readouterr().out
 
 
