@@ -50,6 +50,7 @@ from fileapi.metering.plans import CONTRACT_PLANS
 
 SAMCONFIG_PATH = PROJECT_ROOT / "samconfig.toml"
 STAGES = ("dev", "staging", "prod")
+PLAN = CONTRACT_PLANS["business"]  # the key the measured requests use
 
 
 @dataclass(frozen=True)
@@ -439,7 +440,7 @@ def measure_request_cost(
     create_table(client, table)
     stores = dynamo_stores(DynamoTable(table, client))
     email = f"cost-{secrets.token_hex(6)}@example.com"
-    key = made_up_key() if bad_key else create_key(stores.accounts, email=email, plan="business")
+    key = made_up_key() if bad_key else create_key(stores.accounts, email=email, plan=PLAN.name)
     use_stores(stores)
     spec = next(spec for spec in load_functions() if spec.logical_id == function)
     request = WORKLOADS[function][0]
@@ -455,7 +456,7 @@ def measure_request_cost(
 
             # Warm-up: a warm instance, as most requests meet it (the key looked up, each of its shards' items
             # seen once: a process's first write to a shard it has not seen may be refused once, and learns it).
-            for _ in range(1 if bad_key else CONTRACT_PLANS["business"].shard_count):
+            for _ in range(1 if bad_key else PLAN.shard_count):
                 send()
             with counter.counting() as calls:
                 statuses = {send() for _ in range(COUNTED_REQUESTS)}
