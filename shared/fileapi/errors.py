@@ -30,6 +30,18 @@ class ApiError(Exception):
         self.headers = dict(headers or {})
         self.upgrade_url = upgrade_url
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled as its class and attributes (a conversion worker sends its refusal back this way), whatever
+        the subclass's constructor takes."""
+        return (_rebuilt, (type(self), self.message, dict(self.__dict__)))
+
+
+def _rebuilt(cls: type[ApiError], message: str, attributes: dict[str, object]) -> ApiError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    error.__dict__.update(attributes)
+    return error
+
 
 class Unauthorized(ApiError):
     code = "unauthorized"
@@ -128,6 +140,14 @@ class ServiceUnavailable(ApiError):
         super().__init__(message, headers={"Retry-After": str(max(1, retry_after_seconds))})
 
 
+class Unprocessable(ApiError):
+    """The converter stopped on the input without an answer (a crash or a library giving up in a conversion
+    worker): the file is damaged or made to break it (documented addition: 422 unprocessable_input)."""
+
+    code = "unprocessable_input"
+    http_status = 422
+
+
 ALL_ERRORS: tuple[type[ApiError], ...] = (
     Unauthorized,
     SubscriptionInactive,
@@ -141,4 +161,5 @@ ALL_ERRORS: tuple[type[ApiError], ...] = (
     NotFound,
     MethodNotAllowed,
     ServiceUnavailable,
+    Unprocessable,
 )

@@ -1,0 +1,365 @@
+"""The conversion workers of one process: started ahead of time, reused, one conversion each at a time.
+
+A job goes to an idle worker (or waits for one, within its seconds) over the worker's socket; the answer
+comes back as an outcome. A worker that does not answer within the job's seconds is killed; one that dies
+(a crash, the kernel's out-of-memory killer, SIGXCPU) or runs out of its address space is replaced. Each way
+a job can end is an answer for its caller alone:
+
+| the worker                                   | the caller gets                                |
+|----------------------------------------------|------------------------------------------------|
+| returns a value                              | the value                                      |
+| refuses the input (an ApiError)              | that error                                     |
+| runs out of memory, is OOM-killed            | 413 too_large (memory)                         |
+| overruns its seconds (killed), SIGXCPU       | 413 too_large (time)                           |
+| crashes (a signal), a library panics         | 422 unprocessable_input                        |
+| raises an unexpected exception               | 500 internal_error, logged by type and frames  |
+| none is free within the seconds              | 503 service_unavailable, Retry-After           |
+
+The pool serves any event loop (a worker's socket is used with the running loop's socket calls, and a
+waiter is woken on its own loop), so one pool serves every thread of the process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import os
+import pickle
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from fileapi.convert.deadline import exceeded_message
+from fileapi.errors import ApiError, InternalError, ServiceUnavailable, TooLarge, Unprocessable
+from fileapi.isolation.frames import Closed, receive_frame_async, send_frame_async
+from fileapi.isolation.jobs import READY, Done, Failed, Job, Outcome, OutOfMemory, Refused
+from fileapi.settings import child_environment
+
+if TYPE_CHECKING:
+    import subprocess
+
+R = TypeVar("R")
+MIB = 1 << 20
+# A worker's environment: two malloc arenas at most (each reserves 64 MiB of address space, which RLIMIT_AS counts).
+WORKER_ENVIRONMENT = {"MALLOC_ARENA_MAX": "2"}
+# Worker sockets' kernel buffers: a 4.5 MB body crosses in a few system calls.
+SOCKET_BUFFER_BYTES = 4 * MIB
+# How long a worker that closed its socket is given to exit by itself before it is killed.
+EXIT_WAIT_SECONDS = 2.0
+
+log = logging.getLogger("fileapi")
+
+
+@dataclass(eq=False)
+class Worker:
+    """A worker process and the request process's end of its socket."""
+
+    process: subprocess.Popen[bytes]
+    sock: socket.socket
+    ready: bool = False
+    killed: bool = False
+    jobs: int = field(default=0)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+
+class WorkerPool:
+    """`size` conversion workers, each limited to its address space at start plus `memory_bytes`, importing
+    `modules` before the first job.
+
+    :param size: workers (>= 1); as many jobs run at once, the others wait.
+    :param memory_bytes: address space a worker may add to what its imports take (RLIMIT_AS).
+    :param modules: imported by each worker when it starts (the converters and their libraries).
+    """
+
+    def __init__(self, size: int, *, memory_bytes: int, modules: tuple[str, ...] = ()) -> None:
+        if size < 1:
+            raise ValueError(f"a pool needs at least one worker, not {size}")
+        self.size = size
+        self.memory_bytes = memory_bytes
+        self.modules = modules
+        self._lock = threading.Lock()
+        self._idle: collections.deque[Worker] = collections.deque()
+        self._busy: set[Worker] = set()
+        self._waiters: collections.deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[Worker]]] = collections.deque()
+        self._closed = False
+        self._started = False
+        self.jobs = 0  # jobs answered (by a value, a refusal or a failure), for the process's own counts
+
+    def start(self) -> None:
+        """Start the workers now (else at the first job); they import their modules in the background."""
+        with self._lock:
+            if self._started or self._closed:
+                return
+            self._started = True
+            missing = self.size - len(self._idle) - len(self._busy)
+        for _ in range(missing):
+            self._add(self._spawn())
+
+    def pids(self) -> list[int]:
+        """The process ids of the workers now alive (idle or busy)."""
+        with self._lock:
+            return [worker.pid for worker in (*self._idle, *self._busy)]
+
+    async def run(
+        self,
+        function: Callable[..., R],
+        *args: Any,
+        seconds: float,
+        max_response_bytes: int,
+        **kwargs: Any,
+    ) -> R:
+        """`function(*args, **kwargs)` in a worker, answered within `seconds` (see the module's table).
+
+        :param function: a module-level function (it travels by reference: its module and name).
+        :raises ApiError: the converter's own refusal, or the answer for how the worker ended.
+        """
+        payload = pickle.dumps(
+            Job(function, args, kwargs, seconds, max_response_bytes), protocol=pickle.HIGHEST_PROTOCOL
+        )
+        deadline = time.monotonic() + seconds
+        worker = await self._acquire(deadline)
+        try:
+            outcome = await self._exchange(worker, payload, deadline)
+        except TimeoutError:
+            self._discard(worker, kill=True)
+            raise TooLarge(exceeded_message(seconds)) from None
+        except (Closed, OSError):
+            raise self._death(worker, seconds) from None
+        except BaseException:  # cancelled mid-job: its answer would arrive out of turn
+            self._discard(worker, kill=True)
+            raise
+        result: R = self._result(worker, outcome)
+        return result
+
+    def close(self) -> None:
+        """Kill every worker and refuse new jobs (503); waiting jobs are refused too."""
+        with self._lock:
+            self._closed = True
+            for worker in self._busy:
+                worker.killed = True  # mid-job: no answer is awaited any more
+            workers = [*self._idle, *self._busy]
+            self._idle.clear()
+            self._busy.clear()
+            waiters = list(self._waiters)
+            self._waiters.clear()
+        for worker in workers:
+            _stop(worker)
+        for loop, future in waiters:
+            with contextlib.suppress(RuntimeError):  # that loop is closed: nobody waits there any more
+                loop.call_soon_threadsafe(_fail, future, _closed_error())
+
+    # Workers
+
+    def _spawn(self) -> Worker:
+        import subprocess
+
+        ours, theirs = socket.socketpair()
+        for option in (socket.SO_SNDBUF, socket.SO_RCVBUF):
+            ours.setsockopt(socket.SOL_SOCKET, option, SOCKET_BUFFER_BYTES)
+            theirs.setsockopt(socket.SOL_SOCKET, option, SOCKET_BUFFER_BYTES)
+        command = [sys.executable, "-m", "fileapi.isolation.worker", str(theirs.fileno()), str(self.memory_bytes)]
+        environment = child_environment(**WORKER_ENVIRONMENT, PYTHONPATH=os.pathsep.join(filter(None, sys.path)))
+        try:
+            process = subprocess.Popen(
+                [*command, *self.modules], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=environment
+            )
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        ours.setblocking(False)
+        return Worker(process, ours)
+
+    def _add(self, worker: Worker) -> None:
+        """A new worker joins: handed to a waiting job, else idle (killed at once if the pool has closed)."""
+        self._release(worker, new=True)
+
+    async def _acquire(self, deadline: float) -> Worker:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._closed:
+                raise _closed_error()
+            if not self._started:
+                self._started = True
+                spawn = self.size
+            else:
+                spawn = 0
+            if self._idle:
+                worker = self._idle.popleft()
+                self._busy.add(worker)
+                return worker
+            future: asyncio.Future[Worker] = loop.create_future()
+            self._waiters.append((loop, future))
+        for _ in range(spawn):
+            self._add(self._spawn())
+        try:
+            async with asyncio.timeout_at(loop.time() + max(0.0, deadline - time.monotonic())):
+                return await future
+        except TimeoutError:
+            raise ServiceUnavailable(
+                f"all {self.size} conversion workers stayed busy for the whole deadline; retry shortly",
+                retry_after_seconds=2,
+            ) from None
+        finally:
+            if not future.done() or future.cancelled():
+                with self._lock, contextlib.suppress(ValueError):
+                    self._waiters.remove((loop, future))
+
+    def _release(self, worker: Worker, *, new: bool = False) -> None:
+        with self._lock:
+            if not new:
+                self._busy.discard(worker)
+            if self._closed:
+                closed = True
+            else:
+                closed = False
+                while self._waiters:
+                    loop, future = self._waiters.popleft()
+                    if future.done():
+                        continue
+                    self._busy.add(worker)
+                    try:
+                        loop.call_soon_threadsafe(self._hand_over, future, worker)
+                    except RuntimeError:  # that loop is closed
+                        self._busy.discard(worker)
+                        continue
+                    return
+                self._idle.append(worker)
+        if closed:
+            _stop(worker)
+
+    def _hand_over(self, future: asyncio.Future[Worker], worker: Worker) -> None:
+        """On the waiter's loop: the worker to the waiting job, or back to the pool if it stopped waiting."""
+        if future.done():
+            self._release(worker)
+        else:
+            future.set_result(worker)
+
+    def _discard(self, worker: Worker, *, kill: bool) -> int | None:
+        """Take `worker` out (killing it when asked) and start its replacement; its exit status."""
+        if kill:
+            worker.killed = True
+        status = _stop(worker)
+        with self._lock:
+            self._busy.discard(worker)
+            replace = not self._closed
+        if replace:
+            self._add(self._spawn())
+        return status
+
+    # One job
+
+    async def _exchange(self, worker: Worker, payload: bytes, deadline: float) -> Outcome:
+        loop = asyncio.get_running_loop()
+        async with asyncio.timeout_at(loop.time() + max(0.0, deadline - time.monotonic())):
+            if not worker.ready:
+                if await receive_frame_async(worker.sock) != READY:
+                    raise Closed("the worker did not start")
+                worker.ready = True
+            await send_frame_async(worker.sock, payload)
+            outcome: Outcome = pickle.loads(await receive_frame_async(worker.sock))  # noqa: S301 - our worker's
+        return outcome
+
+    def _result(self, worker: Worker, outcome: Outcome) -> Any:
+        worker.jobs += 1
+        self.jobs += 1
+        if isinstance(outcome, OutOfMemory):
+            self._discard(worker, kill=True)
+            _warn("out_of_memory", worker)
+            raise TooLarge(self._memory_message())
+        self._release(worker)
+        if isinstance(outcome, Done):
+            return outcome.value
+        if isinstance(outcome, Refused):
+            raise outcome.error
+        assert isinstance(outcome, Failed)
+        if outcome.unprocessable:
+            _warn("gave_up", worker, exception_type=outcome.exception_type)
+            raise Unprocessable(UNPROCESSABLE_MESSAGE)
+        log.error(
+            "unexpected error",
+            extra={"exception_type": outcome.exception_type, "frames": list(outcome.frames), "in": "worker"},
+        )
+        raise InternalError("unexpected failure; it has been logged without the request's content")
+
+    def _death(self, worker: Worker, seconds: float) -> ApiError:
+        """The answer for a worker found dead mid-job (its exit status tells how), after replacing it."""
+        status = self._discard(worker, kill=False)
+        if not worker.ready:
+            _warn("did_not_start", worker, status=status)
+            return InternalError("a conversion worker did not start; it has been logged")
+        if status == -signal.SIGXCPU:
+            _warn("cpu_limit", worker, status=status)
+            return TooLarge(exceeded_message(seconds))
+        if status == -signal.SIGKILL:  # not ours: the kernel's out-of-memory killer
+            _warn("killed", worker, status=status)
+            return TooLarge(self._memory_message())
+        _warn("crashed", worker, status=status)
+        return Unprocessable(UNPROCESSABLE_MESSAGE)
+
+    def _memory_message(self) -> str:
+        return (
+            f"the conversion needed more than the {self.memory_bytes // MIB:,} MiB of memory a conversion may use; "
+            "send a smaller or simpler file (fewer pixels, pages or elements)"
+        )
+
+
+UNPROCESSABLE_MESSAGE = (
+    "the converter stopped on this file without an answer (the file may be damaged, or made to break it); "
+    "check the file, or save it again with another program"
+)
+
+
+def _closed_error() -> ServiceUnavailable:
+    return ServiceUnavailable("the server is shutting down; retry shortly", retry_after_seconds=1)
+
+
+def _fail(future: asyncio.Future[Worker], error: BaseException) -> None:
+    if not future.done():
+        future.set_exception(error)
+
+
+def _stop(worker: Worker) -> int | None:
+    """Close `worker`'s socket and reap it, killing it first when it was `killed` (else it is given a moment to
+    exit on its own, as a crashed process does, so that its status tells how it ended); its exit status."""
+    import subprocess
+
+    with contextlib.suppress(OSError):
+        worker.sock.close()
+    for kill in (worker.killed, True):
+        if kill:
+            with contextlib.suppress(ProcessLookupError):
+                worker.process.kill()
+        try:
+            return worker.process.wait(timeout=EXIT_WAIT_SECONDS)
+        except subprocess.TimeoutExpired:
+            continue
+    return None
+
+
+def _warn(kind: str, worker: Worker, **details: Any) -> None:
+    signal_name = None
+    status = details.pop("status", worker.process.returncode)
+    if isinstance(status, int) and status < 0:
+        signal_name = signal.Signals(-status).name
+    log.warning(
+        "conversion worker failed",
+        extra={
+            "worker_failure": kind,
+            "worker_pid": worker.pid,
+            "signal": signal_name,
+            "exit_status": status,
+            **details,
+        },
+    )

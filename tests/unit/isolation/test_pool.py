@@ -1,0 +1,219 @@
+"""Conversion workers (fileapi.isolation.pool) with real processes: each way a job can end is an answer for its
+caller alone, and the pool replaces what it loses."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from fileapi.errors import InternalError, InvalidInput, ServiceUnavailable, TooLarge, Unprocessable
+from fileapi.isolation.pool import MIB, WorkerPool
+from tests import worker_jobs
+
+LIMIT = 6_291_556
+
+
+@pytest.fixture()
+def pool() -> Iterator[WorkerPool]:
+    workers = WorkerPool(2, memory_bytes=256 * MIB)
+    workers.start()
+    yield workers
+    workers.close()
+
+
+def run(pool: WorkerPool, function: Any, *args: Any, seconds: float = 10, **kwargs: Any) -> Any:
+    return asyncio.run(pool.run(function, *args, seconds=seconds, max_response_bytes=LIMIT, **kwargs))
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        return stat.read().split(") ")[1][0] != "Z"
+
+
+def test_a_job_returns_its_value_from_another_process(pool: WorkerPool) -> None:
+    assert run(pool, worker_jobs.echo, b"abc", suffix=b"!") == b"abc!"
+    assert run(pool, worker_jobs.pid) in pool.pids()
+    assert run(pool, worker_jobs.pid) != os.getpid()
+
+
+def test_a_refusal_comes_back_as_the_same_error(pool: WorkerPool) -> None:
+    with pytest.raises(InvalidInput) as refused:
+        run(pool, worker_jobs.refuse, "width must be 1..16383, not 0")
+    assert (refused.value.code, refused.value.message) == ("invalid_input", "width must be 1..16383, not 0")
+
+
+@pytest.mark.parametrize("crash", [worker_jobs.segfault, worker_jobs.abort], ids=["segfault", "abort"])
+def test_a_crash_is_422_and_the_worker_is_replaced(pool: WorkerPool, crash: Any) -> None:
+    crashed = run(pool, worker_jobs.pid)
+    others = set(pool.pids()) - {crashed}
+    with pytest.raises(Unprocessable) as answer:
+        asyncio.run(_on_worker(pool, crashed, crash))
+    assert answer.value.http_status == 422
+    assert not alive(crashed)
+    assert len(pool.pids()) == 2 and crashed not in pool.pids() and others <= set(pool.pids())
+    assert run(pool, worker_jobs.echo, b"next") == b"next"
+
+
+async def _on_worker(pool: WorkerPool, pid: int, function: Any) -> Any:
+    """`function` on the worker `pid`: the other workers are kept busy with short jobs until it is its turn."""
+    for _ in range(50):
+        got = await pool.run(worker_jobs.pid, seconds=5, max_response_bytes=LIMIT)
+        if got == pid:
+            break
+    busy = [pool.run(worker_jobs.spin, 0.3, seconds=5, max_response_bytes=LIMIT) for _ in range(pool.size - 1)]
+    spinning = asyncio.gather(*busy)
+    await asyncio.sleep(0.05)
+    try:
+        return await pool.run(function, seconds=5, max_response_bytes=LIMIT)
+    finally:
+        await spinning
+
+
+def test_running_out_of_memory_is_413_and_the_worker_is_replaced(pool: WorkerPool) -> None:
+    before = set(pool.pids())
+    with pytest.raises(TooLarge, match=r"more than the 256 MiB of memory a conversion may use"):
+        run(pool, worker_jobs.allocate, 1024)
+    assert len(set(pool.pids()) - before) == 1
+    assert run(pool, worker_jobs.allocate, 64) == 64
+
+
+def test_the_kernels_kill_is_413_memory(pool: WorkerPool) -> None:
+    with pytest.raises(TooLarge, match=r"of memory a conversion may use"):
+        run(pool, worker_jobs.killed_by_the_kernel)
+
+
+def test_an_overrun_is_killed_at_the_deadline_and_answered_413(pool: WorkerPool) -> None:
+    async def overrun() -> tuple[int, TooLarge]:
+        job = asyncio.ensure_future(pool.run(worker_jobs.spin, 30, seconds=1, max_response_bytes=LIMIT))
+        await asyncio.sleep(0.3)
+        busy = set(pool.pids())
+        try:
+            await job
+        except TooLarge as error:
+            return len(busy), error
+        raise AssertionError("the overrun was not stopped")
+
+    workers, error = asyncio.run(overrun())
+    assert workers == 2
+    assert "did not finish within the 1 s limit" in error.message
+    spinning = [pid for pid in pool.pids() if _cpu_seconds(pid) > 0.5]
+    assert spinning == []  # the runaway is gone; its replacement is idle
+    assert len(pool.pids()) == 2
+
+
+def _cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().split(") ")[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_a_converter_that_checks_its_budget_stops_itself_and_keeps_its_worker(pool: WorkerPool) -> None:
+    pids = set(pool.pids())
+    with pytest.raises(TooLarge, match=r"within the 9.5 s limit"):  # 5% before the 10 s deadline
+        run(pool, worker_jobs.sleep_checking, 30, seconds=10)
+    assert set(pool.pids()) == pids
+
+
+def test_an_unexpected_exception_is_500_and_keeps_the_worker(pool: WorkerPool) -> None:
+    pids = set(pool.pids())
+    with pytest.raises(InternalError):
+        run(pool, worker_jobs.fail)
+    assert set(pool.pids()) == pids
+
+
+def test_as_many_jobs_run_at_once_as_there_are_workers(pool: WorkerPool) -> None:
+    async def many() -> list[int]:
+        return await asyncio.gather(
+            *(pool.run(worker_jobs.pid, seconds=10, max_response_bytes=LIMIT) for _ in range(8))
+        )
+
+    assert set(asyncio.run(many())) <= set(pool.pids())
+
+
+def test_jobs_from_several_threads_and_event_loops_share_the_pool(pool: WorkerPool) -> None:
+    results: list[bytes] = []
+
+    def client(number: int) -> None:
+        for round_ in range(5):
+            results.append(run(pool, worker_jobs.echo, f"{number}-{round_}".encode()))
+
+    threads = [threading.Thread(target=client, args=(number,)) for number in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == sorted(f"{number}-{round_}".encode() for number in range(4) for round_ in range(5))
+
+
+def test_a_job_that_finds_no_free_worker_within_its_seconds_is_503() -> None:
+    single = WorkerPool(1, memory_bytes=128 * MIB)
+    try:
+
+        async def crowded() -> None:
+            busy = asyncio.ensure_future(single.run(worker_jobs.spin, 1.5, seconds=5, max_response_bytes=LIMIT))
+            await asyncio.sleep(0.2)
+            with pytest.raises(ServiceUnavailable) as refused:
+                await single.run(worker_jobs.echo, b"x", seconds=0.5, max_response_bytes=LIMIT)
+            assert refused.value.headers["Retry-After"] == "2"
+            assert await busy >= 1.5
+
+        asyncio.run(crowded())
+        assert run(single, worker_jobs.echo, b"after") == b"after"
+    finally:
+        single.close()
+
+
+def test_a_cancelled_job_kills_its_worker(pool: WorkerPool) -> None:
+    before = set(pool.pids())
+
+    async def cancelled() -> None:
+        job = asyncio.ensure_future(pool.run(worker_jobs.spin, 30, seconds=60, max_response_bytes=LIMIT))
+        await asyncio.sleep(0.3)
+        job.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await job
+
+    asyncio.run(cancelled())
+    (gone,) = before - set(pool.pids())
+    assert not alive(gone)
+    assert len(pool.pids()) == 2
+
+
+def test_a_closed_pool_kills_its_workers_and_refuses_jobs() -> None:
+    closing = WorkerPool(2, memory_bytes=128 * MIB)
+    closing.start()
+    pids = closing.pids()
+    assert run(closing, worker_jobs.echo, b"x") == b"x"
+    closing.close()
+    assert not any(alive(pid) for pid in pids)
+    with pytest.raises(ServiceUnavailable):
+        run(closing, worker_jobs.echo, b"x")
+
+
+def test_a_workers_address_space_is_its_start_plus_the_memory_it_may_use(pool: WorkerPool) -> None:
+    pid = run(pool, worker_jobs.pid)
+    with open(f"/proc/{pid}/limits", encoding="ascii") as limits:
+        line = next(line for line in limits if line.startswith("Max address space"))
+    limit = int(line.split()[3])
+    with open(f"/proc/{pid}/statm", encoding="ascii") as statm:
+        size = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    assert limit - size + 64 * MIB > 256 * MIB and limit - size <= 256 * MIB
+
+
+def test_a_worker_over_its_cpu_time_gets_sigxcpu() -> None:
+    code = (
+        "from fileapi.isolation.worker import limit_cpu\nfrom tests.worker_jobs import burn\nlimit_cpu(0)\nburn(10)\n"
+    )
+    finished = subprocess.run([sys.executable, "-c", code], timeout=30, check=False)
+    assert finished.returncode == -24  # SIGXCPU, two seconds of CPU in
