@@ -23,11 +23,11 @@ from fileapi.models.account import (
     UsageResult,
 )
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.metering import MeteredRoute, self_service
+from fileapi.web.metering import SelfServiceRoute, self_service
 from fileapi.web.routes import Routes, answers_redirect, json_response
 from fileapi.web.services import get_billing_portal, get_key_service, get_meter
 
-router = APIRouter(route_class=MeteredRoute, tags=["Account"])
+router = APIRouter(route_class=SelfServiceRoute, tags=["Account"])
 public = APIRouter(tags=["Account"])
 SELF_SERVICE_STATUSES = (400, 401, 403, 429, 500, 503)
 accounts = Routes(router, statuses=SELF_SERVICE_STATUSES)

@@ -13,13 +13,13 @@ from fileapi.web.routes import Routes, answers_json, json_response
 from fileapi.web.services import get_billing_events
 
 router = APIRouter(tags=["Billing"])
-billing = Routes(router)
+billing = Routes(router, statuses=(400, 500, 503))
 
 
 @billing.post(
     "/webhooks/stripe",
     "Stripe webhook",
-    answers_json(WebhookAck, "Acknowledged", statuses=(400, 500, 503), metered=False),
+    answers_json(WebhookAck, "Acknowledged", metered=False),
     openapi_extra={"x-internal": True},
 )
 async def stripe_webhook(request: Request) -> Response:

@@ -12,7 +12,7 @@ from fileapi.convert.encoding import decode_base64, decode_url, encode_base64, e
 from fileapi.convert.json_text import MAX_INDENT, format_json, minify_json
 from fileapi.models.data import Base64EncodeOptions, CsvToJsonOptions, DataCsvToJsonResult, JsonToCsvOptions
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.deadline import bounded
+from fileapi.web.conversions import in_process
 from fileapi.web.docs import json_body, raw_body
 from fileapi.web.io import RawBody, TextBody
 from fileapi.web.limits import PlainText
@@ -31,10 +31,9 @@ JSON_DOCUMENT = json_body("A JSON document.", example={"b": 1, "a": [True, None,
     answers_text("text/plain", "Base64 text", "aGk="),
     body=raw_body("The bytes to encode (any Content-Type)."),
 )
-@bounded
-def base64_encode(body: RawBody, options: Annotated[Base64EncodeOptions, Query()]) -> Response:
+async def base64_encode(body: RawBody, options: Annotated[Base64EncodeOptions, Query()]) -> Response:
     """Any bytes in; Base64 text (RFC 4648, no line breaks) out."""
-    return PlainText(encode_base64(body, **options.model_dump()))
+    return PlainText(await in_process(encode_base64, body, **options.model_dump()))
 
 
 @data.post(
@@ -43,11 +42,10 @@ def base64_encode(body: RawBody, options: Annotated[Base64EncodeOptions, Query()
     answers_bytes((), "The decoded bytes"),
     body=raw_body("Base64 text.", text_types=TEXT, example="aGk="),
 )
-@bounded
-def base64_decode(body: TextBody) -> Response:
+async def base64_decode(body: TextBody) -> Response:
     """Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are tolerated.
     Mixed alphabets, stray characters or an impossible length give 400 invalid_input."""
-    return Response(decode_base64(body), media_type="application/octet-stream")
+    return Response(await in_process(decode_base64, body), media_type="application/octet-stream")
 
 
 @data.post(
@@ -56,11 +54,12 @@ def base64_decode(body: TextBody) -> Response:
     answers_text("text/plain", "Percent-encoded text", "a%20b"),
     body=raw_body("UTF-8 text.", text_types=TEXT, example="a b"),
 )
-@bounded
-def url_encode(body: TextBody, form: Annotated[bool, Query(description="Encode a space as `+`.")] = False) -> Response:
+async def url_encode(
+    body: TextBody, form: Annotated[bool, Query(description="Encode a space as `+`.")] = False
+) -> Response:
     """UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded as its
     UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded)."""
-    return PlainText(encode_url(body, form=form))
+    return PlainText(await in_process(encode_url, body, form=form))
 
 
 @data.post(
@@ -69,11 +68,12 @@ def url_encode(body: TextBody, form: Annotated[bool, Query(description="Encode a
     answers_text("text/plain", "Decoded text", "a b"),
     body=raw_body("Percent-encoded text.", text_types=TEXT, example="a%20b"),
 )
-@bounded
-def url_decode(body: TextBody, form: Annotated[bool, Query(description="Decode `+` as a space.")] = False) -> Response:
+async def url_decode(
+    body: TextBody, form: Annotated[bool, Query(description="Decode `+` as a space.")] = False
+) -> Response:
     """Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not decode
     to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`."""
-    return Response(decode_url(body, form=form), media_type="text/plain")
+    return Response(await in_process(decode_url, body, form=form), media_type="text/plain")
 
 
 @data.post(
@@ -82,14 +82,13 @@ def url_decode(body: TextBody, form: Annotated[bool, Query(description="Decode `
     answers_text("application/json", "Indented JSON", {"a": [1, 2]}, schema={}),
     body=JSON_DOCUMENT,
 )
-@bounded
-def json_format(
+async def json_format(
     body: RawBody,
     indent: Annotated[int, Query(ge=1, le=MAX_INDENT, description="Spaces per nesting level.")] = 2,
 ) -> Response:
     """Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a newline.
     Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved."""
-    return Response(format_json(body, indent=indent), media_type="application/json")
+    return Response(await in_process(format_json, body, indent=indent), media_type="application/json")
 
 
 @data.post(
@@ -98,10 +97,9 @@ def json_format(
     answers_text("application/json", "Minified JSON", {"a": [1, 2]}, schema={}),
     body=JSON_DOCUMENT,
 )
-@bounded
-def json_minify(body: RawBody) -> Response:
+async def json_minify(body: RawBody) -> Response:
     """Strict JSON in; the same document with all insignificant white space removed."""
-    return Response(minify_json(body), media_type="application/json")
+    return Response(await in_process(minify_json, body), media_type="application/json")
 
 
 @data.post(
@@ -110,14 +108,13 @@ def json_minify(body: RawBody) -> Response:
     answers_json(DataCsvToJsonResult, "JSON array"),
     body=raw_body("CSV text.", text_types=("text/csv", "text/plain"), example="a,b\r\n1,2\r\n"),
 )
-@bounded
-def csv_to_json_route(body: TextBody, options: Annotated[CsvToJsonOptions, Query()]) -> Response:
+async def csv_to_json_route(body: TextBody, options: Annotated[CsvToJsonOptions, Query()]) -> Response:
     """UTF-8 CSV (RFC 4180; BOM, CRLF or LF; quoted fields with delimiters, quotes and line breaks) in; a compact
     JSON array out. With a header row (default) each row is an object of strings keyed by the header (empty
     names become `columnN`, repeats get `_2`, `_3`...; short rows get `""` for the missing fields; a row longer
     than the header is 400). `header=false` gives arrays of strings. The delimiter is detected among `,` `;` TAB
     `|` unless given. Blank lines are skipped."""
-    return Response(csv_to_json(body, **options.model_dump()), media_type="application/json")
+    return Response(await in_process(csv_to_json, body, **options.model_dump()), media_type="application/json")
 
 
 @data.post(
@@ -130,14 +127,13 @@ def csv_to_json_route(body: TextBody, options: Annotated[CsvToJsonOptions, Query
         example=[{"a": 1, "b": "x"}, {"a": 2, "c": True}],
     ),
 )
-@bounded
-def json_to_csv_route(body: RawBody, options: Annotated[JsonToCsvOptions, Query()]) -> Response:
+async def json_to_csv_route(body: RawBody, options: Annotated[JsonToCsvOptions, Query()]) -> Response:
     """A JSON array of objects in; RFC 4180 CSV out (CRLF line ends). Columns are the union of the keys in
     first-seen order; null and missing keys give empty cells; numbers are written as in the input, booleans as
     true/false, nested objects and arrays as JSON text. By default, string cells starting with `=`, `+`, `-`,
     `@`, TAB or CR get a leading `'` so that spreadsheets do not run them as formulas (`escapeFormulas=false`
     turns this off). Anything but an array of objects is 400."""
-    csv_bytes = json_to_csv(body, **options.model_dump(exclude_none=True))  # no delimiter: a comma
+    csv_bytes = await in_process(json_to_csv, body, **options.model_dump(exclude_none=True))  # no delimiter: a comma
     return Response(csv_bytes, media_type="text/csv")
 
 

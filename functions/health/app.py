@@ -47,12 +47,13 @@ def build_app() -> FastAPI:
     from fileapi.web.routes import Routes, answers_text
 
     router = APIRouter(tags=["Probe"])
-    public = Routes(router)
+    public = Routes(router, statuses=PUBLIC_STATUSES)
     public.get(
         "/health",
         "Liveness probe",
-        answers_text("text/plain", "ok", "ok", statuses=(), metered=False),
+        answers_text("text/plain", "ok", "ok", metered=False),
         response_class=PlainTextResponse,
+        statuses=(),
     )(health)
     document = {"openapi": "3.1.0", "info": {"title": "File and Data Utility API"}, "paths": {}}
     public.get(
@@ -63,7 +64,6 @@ def build_app() -> FastAPI:
             "OpenAPI document",
             document,
             schema={"type": "object"},
-            statuses=PUBLIC_STATUSES,
             metered=False,
         ),
     )(openapi_document)
@@ -74,7 +74,6 @@ def build_app() -> FastAPI:
             "text/html",
             "The error page",
             '<h2 id="invalid_input">invalid_input</h2>',
-            statuses=PUBLIC_STATUSES,
             metered=False,
         ),
     )(error_page)

@@ -31,7 +31,8 @@ from fileapi.models.image import (
     RotateOptions,
 )
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import raw_body
+from fileapi.web.conversions import isolated
+from fileapi.web.docs import ISOLATED_STATUSES, raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 from fileapi.web.routes import Routes, answers_bytes, json_response
@@ -67,9 +68,10 @@ images = Routes(
     body=IMAGE_BODY,
     answer=answers_bytes(IMAGE_TYPES, "The image", headers=ANIMATION_HEADERS),
     note=DEFAULTS + ANIMATION,
+    statuses=ISOLATED_STATUSES,
 )
 # The routes that read an image.
-readers = Routes(router, body=IMAGE_BODY)
+readers = Routes(router, body=IMAGE_BODY, statuses=ISOLATED_STATUSES)
 
 
 def _image(result: ImageResult) -> Response:
@@ -80,27 +82,27 @@ def _image(result: ImageResult) -> Response:
 
 
 @images.post("/v1/image/convert", "Convert an image to another format")
-def convert(body: RawBody, options: Annotated[ConvertOptions, Query()]) -> Response:
+async def convert(body: RawBody, options: Annotated[ConvertOptions, Query()]) -> Response:
     """Alpha is flattened onto white for JPEG."""
-    return _image(convert_image(body, **options.model_dump()))
+    return _image(await isolated(convert_image, body, **options.model_dump()))
 
 
 @images.post("/v1/image/resize", "Resize an image")
-def resize(body: RawBody, options: Annotated[ResizeOptions, Query()]) -> Response:
+async def resize(body: RawBody, options: Annotated[ResizeOptions, Query()]) -> Response:
     """width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp:
     cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent
     where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping
     the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when
     shrinking 2x or more. Upscaling is allowed within the output bounds."""
-    return _image(resize_image(body, **options.model_dump()))
+    return _image(await isolated(resize_image, body, **options.model_dump()))
 
 
 @images.post("/v1/image/compress", "Compress an image")
-def compress(body: RawBody, options: Annotated[CompressOptions, Query()]) -> Response:
+async def compress(body: RawBody, options: Annotated[CompressOptions, Query()]) -> Response:
     """Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for
     palette quantisation. When the result in the input's own format is not smaller, the input is returned
     unchanged."""
-    return _image(compress_image(body, **options.model_dump()))
+    return _image(await isolated(compress_image, body, **options.model_dump()))
 
 
 @readers.post(
@@ -109,22 +111,23 @@ def compress(body: RawBody, options: Annotated[CompressOptions, Query()]) -> Res
     answers_bytes(IMAGE_TYPES, "The image"),
     body=raw_body("JPEG, PNG or WebP bytes."),
 )
-def strip(body: RawBody) -> Response:
+async def strip(body: RawBody) -> Response:
     """JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical
     (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, zTXt,
     iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF,
     HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first."""
-    data, media_type = strip_metadata(body)
+    data, media_type = await isolated(strip_metadata, body)
     return Response(data, media_type=media_type)
 
 
 @readers.post("/v1/image/read-metadata", "Read an image's metadata", ImageReadMetadataResult)
-def read(body: RawBody) -> Response:
+async def read(body: RawBody) -> Response:
     """width and height as displayed (after orientation); takenAt from DateTimeOriginal (ISO 8601, with the
     offset when the file has it); camera make, model and lens; gps latitude and longitude in signed decimal
     degrees (south and west negative) and altitude in metres (below sea level negative); exif: the other tags by
     their standard names (rationals as numbers, short byte values as Base64, long ones omitted)."""
-    return json_response(ImageReadMetadataResult.model_validate(read_metadata(body).as_json()))
+    metadata = await isolated(read_metadata, body)
+    return json_response(ImageReadMetadataResult.model_validate(metadata.as_json()))
 
 
 @readers.post(
@@ -138,27 +141,29 @@ def read(body: RawBody) -> Response:
         "A non-square image is centred on a transparent square."
     ),
 )
-def favicons(body: RawBody) -> Response:
-    return json_response(ImageFaviconSetResult.model_validate(favicon_set(body)))
+async def favicons(body: RawBody) -> Response:
+    return json_response(ImageFaviconSetResult.model_validate(await isolated(favicon_set, body)))
 
 
 @images.post("/v1/image/crop", "Crop an image")
-def crop(body: RawBody, options: Annotated[CropOptions, Query()]) -> Response:
+async def crop(body: RawBody, options: Annotated[CropOptions, Query()]) -> Response:
     """The rectangle x, y, width, height in displayed pixels must lie inside the image."""
-    return _image(crop_image(body, **options.model_dump()))
+    return _image(await isolated(crop_image, body, **options.model_dump()))
 
 
 @images.post("/v1/image/rotate", "Rotate an image clockwise")
-def rotate(body: RawBody, options: Annotated[RotateOptions, Query()]) -> Response:
+async def rotate(body: RawBody, options: Annotated[RotateOptions, Query()]) -> Response:
     """degrees 90, 180 or 270, clockwise."""
-    return _image(rotate_image(body, **options.model_dump()))
+    return _image(await isolated(rotate_image, body, **options.model_dump()))
 
 
 @images.post("/v1/image/flip", "Flip an image")
-def flip(body: RawBody, options: Annotated[FlipOptions, Query()]) -> Response:
+async def flip(body: RawBody, options: Annotated[FlipOptions, Query()]) -> Response:
     """horizontal mirrors left and right; vertical mirrors top and bottom."""
-    return _image(flip_image(body, **options.model_dump()))
+    return _image(await isolated(flip_image, body, **options.model_dump()))
 
 
-app = create_app(router, title="Image")
+# What its conversion workers import before their first job.
+WORKER_MODULES = ("fileapi.convert.image", "fileapi.convert.image_metadata", "PIL.Image", "PIL.ImageOps", "pillow_heif")
+app = create_app(router, title="Image", worker_modules=WORKER_MODULES)
 handler = lambda_handler(app)

@@ -33,8 +33,8 @@ from fileapi.models.pdf import (
     WatermarkOptions,
 )
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.deadline import within_deadline
-from fileapi.web.docs import model_body, raw_body
+from fileapi.web.conversions import isolated
+from fileapi.web.docs import ISOLATED_STATUSES, model_body, raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 from fileapi.web.pdf_bodies import form_fill, merge_documents
@@ -45,6 +45,7 @@ pdf = Routes(
     router,
     body=raw_body("A PDF document (any Content-Type, e.g. application/pdf)."),
     answer=answers_bytes(("application/pdf",), "The PDF"),
+    statuses=ISOLATED_STATUSES,
 )
 Pages = Annotated[str | None, Query(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'.")]
 
@@ -54,28 +55,28 @@ def _pdf(data: bytes) -> Response:
 
 
 @pdf.post("/v1/pdf/info", "Page count, page sizes, metadata and encryption of a PDF", PdfInfoResult)
-def info(body: RawBody) -> Response:
+async def info(body: RawBody) -> Response:
     """pageSizes are in PDF points as displayed (width and height swapped for pages with /Rotate 90 or 270);
     metadata holds the info dictionary's title, author, subject, keywords, producer and creator when present.
     A PDF encrypted with an empty user password answers (encrypted: true); one that needs a password is 400
     invalid_input. At most 2,000 pages (413)."""
-    return json_response(PdfInfoResult.model_validate(pdf_info(body)))
+    return json_response(PdfInfoResult.model_validate(await isolated(pdf_info, body)))
 
 
 @pdf.post("/v1/pdf/extract-text", "Extract the text of a PDF", PdfExtractTextResult)
-def text(body: RawBody, pages: Pages = None) -> Response:
+async def text(body: RawBody, pages: Pages = None) -> Response:
     """Vector text only (no OCR), with pdfium. pages: '1-3', '1,3,5' or 'all' (default all). pages[] holds one
     string per chosen page; text joins them with a form feed (U+000C) between pages."""
-    return json_response(PdfExtractTextResult.model_validate(extract_text(body, pages=pages)))
+    return json_response(PdfExtractTextResult.model_validate(await isolated(extract_text, body, pages=pages)))
 
 
 @pdf.post("/v1/pdf/render-page", "Render PDF pages as images", PdfRenderPageResult)
-def render(body: RawBody, options: Annotated[RenderOptions, Query()]) -> Response:
+async def render(body: RawBody, options: Annotated[RenderOptions, Query()]) -> Response:
     """pages (default: the first page only), format png (default), jpeg or webp, dpi 72-300 (default 150): a
     612 x 792 pt page at 72 dpi is 612 x 792 px. Annotations and form fields are drawn. A page over 50
     megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for
     fewer pages or a lower dpi)."""
-    rendered = render_pages(body, **options.model_dump())
+    rendered = await isolated(render_pages, body, **options.model_dump())
     return json_response(PdfRenderPageResult(pages=[RenderedPage.model_validate(page) for page in rendered]))
 
 
@@ -85,26 +86,28 @@ async def merge(request: Request) -> Response:
     document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is
     kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its
     position. At most 5,000 pages in all."""
-    return _pdf(await within_deadline(merge_pdfs, await merge_documents(request)))
+    return _pdf(await isolated(merge_pdfs, await merge_documents(request)))
 
 
 @pdf.post("/v1/pdf/split", "Split a PDF by page ranges", PdfSplitResult)
-def split(body: RawBody, ranges: Annotated[str, Query(max_length=1000, description="e.g. '1-3,4-4,7'.")]) -> Response:
+async def split(
+    body: RawBody, ranges: Annotated[str, Query(max_length=1000, description="e.g. '1-3,4-4,7'.")]
+) -> Response:
     """ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated);
     one PDF per range, in the order given. A range outside the document or reversed is 400."""
-    parts = split_pdf(body, ranges=ranges)
+    parts = await isolated(split_pdf, body, ranges=ranges)
     return json_response(PdfSplitResult(pdfs=[base64.b64encode(part).decode("ascii") for part in parts]))
 
 
 @pdf.post("/v1/pdf/rotate", "Rotate PDF pages clockwise")
-def rotate(
+async def rotate(
     body: RawBody,
     degrees: Annotated[Literal["90", "180", "270"], Query(description="Clockwise rotation in degrees.")],
     pages: Pages = None,
 ) -> Response:
     """degrees 90, 180 or 270 clockwise, added to each page's existing /Rotate; pages '1,3,5', ranges '2-4' or
     'all' (default)."""
-    return _pdf(rotate_pdf(body, degrees=int(degrees), pages=pages))
+    return _pdf(await isolated(rotate_pdf, body, degrees=int(degrees), pages=pages))
 
 
 @pdf.post(
@@ -117,8 +120,8 @@ def rotate(
         "points (default: the text spans about 60% of the page's diagonal)."
     ),
 )
-def watermark(body: RawBody, options: Annotated[WatermarkOptions, Query()]) -> Response:
-    return _pdf(watermark_pdf(body, **options.model_dump()))
+async def watermark(body: RawBody, options: Annotated[WatermarkOptions, Query()]) -> Response:
+    return _pdf(await isolated(watermark_pdf, body, **options.model_dump()))
 
 
 @pdf.post("/v1/pdf/fill-form", "Fill a PDF form", body=model_body("application/json", PdfFillFormRequest))
@@ -130,35 +133,44 @@ async def fill(request: Request) -> Response:
     field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values
     are baked into the page content and the widgets and the AcroForm are removed."""
     given = await form_fill(request)
-    return _pdf(await within_deadline(fill_form, given.document, fields=given.fields, flatten=given.flatten))
+    return _pdf(await isolated(fill_form, given.document, fields=given.fields, flatten=given.flatten))
 
 
 @pdf.post("/v1/pdf/flatten", "Flatten a PDF form")
-def flatten(body: RawBody) -> Response:
+async def flatten(body: RawBody) -> Response:
     """Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the
     values can no longer be edited. A PDF without form fields is returned unchanged."""
-    return _pdf(flatten_form(body))
+    return _pdf(await isolated(flatten_form, body))
 
 
 @pdf.post("/v1/pdf/compress", "Compress a PDF", PdfCompressResult)
-def compress(body: RawBody, options: Annotated[CompressOptions, Query()]) -> Response:
+async def compress(body: RawBody, options: Annotated[CompressOptions, Query()]) -> Response:
     """Lossless structure compression (object streams, recompressed streams, unreferenced resources dropped);
     stripMetadata (default false) removes the info dictionary and XMP metadata; imageMaxSide (16-10000, off by
     default) downsamples images whose longer side is larger, re-encoding them as JPEG quality 85. Never returns
     a larger file: then the input comes back with savedPercent 0. Sizes are integers (bytes); savedPercent is a
     number with one decimal."""
-    result = compress_pdf(body, **options.model_dump())
+    result = await isolated(compress_pdf, body, **options.model_dump())
     document = base64.b64encode(result.data).decode("ascii")
     return json_response(PdfCompressResult.model_validate({**vars(result), "bytes": document}))
 
 
 @pdf.post("/v1/pdf/protect", "Password-protect a PDF (AES-256)")
-def protect(body: RawBody, options: Annotated[ProtectOptions, Query()]) -> Response:
+async def protect(body: RawBody, options: Annotated[ProtectOptions, Query()]) -> Response:
     """userPassword (required, 1-128 characters) is needed to open the document. ownerPassword (optional)
     grants full rights; without it a random owner password is used, so the restrictions hold. Permissions:
     allowPrinting (default true), allowCopying (default true), allowModifying (default false)."""
-    return _pdf(protect_pdf(body, **options.model_dump()))
+    return _pdf(await isolated(protect_pdf, body, **options.model_dump()))
 
 
-app = create_app(router, title="Pdf")
+# What its conversion workers import before their first job.
+WORKER_MODULES = (
+    "fileapi.convert.pdf",
+    "fileapi.convert.pdf_edit",
+    "fileapi.convert.pdf_forms",
+    "pypdfium2",
+    "pikepdf",
+    "pypdf",
+)
+app = create_app(router, title="Pdf", worker_modules=WORKER_MODULES)
 handler = lambda_handler(app)

@@ -10,17 +10,20 @@ from starlette.responses import Response
 from fileapi.convert.render import svg_to_png
 from fileapi.models.render import SvgToPngOptions
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import raw_body
+from fileapi.web.conversions import isolated
+from fileapi.web.docs import ISOLATED_STATUSES, raw_body
 from fileapi.web.io import RawBody
 from fileapi.web.metering import MeteredRoute, metered
 from fileapi.web.routes import Routes, answers_bytes
 
 router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)], tags=["Render"])
-render = Routes(router, body=raw_body("SVG or SVGZ document (any Content-Type, e.g. image/svg+xml)."))
+render = Routes(
+    router, body=raw_body("SVG or SVGZ document (any Content-Type, e.g. image/svg+xml)."), statuses=ISOLATED_STATUSES
+)
 
 
 @render.post("/v1/render/svg-to-png", "Render SVG as PNG", answers_bytes(("image/png",), "PNG image"))
-def svg_to_png_route(body: RawBody, options: Annotated[SvgToPngOptions, Query()]) -> Response:
+async def svg_to_png_route(body: RawBody, options: Annotated[SvgToPngOptions, Query()]) -> Response:
     """SVG (or gzip-compressed SVGZ) in; PNG out, rendered with resvg and the bundled DejaVu Sans font. Size: the
     SVG's width/height (else its viewBox; with neither, 300 x 150) times `scale` (0.1-10); or `width` and/or
     `height` in pixels (one alone keeps the aspect ratio; both give exactly that canvas, the drawing fitted
@@ -28,8 +31,10 @@ def svg_to_png_route(body: RawBody, options: Annotated[SvgToPngOptions, Query()]
     read: href and CSS url() references other than #fragments and data: URIs, and @import rules, are ignored.
     Malformed XML, entity-expansion bombs, nesting deeper than 256 or more than 200,000 elements are 400;
     outputs over 16383 px a side or 50 megapixels are 413."""
-    return Response(svg_to_png(body, **options.model_dump()), media_type="image/png")
+    return Response(await isolated(svg_to_png, body, **options.model_dump()), media_type="image/png")
 
 
-app = create_app(router, title="Render")
+# What its conversion workers import before their first job.
+WORKER_MODULES = ("fileapi.convert.render", "resvg_py", "PIL.Image")
+app = create_app(router, title="Render", worker_modules=WORKER_MODULES)
 handler = lambda_handler(app)

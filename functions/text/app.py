@@ -23,8 +23,8 @@ from fileapi.models.text import (
     TextWordCountResult,
 )
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.deadline import bounded
-from fileapi.web.docs import raw_body
+from fileapi.web.conversions import in_process, isolated
+from fileapi.web.docs import ISOLATED_STATUSES, raw_body
 from fileapi.web.io import RawBody, TextBody
 from fileapi.web.metering import MeteredRoute, metered
 from fileapi.web.routes import Routes, answers_text, json_response
@@ -41,13 +41,12 @@ colors = Routes(router, tags=["Color"])
     FileHashResult,
     body=raw_body("The bytes to hash (may be empty; any Content-Type)."),
 )
-@bounded
-def file_hash(
+async def file_hash(
     body: RawBody,
     algorithm: Annotated[HashAlgorithm, Query(description="Digest algorithm.")] = HashAlgorithm.SHA256,
 ) -> Response:
     """Any bytes in; the digest (md5, sha1, sha256 (default), sha384 or sha512) in hex and Base64."""
-    return json_response(FileHashResult.model_validate(hash_bytes(body, algorithm=algorithm)))
+    return json_response(FileHashResult.model_validate(await in_process(hash_bytes, body, algorithm=algorithm)))
 
 
 @files.post(
@@ -56,13 +55,12 @@ def file_hash(
     FileDetectResult,
     body=raw_body("The file's bytes (any Content-Type: the type is read from the bytes)."),
 )
-@bounded
-def file_detect(body: RawBody) -> Response:
+async def file_detect(body: RawBody) -> Response:
     """Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF,
     EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by
     their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. A bare JSON
     scalar (e.g. `0`) is text/plain. An empty body is 400."""
-    return json_response(FileDetectResult.model_validate(detect_type(body)))
+    return json_response(FileDetectResult.model_validate(await in_process(detect_type, body)))
 
 
 @texts.post(
@@ -77,17 +75,16 @@ def file_detect(body: RawBody) -> Response:
         f"{WORDS_PER_MINUTE} per minute. Invalid UTF-8 is 400."
     ),
 )
-@bounded
-def word_count(body: TextBody) -> Response:
-    return json_response(TextWordCountResult.model_validate(count_text(body)))
+async def word_count(body: TextBody) -> Response:
+    return json_response(TextWordCountResult.model_validate(await in_process(count_text, body)))
 
 
-@texts.post("/v1/text/diff", "Diff two texts", TextDiffResult)
-def text_diff(request: DiffRequest) -> Response:
+@texts.post("/v1/text/diff", "Diff two texts", TextDiffResult, statuses=ISOLATED_STATUSES)
+async def text_diff(request: DiffRequest) -> Response:
     r"""JSON {a, b, context?, labelA?, labelB?} in; a unified diff (as `diff -u` writes it; `patch` applies it),
     its hunks with 1-based line numbers and typed lines, counts of added and removed lines, and whether the texts
     are identical. Lines end at LF; a last line without LF is marked `\ No newline at end of file`."""
-    return json_response(TextDiffResult.model_validate(diff_texts(**request.model_dump())))
+    return json_response(TextDiffResult.model_validate(await isolated(diff_texts, **request.model_dump())))
 
 
 @texts.post(
@@ -95,8 +92,9 @@ def text_diff(request: DiffRequest) -> Response:
     "Render Markdown as HTML",
     answers_text("text/html", "HTML fragment", "<h1>Title</h1>\n"),
     body=raw_body("Markdown text.", text_types=("text/markdown", "text/plain"), example="# Title\n"),
+    statuses=ISOLATED_STATUSES,
 )
-def markdown_html(
+async def markdown_html(
     body: TextBody,
     allowHtml: Annotated[bool, Query(description="Pass raw HTML through (unsafe for untrusted input).")] = False,
 ) -> Response:
@@ -104,18 +102,19 @@ def markdown_html(
     Raw HTML in the input is escaped unless `allowHtml=true` (then it passes through unchanged: only for trusted
     input). javascript:, vbscript:, file: and non-image data: links are never rendered as links. At most
     2,000,000 bytes of Markdown (413 too_large), which keeps the worst input well inside the deadline."""
-    return Response(markdown_to_html(body, allow_html=allowHtml), media_type="text/html")
+    return Response(await isolated(markdown_to_html, body, allow_html=allowHtml), media_type="text/html")
 
 
 @colors.post("/v1/color/convert", "Convert a colour", ColorConvertResult)
-@bounded
-def color_convert(request: ColorRequest) -> Response:
+async def color_convert(request: ColorRequest) -> Response:
     """JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(),
     hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent),
     cmyk (percent), one decimal; alpha (0-1, three decimals) where given. Out-of-range or unreadable colours are
     400 (naming an out-of-range number, never echoing the rest of the input)."""
-    return json_response(ColorConvertResult.model_validate(convert_color(request.color)))
+    return json_response(ColorConvertResult.model_validate(await in_process(convert_color, request.color)))
 
 
-app = create_app(router, title="Text")
+# What its conversion workers import before their first job.
+WORKER_MODULES = ("fileapi.convert.textdiff", "fileapi.convert.markdown_html", "comrak")
+app = create_app(router, title="Text", worker_modules=WORKER_MODULES)
 handler = lambda_handler(app)

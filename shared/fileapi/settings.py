@@ -108,7 +108,28 @@ DEADLINE_SECONDS = Variable(
     "FILEAPI_DEADLINE_SECONDS",
     "integer",
     DEFAULT_DEADLINE_SECONDS,
-    "a conversion still running after this many seconds is answered 500 `conversion_failed`",
+    "a conversion still running after this many seconds is stopped and answered 413 `too_large`",
+)
+CONVERSION_WORKERS = Variable(
+    "FILEAPI_CONVERSION_WORKERS",
+    "integer",
+    None,
+    "conversion worker processes of each server process (untrusted native work runs in them, one job each)",
+    default_note="1 in Lambda (an invocation is alone), else the number of CPUs",
+)
+WORKER_MEMORY_MB = Variable(
+    "FILEAPI_WORKER_MEMORY_MB",
+    "integer",
+    None,
+    "memory (MiB) one conversion may add to its worker's (its address-space limit); past it 413 `too_large`",
+    default_note="in Lambda, the function's memory less the request process's and 15%; else 2048",
+)
+LAMBDA_MEMORY = Variable(
+    "AWS_LAMBDA_FUNCTION_MEMORY_SIZE",
+    "integer",
+    None,
+    "set by Lambda: the function's memory (MiB)",
+    default_note="(not Lambda)",
 )
 CORS_ALLOWED_ORIGINS = Variable(
     "FILEAPI_CORS_ALLOWED_ORIGINS",
@@ -200,6 +221,9 @@ VARIABLES: tuple[Variable, ...] = (
     MAX_BODY_BYTES,
     MAX_RESPONSE_BYTES,
     DEADLINE_SECONDS,
+    CONVERSION_WORKERS,
+    WORKER_MEMORY_MB,
+    LAMBDA_MEMORY,
     CORS_ALLOWED_ORIGINS,
     STAGE,
     TABLE,
@@ -237,6 +261,9 @@ class Settings:
     max_body_bytes: int
     max_response_bytes: int
     deadline_seconds: int
+    conversion_workers: int
+    worker_memory_mb: int | None  # None: sized from the function's memory (Lambda) or the default
+    lambda_memory_mb: int | None
     outbox_dir: Path
     state_dir: Path
     mailer: str
@@ -278,6 +305,11 @@ def load_settings() -> Settings:
         max_body_bytes=MAX_BODY_BYTES.integer(),
         max_response_bytes=MAX_RESPONSE_BYTES.integer(),
         deadline_seconds=DEADLINE_SECONDS.integer(),
+        conversion_workers=CONVERSION_WORKERS.integer()
+        if CONVERSION_WORKERS.value()
+        else (1 if in_lambda else max(1, os.cpu_count() or 1)),
+        worker_memory_mb=WORKER_MEMORY_MB.integer() if WORKER_MEMORY_MB.value() else None,
+        lambda_memory_mb=LAMBDA_MEMORY.integer() if LAMBDA_MEMORY.value() else None,
         outbox_dir=Path(OUTBOX.text()),
         state_dir=Path(STATE_DIR.text()),
         mailer=MAILER.text(),

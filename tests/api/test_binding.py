@@ -1,23 +1,30 @@
-"""The metered routes' binding plans (web.binding) answer exactly as FastAPI's dependency solving does: every
-conversion route is bound, and the same requests (good, bad, empty, not JSON, nested too deep, wrong option
-values, no key) get the same status and body through both, but for the one difference web.binding makes on
-purpose (a JSON route refuses a missing key before it reads the body)."""
+"""The metered routes bind their arguments (fileapi.web.binding) as FastAPI's own dependency solving does: the same
+requests (good, bad, empty, not JSON, nested too deep, wrong option values, no key) get the same status and error
+through both, at the framework versions pinned below, but for the two differences made on purpose: a JSON route
+refuses a missing key before it reads the body, and a query parameter given twice is 400 (FastAPI takes the last)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from importlib.metadata import version
 from typing import Any
-from unittest.mock import patch
 
 import pytest
-from fastapi.routing import request_response
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from fileapi.local.template import load_function_module, load_functions
-from fileapi.web.binding import plan_of
-from fileapi.web.metering import MeteredRoute, _mark_pending, metered
+from fileapi.metering.meter import Admission
+from fileapi.models import QueryOptions
+from fileapi.web.app import shared_middleware
+from fileapi.web.binding import Binder
+from fileapi.web.errors import install_error_handlers
+from fileapi.web.metering import MeteredRoute, SelfServiceRoute
+from fileapi.web.request_bodies import RequestBodyMiddleware
 from tests.helpers import auth
+
+# The versions the binder's answers were compared with (this module's tests); a new version is checked again.
+CHECKED_AGAINST = {"fastapi": "0.165.0", "pydantic": "2.14.4", "starlette": "1.10.0"}
 
 
 def metered_routes() -> list[MeteredRoute]:
@@ -30,45 +37,54 @@ def metered_routes() -> list[MeteredRoute]:
     return routes
 
 
-CONVERSION_ROUTES = [
-    route
-    for route in metered_routes()
-    if route.path.startswith("/v1/") and "self_service" not in str(route.dependant.dependencies)
-]
+CONVERSION_ROUTES = [route for route in metered_routes() if not isinstance(route, SelfServiceRoute)]
 
 
-@contextmanager
-def fastapi_solving(routes: list[MeteredRoute]) -> Iterator[None]:
-    """`routes` served by FastAPI's own handler (dependency solving) instead of their binding plans."""
-    saved = [(route, route.app) for route in routes]
-    with patch("fileapi.web.metering.plan_of", return_value=None):
-        for route in routes:
-            route.app = request_response(route.get_route_handler())
-    try:
-        yield
-    finally:
-        for route, app in saved:
-            route.app = app
+def test_the_binder_was_checked_against_the_installed_frameworks() -> None:
+    assert {name: version(name) for name in CHECKED_AGAINST} == CHECKED_AGAINST
 
 
-def test_every_conversion_route_is_bound() -> None:
-    unbound = {route.path for route in metered_routes() if plan_of(route, {metered: _mark_pending}) is None}
-    assert unbound == {"/v1/usage", "/v1/keys/rotate", "/v1/billing/portal"}  # they take their admission
+def test_every_metered_endpoint_is_bound() -> None:
+    binders = {route.path: Binder.of(route.endpoint, provided=(Admission,)) for route in metered_routes()}
+    assert len(binders) == 39 + 3  # the contract tables' conversions; usage, key rotation, billing portal
+    assert {path for path, binder in binders.items() if Admission in binder.provided} == {
+        "/v1/usage",
+        "/v1/keys/rotate",
+        "/v1/billing/portal",
+    }
 
 
 def test_options_models_are_validated_by_the_model() -> None:
-    with_model = {
-        route.path: [
-            field.name for field in route.dependant.query_params if hasattr(field.field_info.annotation, "model_fields")
-        ]
+    models = {route.path: [model.argument for model in Binder.of(route.endpoint).models] for route in CONVERSION_ROUTES}
+    declared = {
+        route.path: [field.name for field in route.dependant.query_params if _is_options(field.field_info.annotation)]
         for route in CONVERSION_ROUTES
     }
-    direct = {}
-    for route in CONVERSION_ROUTES:
-        plan = plan_of(route, {metered: _mark_pending})
-        assert plan is not None
-        direct[route.path] = [model.parameter for model in plan.query_models]
-    assert direct == with_model and sum(map(len, direct.values())) == 14
+    assert models == declared and sum(map(len, models.values())) == 14
+
+
+def _is_options(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, QueryOptions)
+
+
+def solved_by_fastapi(route: MeteredRoute) -> TestClient:
+    """`route`'s endpoint served by FastAPI's own handler (its dependency solving, the router's `metered`
+    dependency admitting), with the same error mapping and body handling."""
+    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+    app.router.routes.append(
+        APIRoute(
+            route.path,
+            route.endpoint,
+            methods=list(route.methods or ()),
+            dependencies=list(route.dependencies),
+            openapi_extra=route.openapi_extra,
+        )
+    )
+    install_error_handlers(app)
+    app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
+    for middleware, options in shared_middleware():
+        app.add_middleware(middleware, **options)
+    return TestClient(app, raise_server_exceptions=False)
 
 
 def requests_for(route: MeteredRoute) -> list[tuple[str, dict[str, str], bytes, str | None]]:
@@ -91,12 +107,12 @@ def requests_for(route: MeteredRoute) -> list[tuple[str, dict[str, str], bytes, 
     return cases
 
 
-def answers(api: TestClient, route: MeteredRoute, key: str) -> list[tuple[int, Any]]:
+def answers(client: TestClient, route: MeteredRoute, key: str) -> list[tuple[int, Any]]:
     method = next(iter(route.methods or ()))
     got = []
     for query, headers, body, with_key in requests_for(route):
         sent = {**headers, **(auth(key) if with_key else {})}
-        response = api.request(method, f"{route.path}?{query}", content=body, headers=sent)
+        response = client.request(method, f"{route.path}?{query}", content=body, headers=sent)
         try:
             payload: Any = response.json()
             payload = {name: payload[name] for name in ("error", "message") if name in payload} or payload
@@ -108,10 +124,7 @@ def answers(api: TestClient, route: MeteredRoute, key: str) -> list[tuple[int, A
 
 @pytest.mark.parametrize("route", CONVERSION_ROUTES, ids=lambda route: route.path)
 def test_a_bound_route_answers_as_fastapi_would(api: TestClient, key: str, route: MeteredRoute) -> None:
-    bound = answers(api, route, key)
-    with fastapi_solving([route]):
-        solved = answers(api, route, key)
-    assert bound == solved
+    assert answers(api, route, key) == answers(solved_by_fastapi(route), route, key)
 
 
 @pytest.mark.parametrize(
@@ -121,6 +134,27 @@ def test_a_json_route_refuses_a_missing_key_before_reading_the_body(api: TestCli
     headers = {"Content-Type": "application/json"}
     response = api.post(route.path, content=b"not json", headers=headers)
     assert (response.status_code, response.json()["error"]) == (401, "unauthorized")
-    with fastapi_solving([route]):
-        solved = api.post(route.path, content=b"not json", headers=headers)
+    solved = solved_by_fastapi(route).post(route.path, content=b"not json", headers=headers)
     assert (solved.status_code, solved.json()["error"]) == (400, "invalid_input")  # FastAPI's order, not ours
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "name"),
+    [
+        ("/v1/image/resize", "width=10&width=20", "width"),
+        ("/v1/pdf/split", "ranges=1&ranges=2", "ranges"),
+        ("/v1/data/json-format", "indent=2&indent=4", "indent"),
+    ],
+)
+def test_an_option_given_twice_is_refused_and_not_counted(
+    api: TestClient, key: str, path: str, query: str, name: str
+) -> None:
+    before = api.get("/v1/usage", headers=auth(key)).json()["used_this_month"]
+    response = api.post(f"{path}?{query}", content=b"{}", headers=auth(key))
+    assert response.status_code == 400
+    assert response.json() == {
+        "error": "invalid_input",
+        "message": f"{name}: given more than once; give it once",
+        "docs_url": "/docs/errors#invalid_input",
+    }
+    assert api.get("/v1/usage", headers=auth(key)).json()["used_this_month"] == before

@@ -7,7 +7,6 @@ import base64
 import io
 import json
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,6 @@ from fastapi.testclient import TestClient
 from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_module, load_functions
 from fileapi.metering.plans import CONTRACT_PLANS
 from fileapi.metering.store import Stores
-from fileapi.web import deadline
 from fileapi.web.services import stores_installed
 from tests.conftest import MakeKey
 from tests.helpers import LambdaContext
@@ -264,36 +262,45 @@ def test_json_labelled_as_a_form_through_api_gateway_is_parsed(make_key: MakeKey
     assert body_of(response) == EXPECTED_BODIES["POST /v1/color/convert"]
 
 
-class CountingExecutor(ThreadPoolExecutor):
-    """The conversion worker pool, counting the work handed to it."""
+@pytest.fixture()
+def thread_hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each call handed to the thread pool by the request path (admission, refunds, in-process work)."""
+    from starlette.concurrency import run_in_threadpool
 
-    def __init__(self) -> None:
-        super().__init__(max_workers=2)
-        self.submitted = 0
+    from fileapi.web import conversions, metering
 
-    def submit(self, *args: Any, **kwargs: Any) -> Any:
-        self.submitted += 1
-        return super().submit(*args, **kwargs)
+    hops: list[str] = []
+
+    async def counted(function: Any, *args: Any, **kwargs: Any) -> Any:
+        hops.append(getattr(function, "__name__", "?"))
+        return await run_in_threadpool(function, *args, **kwargs)
+
+    monkeypatch.setattr(conversions, "run_in_threadpool", counted)
+    monkeypatch.setattr(metering, "run_in_threadpool", counted)
+    return hops
 
 
 @pytest.mark.parametrize(
-    ("event_name", "bounded"),
-    [("data-base64-encode", True), ("file-hash", True), ("color-convert", True), ("image-resize", False),
-     ("text-markdown-to-html", False), ("text-diff", False)],
+    ("event_name", "isolated"),
+    [("data-base64-encode", False), ("file-hash", False), ("color-convert", False), ("image-resize", True),
+     ("text-markdown-to-html", True), ("text-diff", True)],
 )  # fmt: skip
-def test_bounded_work_runs_inline_in_an_invocation_and_other_work_in_a_worker_thread(
-    event_name: str, bounded: bool, make_key: MakeKey, monkeypatch: pytest.MonkeyPatch, api: TestClient
+def test_an_invocation_hops_to_no_thread_and_isolated_work_runs_in_a_worker_process(
+    event_name: str, isolated: bool, make_key: MakeKey, thread_hops: list[str], api: TestClient
 ) -> None:
-    workers = CountingExecutor()
-    monkeypatch.setattr(deadline, "_workers", workers)
+    from fileapi.web.services import get_workers
+
+    workers = get_workers()
     event = json.loads((PROJECT_ROOT / "events" / f"{event_name}.json").read_text())
     key = make_key()
     event["headers"]["authorization"] = f"Bearer {key}"
+    jobs = workers.jobs
     assert invoke(event)["statusCode"] == 200
-    assert workers.submitted == (0 if bounded else 1)
-    # The local server answers many requests at once: there, every conversion has a worker thread.
+    assert (thread_hops, workers.jobs - jobs) == ([], 1 if isolated else 0)
+    # The local server answers many requests at once: the store's write, and in-process work, leave the loop.
     body = base64.b64decode(event["body"]) if event.get("isBase64Encoded") else event["body"].encode()
     path = event["rawPath"] + (f"?{event['rawQueryString']}" if event.get("rawQueryString") else "")
     headers = {"Authorization": f"Bearer {key}", "Content-Type": event["headers"].get("content-type", "")}
     assert api.post(path, content=body, headers=headers).status_code == 200
-    assert workers.submitted == (1 if bounded else 2)
+    assert thread_hops == (["_admit"] if isolated else ["_admit", "_limited"])
+    assert workers.jobs - jobs == (2 if isolated else 0)

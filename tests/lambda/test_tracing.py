@@ -79,7 +79,7 @@ def names(documents: list[dict[str, object]]) -> set[str]:
 def test_tracing_on_traces_the_handler_dynamodb_and_the_conversion() -> None:
     result, documents = run_child(tracing=True)
     assert result == {"status": 200, "xray_imported": True}
-    assert {"## traced", "## base64_encode", "dynamodb"} <= names(documents)
+    assert {"## traced", "## encode_base64", "dynamodb"} <= names(documents)
     assert all(document.get("trace_id") == "1-5759e988-bd862e3fe1be46a994272793" for document in documents)
 
 

@@ -701,6 +701,10 @@ export class TooLarge extends ApiError {
 export class Unauthorized extends ApiError {
   override readonly code: string = "unauthorized";
 }
+/** The API answered `unprocessable_input`. */
+export class UnprocessableInput extends ApiError {
+  override readonly code: string = "unprocessable_input";
+}
 /** The API answered `unsupported_format`. */
 export class UnsupportedFormat extends ApiError {
   override readonly code: string = "unsupported_format";
@@ -718,6 +722,7 @@ export const ERRORS: Record<string, typeof ApiError> = {
   subscription_inactive: SubscriptionInactive,
   too_large: TooLarge,
   unauthorized: Unauthorized,
+  unprocessable_input: UnprocessableInput,
   unsupported_format: UnsupportedFormat,
 };
 

@@ -294,6 +294,12 @@ class Unauthorized(ApiError):
     code = "unauthorized"
 
 
+class UnprocessableInput(ApiError):
+    """The API answered `unprocessable_input`."""
+
+    code = "unprocessable_input"
+
+
 class UnsupportedFormat(ApiError):
     """The API answered `unsupported_format`."""
 
@@ -312,6 +318,7 @@ ERRORS: dict[str, type[ApiError]] = {
     "subscription_inactive": SubscriptionInactive,
     "too_large": TooLarge,
     "unauthorized": Unauthorized,
+    "unprocessable_input": UnprocessableInput,
     "unsupported_format": UnsupportedFormat,
 }
 

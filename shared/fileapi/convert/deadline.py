@@ -1,8 +1,9 @@
 """The time budget of the conversion running in this context.
 
-The web layer gives each conversion a budget (`budget`); converters call `check()` between their
-steps (pages, decode passes, output sizes) so that work past the budget stops at the next step
-with conversion_failed. Outside a budget (scripts, tests of converters) `check()` does nothing.
+A conversion worker gives each job a budget (`budget`); converters call `check()` between their steps
+(pages, decode passes, output sizes) so that work past the budget stops at the next step with 413
+too_large (the input costs more than a conversion may spend), before the worker is killed at the
+deadline. Outside a budget (scripts, tests of converters) `check()` does nothing.
 """
 
 from __future__ import annotations
@@ -12,13 +13,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from fileapi.errors import ConversionFailed
+from fileapi.errors import TooLarge
 
 _budget: ContextVar[tuple[float, float] | None] = ContextVar("conversion_budget", default=None)
 
 
 def exceeded_message(seconds: float) -> str:
-    return f"the conversion did not finish within the {seconds:g} s limit; send a smaller input"
+    return (
+        f"the conversion did not finish within the {seconds:g} s limit; send a smaller or simpler input "
+        "(fewer pixels, pages or elements)"
+    )
 
 
 @contextmanager
@@ -32,7 +36,7 @@ def budget(seconds: float) -> Iterator[None]:
 
 
 def check() -> None:
-    """:raises ConversionFailed: the budget of this context is spent."""
+    """:raises TooLarge: the budget of this context is spent."""
     current = _budget.get()
     if current is not None and time.monotonic() > current[0]:
-        raise ConversionFailed(exceeded_message(current[1]))
+        raise TooLarge(exceeded_message(current[1]))

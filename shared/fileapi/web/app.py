@@ -16,23 +16,27 @@ from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
 from fileapi.web.invocation import one_request_at_a_time
 from fileapi.web.limits import BodyLimitMiddleware
 from fileapi.web.logs import AccessLogMiddleware, logger
-from fileapi.web.services import register_snapstart_hooks
+from fileapi.web.services import preload_in_workers, register_snapstart_hooks, start_workers
 from fileapi.web.tracing import get_tracer
 
 if TYPE_CHECKING:  # imported by create_app: a function without FastAPI routes (Health) never loads it
     from fastapi import APIRouter, FastAPI
 
 
-def create_app(*routers: APIRouter, title: str) -> FastAPI:
+def create_app(*routers: APIRouter, title: str, worker_modules: tuple[str, ...] = ()) -> FastAPI:
     """A FastAPI app serving `routers`, with the shared error mapping and middleware.
 
     The merged OpenAPI document of all functions is served by the Health function at
     /openapi.json (see `fileapi.web.docs.build_openapi`), so apps carry no docs routes.
+
+    :param worker_modules: what the app's conversion workers import before their first job (its converters
+        and their libraries: fileapi.web.conversions).
     """
     from fastapi import FastAPI
 
     from fileapi.web.request_bodies import RequestBodyMiddleware  # FastAPI routes' bodies: FastAPI apps only
 
+    preload_in_workers(*worker_modules)
     app = FastAPI(
         title=title,
         version=__version__,
@@ -76,8 +80,12 @@ def with_shared_middleware(app: ASGI) -> ASGI:
 def lambda_handler(app: ASGI) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The Lambda entry point of a function: Mangum over `app` (API Gateway HTTP API payload v2,
     bodies base64-encoded both ways where binary), with the Lambda context and API Gateway's
-    request id injected into every log record, and bounded work run inline (the invocation is alone)."""
+    request id injected into every log record, and in-process work run inline (the invocation is alone). The
+    conversion worker of a function that has one starts now, in the function's init (and so in its SnapStart
+    snapshot)."""
     register_snapstart_hooks()
+    if get_settings().lambda_memory_mb is not None:
+        start_workers()
     adapter = Mangum(app, lifespan="off")
 
     def alone(event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -1,27 +1,22 @@
-"""A metered endpoint's arguments from its request, without FastAPI's per-request dependency solving.
+"""An endpoint's arguments from its request, planned once from its signature, on pydantic's public API.
 
-FastAPI resolves an endpoint's parameters by walking its dependency tree on every request (the router's
-`metered` dependency and its bearer scheme, the body reader, then the parameters): about half of the
-stack's own cost per request (`make bench-quick`). The metered routes use a few kinds of parameter only,
-so their binding is planned once per route, from the dependant FastAPI built for the OpenAPI document,
-and a request runs the plan:
+A metered endpoint takes a few kinds of parameter, each told by its annotation:
 
-- the router's `metered` dependency: the request is marked for admission (what the dependency does; its
-  bearer scheme only documents the Authorization header);
-- `RawBody` / `TextBody`: the body reader, called as FastAPI would;
-- query parameters one by one: FastAPI's own validation of them (`request_params_to_args`), so values,
-  defaults and the errors' wording are FastAPI's; an options model of plain fields: the model's own
-  validation, as FastAPI calls it (`QueryModel`);
-- a JSON body model: the body decoded and validated by FastAPI's own function (`request_body_to_args`);
-- `Request`: the request.
+- `Request`: the request;
+- a body reader (`fileapi.web.io.RawBody`, `TextBody`: `bytes` marked with a `BodyReader`): its bytes;
+- an options model (a `fileapi.models.QueryOptions`): the query parameters under its fields' aliases, validated
+  by the model;
+- another pydantic model: the JSON body, decoded and validated by the model;
+- a type the caller provides (`Binder.of(..., provided=(Admission,))`): left for the caller to fill;
+- anything else (`Annotated[int, Query(ge=1)]`, `Literal[...]`, a str with a default): one query parameter,
+  validated by a `TypeAdapter` of its annotation (pydantic reads the bounds of FastAPI's `Query()`, a
+  `FieldInfo`).
 
-A route with any other kind of parameter (a dependency with its own parameters, headers, cookies, forms,
-background tasks) or whose endpoint does not return a `Response` has no plan and is served by FastAPI's
-handler. The errors are FastAPI's `RequestValidationError`, raised where FastAPI raises it: after the
-dependencies, with every parameter's problem at once. One difference, on purpose: FastAPI decodes a JSON
-body before the dependencies run, so a body that is not JSON sent without a key was answered 400; here the
-request is marked for admission first, so the key is refused first (401), in the contract's order.
-tests/api/test_binding.py sends the same requests through both and compares the answers.
+FastAPI reads the same signature for the OpenAPI document; this module answers the requests. Every problem
+with the parameters is raised at once as FastAPI's public `RequestValidationError`, with FastAPI's locations
+(`("query", name, ...)`, `("body", ...)`) and pydantic's messages, so the one error mapping
+(fileapi.web.errors) words them. A query parameter given more than once is an error (FastAPI takes the last).
+tests/api/test_binding.py holds the answers to FastAPI's own dependency solving, at the versions it pins.
 """
 
 from __future__ import annotations
@@ -29,195 +24,199 @@ from __future__ import annotations
 import inspect
 import json
 import typing
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi._compat import ModelField
-from fastapi.dependencies.models import Dependant
-from fastapi.dependencies.utils import request_body_to_args, request_params_to_args
 from fastapi.exceptions import RequestValidationError
-from fastapi.routing import APIRoute
-from pydantic import BaseModel, ValidationError
-from pydantic_core import PydanticUndefined
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from starlette.datastructures import QueryParams
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import Response
 
-from fileapi.web.io import is_json
+from fileapi.models import QueryOptions
+from fileapi.web.io import BodyReader, is_json
 
-Handler = Callable[[Request], Coroutine[Any, Any, Response]]
-BodyReader = Callable[[Request], Awaitable[bytes]]
+Arguments = dict[str, Any]
+_REQUIRED = inspect.Parameter.empty
+
+
+@dataclass(frozen=True)
+class QueryParameter:
+    """One query parameter: its endpoint argument, its name in the query, its validator and default."""
+
+    argument: str
+    alias: str
+    adapter: TypeAdapter[Any]
+    default: Any  # _REQUIRED when it has none
 
 
 @dataclass(frozen=True)
 class QueryModel:
-    """A query parameter that is an options model of plain fields: validated by the model itself, as FastAPI
-    validates it (the parameters under the fields' aliases, each error located in "query"), without FastAPI's
-    general path for models (aliases looked up, sequences and extras reshaped: about 10 us a request)."""
+    """An options model: its endpoint argument, the model and the query names of its fields."""
 
-    parameter: str
-    model: type[BaseModel]
+    argument: str
+    model: type[QueryOptions]
     aliases: tuple[str, ...]
-
-    @classmethod
-    def of(cls, field: ModelField) -> QueryModel | None:
-        model = field.field_info.annotation
-        if not (isinstance(model, type) and issubclass(model, BaseModel)) or model.model_config.get("extra"):
-            return None
-        fields = model.model_fields
-        if any(
-            _is_sequence(info.annotation) or info.validation_alias not in (None, info.alias) for info in fields.values()
-        ):
-            return None
-        return cls(field.name, model, tuple(info.alias or name for name, info in fields.items()))
-
-    def validate(self, received: QueryParams) -> tuple[Any, list[dict[str, Any]]]:
-        given = {alias: received[alias] for alias in self.aliases if alias in received}
-        try:
-            return self.model.model_validate(given), []
-        except ValidationError as exc:
-            return None, [{**error, "loc": ("query", *error["loc"])} for error in exc.errors(include_url=False)]
 
 
 @dataclass(frozen=True)
-class Plan:
-    """How one route's endpoint gets its arguments from a request."""
+class Binder:
+    """How one endpoint's arguments come from a request (`bind`)."""
 
-    call: Callable[..., Awaitable[Response]]
-    marks: tuple[Callable[[Request], None], ...]  # marking dependencies (no parameters, no value), in order
-    readers: tuple[tuple[str, BodyReader], ...]  # (parameter, body reader)
-    query_models: tuple[QueryModel, ...]  # options models validated here
-    query: Dependant  # the other query parameters, validated by FastAPI's function
-    body: Dependant | None  # the JSON body's fields, when the endpoint takes a model
-    embed_body: bool
-    request_parameter: str | None
+    readers: tuple[tuple[str, BodyReader], ...]
+    request: str | None
+    query: tuple[QueryParameter, ...]
+    models: tuple[QueryModel, ...]
+    json_body: tuple[str, TypeAdapter[Any]] | None
+    provided: dict[type, str]  # type -> the argument the caller fills with its value
 
+    @classmethod
+    def of(cls, endpoint: Callable[..., Awaitable[Any]], *, provided: tuple[type, ...] = ()) -> Binder:
+        """The binder of `endpoint` (a coroutine function), leaving the arguments of the `provided` types to
+        the caller.
 
-def plan_of(route: APIRoute, marks: dict[Callable[..., Any], Callable[[Request], None]]) -> Plan | None:
-    """The binding plan of `route`; None when it takes a parameter this module does not bind.
+        :raises TypeError: a parameter of a kind this module does not bind, or more than one body.
+        """
+        if not inspect.iscoroutinefunction(endpoint):
+            raise TypeError(f"{endpoint.__qualname__}: a bound endpoint is a coroutine function")
+        hints = typing.get_type_hints(endpoint, include_extras=True)
+        readers: list[tuple[str, BodyReader]] = []
+        request: str | None = None
+        query: list[QueryParameter] = []
+        models: list[QueryModel] = []
+        json_body: tuple[str, TypeAdapter[Any]] | None = None
+        given: dict[type, str] = {}
+        for name, parameter in inspect.signature(endpoint).parameters.items():
+            annotation = hints.get(name, Any)
+            kind, metadata = _unwrapped(annotation)
+            reader = next((item for item in metadata if isinstance(item, BodyReader)), None)
+            if kind in provided:
+                given[kind] = name
+            elif reader is not None:
+                readers.append((name, reader))
+            elif isinstance(kind, type) and issubclass(kind, Request):
+                request = name
+            elif isinstance(kind, type) and issubclass(kind, QueryOptions):
+                models.append(QueryModel(name, kind, _aliases(kind)))
+            elif isinstance(kind, type) and issubclass(kind, BaseModel):
+                if json_body is not None:
+                    raise TypeError(f"{endpoint.__qualname__}: more than one JSON body ({json_body[0]}, {name})")
+                json_body = (name, TypeAdapter(kind))
+            else:
+                alias = next((item.alias for item in metadata if getattr(item, "alias", None)), None) or name
+                query.append(QueryParameter(name, alias, TypeAdapter(annotation), parameter.default))
+        if json_body is not None and readers:
+            raise TypeError(f"{endpoint.__qualname__}: a JSON body and a body reader")
+        return cls(tuple(readers), request, tuple(query), tuple(models), json_body, given)
 
-    :param marks: the route's parameter-less dependencies that only mark the request (e.g. `metered`), each
-        with what it does to the request.
-    """
-    dependant = route.dependant
-    if not _returns_response(route.endpoint) or not _bindable(dependant):
-        return None
-    found_marks: list[Callable[[Request], None]] = []
-    readers: list[tuple[str, BodyReader]] = []
-    for dependency in dependant.dependencies:
-        if dependency.call in marks and dependency.name is None:
-            found_marks.append(marks[dependency.call])
-        elif dependency.name is not None and _is_body_reader(dependency):
-            readers.append((dependency.name, typing.cast(BodyReader, dependency.call)))
-        else:
-            return None
-    if len(dependant.body_params) > 1 or (dependant.body_params and readers):
-        return None
-    call = dependant.call
-    if call is None or not inspect.iscoroutinefunction(call):  # MeteredRoute's endpoints are coroutines
-        return None
-    models = [model for model in map(QueryModel.of, dependant.query_params) if model is not None]
-    modelled = {model.parameter for model in models}
-    others = [field for field in dependant.query_params if field.name not in modelled]
-    return Plan(
-        call=call,
-        marks=tuple(found_marks),
-        readers=tuple(readers),
-        query_models=tuple(models),
-        query=Dependant(query_params=others),
-        body=dependant if dependant.body_params else None,
-        embed_body=bool(getattr(route, "_embed_body_fields", False)),
-        request_parameter=dependant.request_param_name,
-    )
+    @property
+    def reads(self) -> BodyReader | None:
+        """The body reader of the endpoint, if it takes its body raw (or as text)."""
+        return self.readers[0][1] if self.readers else None
 
+    async def bind(self, request: Request) -> Arguments:
+        """The endpoint's arguments from `request`.
 
-def bound_handler(plan: Plan) -> Handler:
-    """A request handler that runs `plan` and the endpoint (FastAPI's handler, less dependency solving)."""
-
-    async def handle(request: Request) -> Response:
-        for mark in plan.marks:
-            mark(request)
-        values: dict[str, Any] = {}
-        for name, reader in plan.readers:
-            values[name] = await reader(request)
-        if plan.request_parameter is not None:
-            values[plan.request_parameter] = request
-        errors: list[Any] = []
-        if plan.query.query_params:
-            query_values, errors = request_params_to_args(plan.query.query_params, request.query_params)
-            values.update(query_values)
-        for query_model in plan.query_models:
-            values[query_model.parameter], model_errors = query_model.validate(request.query_params)
-            errors += model_errors
-        if plan.body is not None:
-            body_values, body_errors = await request_body_to_args(
-                plan.body.body_params, await _json_body(request), plan.embed_body
+        :raises RequestValidationError: every problem with the query and the JSON body, at once.
+        :raises ApiError: a body reader's refusal (e.g. a text route's JSON body that is not a string).
+        """
+        values: Arguments = {}
+        for argument, reader in self.readers:
+            values[argument] = await reader.read(request)
+        if self.request is not None:
+            values[self.request] = request
+        received = request.query_params
+        errors = self._repeated(received)
+        for parameter in self.query:
+            values[parameter.argument] = _query_value(parameter, received, errors)
+        for model in self.models:
+            values[model.argument] = _query_model(model, received, errors)
+        if self.json_body is not None:
+            argument, adapter = self.json_body
+            values[argument] = _json_model(
+                adapter, await request.body(), request.headers.get("content-type", ""), errors
             )
-            values.update(body_values)
-            errors += body_errors
         if errors:
             raise RequestValidationError(errors)
-        return await plan.call(**values)
+        return values
 
-    return handle
+    def _repeated(self, received: QueryParams) -> list[dict[str, Any]]:
+        names = [parameter.alias for parameter in self.query] + [
+            alias for model in self.models for alias in model.aliases
+        ]
+        return [
+            {"type": "repeated", "loc": ("query", name), "msg": "given more than once; give it once", "input": None}
+            for name in names
+            if len(received.getlist(name)) > 1
+        ]
 
 
-async def _json_body(request: Request) -> Any:
-    """The body as FastAPI gives it to a JSON body model: decoded when labelled JSON (RequestBodyMiddleware
-    has labelled a JSON body sent under another Content-Type), the bytes when not, absent when empty.
+def _unwrapped(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
+    """The type inside `Annotated[...]` and its metadata (no metadata for a plain type)."""
+    if typing.get_origin(annotation) is Annotated:
+        kind, *metadata = typing.get_args(annotation)
+        return kind, tuple(metadata)
+    return annotation, ()
 
-    :raises RequestValidationError: a body labelled JSON is not JSON (FastAPI's json_invalid error).
-    :raises HTTPException: 400, the body could not be decoded otherwise (e.g. nested too deep).
-    """
-    body = await request.body()
+
+def _aliases(model: type[BaseModel]) -> tuple[str, ...]:
+    return tuple(info.alias or name for name, info in model.model_fields.items())
+
+
+def _located(error: Any, *location: Any) -> dict[str, Any]:
+    return {**error, "loc": (*location, *error["loc"])}
+
+
+def _query_value(parameter: QueryParameter, received: QueryParams, errors: list[dict[str, Any]]) -> Any:
+    raw = received.get(parameter.alias)
+    if raw is None:
+        if parameter.default is _REQUIRED:
+            errors.append(
+                {"type": "missing", "loc": ("query", parameter.alias), "msg": "Field required", "input": None}
+            )
+        return None if parameter.default is _REQUIRED else parameter.default
+    try:
+        return parameter.adapter.validate_python(raw)
+    except ValidationError as exc:
+        errors += [_located(error, "query", parameter.alias) for error in exc.errors(include_url=False)]
+        return None
+
+
+def _query_model(model: QueryModel, received: QueryParams, errors: list[dict[str, Any]]) -> Any:
+    given = {alias: received[alias] for alias in model.aliases if alias in received}
+    try:
+        return model.model.model_validate(given)
+    except ValidationError as exc:
+        errors += [_located(error, "query") for error in exc.errors(include_url=False)]
+        return None
+
+
+def _json_model(adapter: TypeAdapter[Any], body: bytes, content_type: str, errors: list[dict[str, Any]]) -> Any:
+    """The JSON body validated by `adapter`, as FastAPI gives a body model its value: decoded when labelled JSON
+    (RequestBodyMiddleware labels the JSON routes' bodies), the bytes when not, missing when empty."""
     if not body:
-        return PydanticUndefined
-    if not is_json(request.headers.get("content-type", "")):
-        return body
+        errors.append({"type": "missing", "loc": ("body",), "msg": "Field required", "input": None})
+        return None
+    value: Any = body
+    if is_json(content_type):
+        try:
+            value = json.loads(body)
+        except json.JSONDecodeError as exc:
+            errors.append(
+                {
+                    "type": "json_invalid",
+                    "loc": ("body", exc.pos),
+                    "msg": "JSON decode error",
+                    "input": {},
+                    "ctx": {"error": exc.msg},
+                }
+            )
+            return None
+        except (RecursionError, ValueError):  # nested deeper than the decoder goes, or not UTF-8
+            raise HTTPException(status_code=400, detail="There was an error parsing the body") from None
     try:
-        return json.loads(body)
-    except json.JSONDecodeError as exc:
-        error = {"type": "json_invalid", "loc": ("body", exc.pos), "msg": "JSON decode error", "input": {}}
-        raise RequestValidationError([{**error, "ctx": {"error": exc.msg}}], body=exc.doc) from None
-    except Exception:  # FastAPI's answer to any other failure (a RecursionError on deep nesting)
-        raise HTTPException(status_code=400, detail="There was an error parsing the body") from None
-
-
-def _returns_response(endpoint: Callable[..., Any]) -> bool:
-    try:
-        returned = typing.get_type_hints(endpoint).get("return")
-    except (NameError, TypeError):
-        return False
-    return isinstance(returned, type) and issubclass(returned, Response)
-
-
-def _is_sequence(annotation: Any) -> bool:
-    return any(
-        typing.get_origin(part) in (list, tuple, set, frozenset) for part in (annotation, *typing.get_args(annotation))
-    )
-
-
-def _bindable(dependant: Dependant) -> bool:
-    return not (
-        dependant.path_params
-        or dependant.header_params
-        or dependant.cookie_params
-        or dependant.background_tasks_param_name
-        or dependant.response_param_name
-        or dependant.websocket_param_name
-        or dependant.http_connection_param_name
-        or dependant.security_scopes_param_name
-    )
-
-
-def _is_body_reader(dependency: Dependant) -> bool:
-    """A dependency that takes the request only and gives the body (web.io's readers)."""
-    return (
-        dependency.request_param_name is not None
-        and not dependency.dependencies
-        and _bindable(dependency)
-        and not dependency.query_params
-        and not dependency.body_params
-    )
+        return adapter.validate_python(value)
+    except ValidationError as exc:
+        errors += [_located(error, "body") for error in exc.errors(include_url=False)]
+        return None

@@ -69,6 +69,8 @@ for _error in ALL_ERRORS:
     _ERRORS_BY_STATUS.setdefault(_error.http_status, []).append(_error)
 
 METERED_STATUSES = (400, 401, 403, 413, 429, 500, 503)
+# A conversion in a worker process may also end in 422 unprocessable_input (fileapi.isolation.pool).
+ISOLATED_STATUSES = (400, 401, 403, 413, 422, 429, 500, 503)
 PUBLIC_STATUSES = (400, 413, 500)
 
 
@@ -82,7 +84,7 @@ def error_responses(statuses: Iterable[int]) -> dict[int | str, dict[str, Any]]:
             entry["headers"] = _RATE_REFUSAL_HEADERS
         elif status == 503:
             entry["headers"] = _RETRY_HEADERS
-        elif status in (400, 413, 500):
+        elif status in (400, 413, 422, 500):
             entry["headers"] = METERING_HEADERS  # on metered endpoints, after admission
         responses[status] = entry
     return responses
@@ -198,7 +200,10 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
             "A file goes as the raw body (`curl --data-binary @photo.jpg`) or as multipart/form-data with a `file` "
             "part (`curl -F file=@photo.jpg`, options as query parameters or form fields); a JSON body is read as "
             "JSON whatever its Content-Type (`curl -d '{...}'` works). "
-            "Every conversion answers within 20 s by default: past that it is 500 conversion_failed (not counted)."
+            "Every conversion answers within 20 s by default: past that it is stopped and answered 413 too_large "
+            "(not counted). Conversions of untrusted files run in worker processes of their own: a file that "
+            "crashes its converter is 422 unprocessable_input, one that needs more memory than a conversion may use "
+            "413 too_large; either way no other request is affected."
         ),
         routes=routes,
     )
@@ -217,8 +222,9 @@ def operation_id(path: str) -> str:
 def _tidy(spec: dict[str, Any]) -> None:
     """Make the generated document say exactly what the API does.
 
-    Operation ids come from the paths; operations without a key say `security: []`. FastAPI's 422
-    entries go: validation errors are 400 invalid_input here. The empty `application/json` entry
+    Operation ids come from the paths; operations without a key say `security: []`. FastAPI's own 422
+    entries go: validation errors are 400 invalid_input here (422 is unprocessable_input, declared by the
+    routes that convert in a worker). The empty `application/json` entry
     FastAPI adds beside a route's real media types goes. Error bodies name their codes through the `ApiErrorCode` enum.
     """
     for path, operations in spec["paths"].items():
@@ -226,7 +232,8 @@ def _tidy(spec: dict[str, Any]) -> None:
             operation["operationId"] = operation_id(path)
             operation.setdefault("security", [])  # public: said explicitly, so no global default applies
             responses = operation["responses"]
-            responses.pop("422", None)
+            if responses.get("422", {}).get("description") == "Validation Error":
+                del responses["422"]
             content = responses.get("200", {}).get("content", {})
             if len(content) > 1 and content.get("application/json", {}).get("schema") == {}:
                 del content["application/json"]

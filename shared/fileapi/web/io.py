@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -44,6 +46,8 @@ def text_of_json(body: bytes) -> bytes:
         value = json.loads(body)
     except ValueError:
         return body
+    except RecursionError:  # arrays or objects nested past the decoder's depth: not a string either
+        value = [] if body.lstrip()[:1] == b"[" else {}
     if isinstance(value, str):
         return value.encode("utf-8", "surrogatepass")
     raise InvalidInput(
@@ -57,5 +61,16 @@ def _json_type(value: object) -> str:
     return "null" if value is None else names.get(type(value), "value")
 
 
-RawBody = Annotated[bytes, Depends(read_body)]
-TextBody = Annotated[bytes, Depends(read_text_body)]
+@dataclass(frozen=True)
+class BodyReader:
+    """Marks a parameter that takes the request body through `read` (fileapi.web.binding binds it; FastAPI
+    documents it through the `Depends` beside it)."""
+
+    read: Callable[[Request], Awaitable[bytes]]
+    text: bool  # the body is text (a JSON string counts as its text)
+
+
+RAW = BodyReader(read_body, text=False)
+TEXT = BodyReader(read_text_body, text=True)
+RawBody = Annotated[bytes, Depends(read_body), RAW]
+TextBody = Annotated[bytes, Depends(read_text_body), TEXT]

@@ -1,44 +1,42 @@
-"""Metering in the web layer: the admission dependencies and the route class that settles each answer.
+"""Metering in the web layer: the admission dependencies, and the routes that admit, bind, answer and settle.
 
-Conversion routes use `metered` (a unit of the month's quota is reserved at admission); self-service
-routes use `self_service` (authenticated and rate-limited, never counted). Both run before the
-request's own parameters are validated, so refusals come in the contract's order: 401, 403,
-429 rate_limited, 429 quota_exceeded, then 400s. `MeteredRoute` then settles the answer in one
-place: a success keeps its unit; a failure of any kind (validation, conversion, deadline, a response
-too large) gives it back; every admitted answer carries the metering headers.
+A metered request, top to bottom (`MeteredRoute`):
 
-A conversion's admission (the store's write) runs in the conversion's own worker thread, just before it
-(one thread hop per request, not two): `metered` only marks the request, and the route admits it first
-in the thread (`with_deadline(before=...)`), or on the event loop's thread pool before an asynchronous
-endpoint, or — when the request fails before its endpoint runs (validation, the body) — before
-answering, so that a refusal of the key still comes first and an admitted failure is given back.
+1. admit: authenticate, take a rate token and reserve a unit of the quota, in one conditional write
+   (fileapi.metering.meter); a refusal (401, 403, 429, 503) is the answer, and nothing was reserved;
+2. bind: the endpoint's arguments from the request (fileapi.web.binding); a problem is 400;
+3. answer: the endpoint, which runs its conversion in a worker process or, for bounded work, in this one
+   (fileapi.web.conversions);
+4. settle: a success is size-checked and keeps its unit; any failure after admission (validation, the
+   conversion, a response too large, a cancelled request) gives the unit back; the answer, success or error,
+   carries X-Quota-Remaining and the RateLimit-* headers.
+
+Self-service routes (`SelfServiceRoute`) admit without counting and never give back. The refusals come in the
+contract's order because admission comes first: 401, 403, 429 rate_limited, 429 quota_exceeded, then 400s.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections.abc import Callable, Coroutine
-from contextvars import ContextVar
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request, Security
+import anyio
+from fastapi import Depends, Request, Security
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPBearer
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
-from starlette.routing import request_response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-import fileapi.web.fastapi_compat  # noqa: F401 - before any route is declared: no pydantic.v1 import
 from fileapi.errors import ApiError
 from fileapi.metering.keys import KEY_PREFIX, key_prefix
 from fileapi.metering.meter import Admission
 from fileapi.settings import get_settings
-from fileapi.web.binding import bound_handler, plan_of
-from fileapi.web.deadline import with_deadline
+from fileapi.web.binding import Binder
 from fileapi.web.errors import http_error, validation_error
+from fileapi.web.invocation import alone
 from fileapi.web.limits import check_response_size
 from fileapi.web.services import get_meter
 
@@ -49,7 +47,9 @@ bearer_scheme = HTTPBearer(
 )
 
 
-def _admit(request: Request, *, counted: bool) -> Admission:
+def _admit(request: Request, counted: bool) -> Admission:
+    """The store's write (blocking). The admission and the key's first characters go on the request's state
+    for the access log."""
     authorization = request.headers.get("authorization")
     presented = (authorization or "").partition(" ")[2].strip()
     if presented.startswith(KEY_PREFIX):  # anything else may be some other secret: never logged
@@ -60,119 +60,96 @@ def _admit(request: Request, *, counted: bool) -> Admission:
     return admission
 
 
-async def metered(request: Request, _: Any = Security(bearer_scheme)) -> None:
-    """Dependency of conversion endpoints: authenticate, take a rate token, reserve a unit of the quota — in
-    the conversion's worker thread, just before it (see the module's docstring): here the request is marked.
-    (MeteredRoute's binding plan does the same without FastAPI's dependency solving: web.binding.)"""
-    _mark_pending(request)
+async def admit(request: Request, *, counted: bool) -> Admission:
+    """Admit `request` (counted: a unit of the quota reserved), on this thread when the process answers this
+    request alone (a Lambda invocation), else on the thread pool.
 
-
-def _mark_pending(request: Request) -> None:
-    request.state.admission_pending = True
-
-
-# The request a MeteredRoute is answering (read in the worker thread, which runs in a copy of this context).
-_answering: ContextVar[Request | None] = ContextVar("metered_request", default=None)
-
-
-def admit_pending() -> None:
-    """Admit the request being answered if `metered` marked it and it is not admitted yet (blocking: the
-    store's write). The mark is taken first, so a request is admitted once.
-
-    :raises ApiError: the admission's refusal (401, 403, 429, 503).
+    :raises ApiError: the refusal (401, 403, 429, 503).
     """
-    request = _answering.get()
-    if request is None or not getattr(request.state, "admission_pending", False):
-        return
-    request.state.admission_pending = False
-    _admit(request, counted=True)
+    if alone():
+        return _admit(request, counted)
+    return await run_in_threadpool(_admit, request, counted)
 
 
-def _pending(request: Request) -> bool:
-    return bool(getattr(request.state, "admission_pending", False))
+async def metered(request: Request, _: Any = Security(bearer_scheme)) -> Admission:
+    """Dependency of conversion endpoints: authenticate, take a rate token, reserve a unit of the quota.
+    (`MeteredRoute` admits its requests itself, first; the dependency declares the bearer scheme.)"""
+    return await admit(request, counted=True)
 
 
-def _admitted_first(endpoint: Callable[..., Any]) -> Callable[..., Any]:
-    """The endpoint, with the pending admission before it: in its worker thread (synchronous endpoints, under
-    the deadline), or in the thread pool before an asynchronous one."""
-    if not inspect.iscoroutinefunction(endpoint):
-        return with_deadline(endpoint, before=admit_pending)
-
-    @functools.wraps(endpoint)
-    async def admitted(*args: Any, **kwargs: Any) -> Any:
-        request = _answering.get()
-        if request is not None and _pending(request):
-            await run_in_threadpool(admit_pending)
-        return await endpoint(*args, **kwargs)
-
-    return admitted
-
-
-def self_service(request: Request, _: Any = Security(bearer_scheme)) -> Admission:
+async def self_service(request: Request, _: Any = Security(bearer_scheme)) -> Admission:
     """Dependency of self-service endpoints: authenticate and take a rate token; never counted."""
-    return _admit(request, counted=False)
+    return await admit(request, counted=False)
+
+
+Metered = Annotated[Admission, Depends(metered)]
+SelfService = Annotated[Admission, Depends(self_service)]
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 
 
 class MeteredRoute(APIRoute):
-    """A route whose synchronous endpoint runs within the conversion deadline (web.deadline), and whose
-    admitted answers are settled here: successes are size-checked and keep their unit, failures give
-    it back, and both carry X-Quota-Remaining and the RateLimit-* headers."""
+    """A conversion route: admitted (counted), bound, answered and settled in one handler (see the module).
+    Its endpoint is a coroutine function whose parameters fileapi.web.binding binds; one annotated
+    `Admission` gets the request's admission."""
+
+    counted = True
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
-        super().__init__(path, _admitted_first(endpoint), **kwargs)
-        if plan_of(self, {metered: _mark_pending}) is not None:
-            # A bound route opens no dependency exit stacks: Starlette's request wrapper, not FastAPI's.
-            self.app = request_response(self.get_route_handler())
+        super().__init__(path, endpoint, **kwargs)
+        self.app = _asgi(self.get_route_handler())
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        plan = plan_of(self, {metered: _mark_pending})
-        handler = bound_handler(plan) if plan is not None else super().get_route_handler()
+    def get_route_handler(self) -> Handler:
+        binder = Binder.of(self.endpoint, provided=(Admission,))
+        admission_argument = binder.provided.get(Admission)
+        endpoint = self.endpoint
+        counted = self.counted
 
-        async def metered_handler(request: Request) -> Response:
-            answering = _answering.set(request)
+        async def metered_request(request: Request) -> Response:
+            admission = await admit(request, counted=counted)
             try:
-                return await settled(request)
-            finally:
-                _answering.reset(answering)
-
-        async def settled(request: Request) -> Response:
-            try:
-                response = await handler(request)
-                if _pending(request):  # answered without running the endpoint: admitted all the same
-                    await run_in_threadpool(admit_pending)
-                admission: Admission | None = getattr(request.state, "admission", None)
-                if admission is not None and response.status_code < 400:
-                    check_response_size(response, max_response_bytes=get_settings().max_response_bytes)
-            except Exception as exc:
-                if _pending(request):  # failed before the endpoint ran: a refusal of the key comes first
-                    await run_in_threadpool(admit_pending)
-                admission = getattr(request.state, "admission", None)
-                if admission is None:
-                    raise
-                error = _as_api_error(exc)
-                after = await _settle_failure(request, admission)
+                arguments = await binder.bind(request)
+                if admission_argument is not None:
+                    arguments[admission_argument] = admission
+                response: Response = await endpoint(**arguments)
+                check_response_size(response, max_response_bytes=get_settings().max_response_bytes)
+            except BaseException as failure:
+                with anyio.CancelScope(shield=True):  # a cancelled request gives its unit back too
+                    admission = await _given_back(request, admission)
+                error = _as_api_error(failure)
                 if error is None:
                     raise
-                error.headers.update(after.headers())
-                raise error from None
-            if admission is None:
-                return response
+                error.headers.update(admission.headers())
+                raise error from failure
             if response.status_code >= 400:
-                admission = await _settle_failure(request, admission)
+                admission = await _given_back(request, admission)
             response.headers.update(admission.headers())
             return response
 
-        return metered_handler
+        return metered_request
 
 
-async def _settle_failure(request: Request, admission: Admission) -> Admission:
-    settled = await run_in_threadpool(get_meter().refund, admission)
+class SelfServiceRoute(MeteredRoute):
+    """A self-service route: admitted without counting (nothing to give back), answered with the headers."""
+
+    counted = False
+
+
+async def _given_back(request: Request, admission: Admission) -> Admission:
+    """The admission after giving its unit back (one more write; nothing for an uncounted one)."""
+    if not admission.counted:
+        return admission
+    settled = _refund(admission) if alone() else await run_in_threadpool(_refund, admission)
     request.state.admission = settled
     return settled
 
 
-def _as_api_error(exc: Exception) -> ApiError | None:
-    """The ApiError an exception is answered with (None: an unexpected one, answered 500 elsewhere)."""
+def _refund(admission: Admission) -> Admission:
+    return get_meter().refund(admission)
+
+
+def _as_api_error(exc: BaseException) -> ApiError | None:
+    """The ApiError an exception is answered with (None: not ours to answer, e.g. a cancellation or a fault,
+    answered 500 by the catch-all)."""
     if isinstance(exc, ApiError):
         return exc
     if isinstance(exc, RequestValidationError):
@@ -180,3 +157,13 @@ def _as_api_error(exc: Exception) -> ApiError | None:
     if isinstance(exc, StarletteHTTPException):
         return http_error(exc)
     return None
+
+
+def _asgi(handler: Handler) -> ASGIApp:
+    """The route's ASGI app: the request in, the handler's response out (errors go to the app's handlers)."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        response = await handler(Request(scope, receive, send))
+        await response(scope, receive, send)
+
+    return app

@@ -17,25 +17,30 @@ Other routes, and every raw body with another Content-Type, pass through after o
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 from urllib.parse import parse_qsl, urlencode
 
-from fastapi import params
-from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import ApiError, InvalidInput
+from fileapi.metering.meter import Admission
+from fileapi.web.binding import Binder
 from fileapi.web.errors import BODY_HINT, BODY_HINT_KEY
-from fileapi.web.io import is_json, read_body, read_text_body
+from fileapi.web.io import is_json
 from fileapi.web.multipart_file import FormFile, read_form_file, shown_name
 
 _FORM = b"application/x-www-form-urlencoded"
 _JSON = b"application/json"
 _MULTIPART = b"multipart/form-data"
+
+
+# What a route's handler gives its endpoint itself (not from the request).
+PROVIDED = (Admission,)
 
 
 class BodyKind(Enum):
@@ -53,33 +58,28 @@ class RouteBody:
 
 
 def route_bodies(routes: Iterable[BaseRoute]) -> dict[tuple[str, str], RouteBody]:
-    """(method, path) of each route that reads a raw body or a JSON model, and what it reads."""
+    """(method, path) of each route that reads a raw body or a JSON model, and what it reads (from its
+    endpoint's signature, as fileapi.web.binding reads it)."""
     bodies: dict[tuple[str, str], RouteBody] = {}
     for route in routes:
-        if not isinstance(route, APIRoute):
+        if not isinstance(route, APIRoute) or not inspect.iscoroutinefunction(route.endpoint):
             continue
-        if _reads_raw_body(route.dependant):
+        binder = Binder.of(route.endpoint, provided=PROVIDED)
+        reader = binder.reads
+        if reader is not None:
             request_body = (route.openapi_extra or {}).get("requestBody", {})
             declared = {media.encode() for media in request_body.get("content", {})}
-            if _reads(route.dependant, read_text_body):
+            if reader.text:
                 declared.add(_JSON)  # a text route takes a JSON string (fileapi.web.io.text_of_json)
             hinted = frozenset() if b"*/*" in declared else frozenset({_FORM, _JSON} - declared)
             body = RouteBody(BodyKind.RAW, hinted)
-        elif route.body_field is not None and not isinstance(route.body_field.field_info, params.Form):
+        elif binder.json_body is not None:
             body = RouteBody(BodyKind.JSON)
         else:
             continue
         for method in route.methods or ():
             bodies[(method, route.path)] = body
     return bodies
-
-
-def _reads_raw_body(dependant: Dependant) -> bool:
-    return _reads(dependant, read_body) or _reads(dependant, read_text_body)
-
-
-def _reads(dependant: Dependant, reader: object) -> bool:
-    return dependant.call is reader or any(_reads(sub, reader) for sub in dependant.dependencies)
 
 
 class RequestBodyMiddleware:

@@ -35,7 +35,7 @@ class Routes:
         that names none.
     :param answer: the answer of every route that names none (decorator arguments, e.g. `answers_bytes`).
     :param note: text every route's description ends with (after a space).
-    :param statuses: the error statuses of a route answering a model.
+    :param statuses: the error statuses of every route (its answer's own are replaced).
     :param metered: whether a route answering a model carries the metering headers.
     """
 
@@ -85,15 +85,19 @@ class Routes:
         :param answer: a model class or a type (answered as JSON, `answers_json`), or decorator arguments
             (`answers_bytes`, `answers_text`, `answers_json` with a description of its own); None: the family's.
         :param body: the request body's docs; None: the family's.
-        :param statuses: the error statuses of a route answering a model; None: the family's.
+        :param statuses: the error statuses of the route; None: the family's.
         :param description: instead of the docstring (and the family's note), a description computed from a
             figure the code holds.
         :param extra: other arguments of `APIRouter.api_route` (`openapi_extra` is merged with the body's docs).
         """
+        errors = error_responses(self.statuses if statuses is None else statuses)
         if answer is None:
             answer = self.answer or {}
         elif not isinstance(answer, dict):
-            answer = answers_json(answer, statuses=statuses or self.statuses, metered=self.metered)
+            answer = answers_json(answer, metered=self.metered)
+        if answer:  # the route's error statuses are the family's (or its own), whatever the answer declared
+            success = {code: entry for code, entry in answer["responses"].items() if int(code) < 400}
+            answer = {**answer, "responses": {**success, **errors}}
         tags = [*self.tags, *extra.pop("tags", [])]
         openapi_extra = {**(body or self.body or {}), **extra.pop("openapi_extra", {})}
 

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from fileapi.account.keys import KeyService
     from fileapi.account.portal import BillingPortal
     from fileapi.account.standin import LocalBillingPortal
+    from fileapi.isolation.pool import WorkerPool
     from fileapi.metering.meter import Fault, Meter
     from fileapi.metering.store import Stores
 
@@ -29,6 +30,12 @@ _meter: Meter | None = None
 _keys: KeyService | None = None
 _billing: BillingEvents | None = None
 _portal: BillingPortal | LocalBillingPortal | None = None
+_workers: WorkerPool | None = None
+_worker_modules: list[str] = []
+MIB = 1 << 20
+# A worker's own memory once it has imported its converters and their libraries (measured: 21-49 MiB RSS).
+WORKER_BASELINE_MIB = 64
+DEFAULT_WORKER_MEMORY_MIB = 2048
 
 
 def get_stores() -> Stores:
@@ -154,6 +161,66 @@ def get_billing_portal() -> BillingPortal | LocalBillingPortal:
                     api_base=settings.stripe_api_base,
                 )
     return _portal
+
+
+def preload_in_workers(*modules: str) -> None:
+    """Have conversion workers started from now on import `modules` before their first job (a function's app
+    names its converters and their libraries, so that its first conversion pays no import)."""
+    with _lock:
+        _worker_modules.extend(module for module in modules if module not in _worker_modules)
+
+
+def get_workers() -> WorkerPool:
+    """The conversion workers of this process (started on first use, or by `start_workers`)."""
+    global _workers
+    if _workers is None:
+        with _lock:
+            if _workers is None:
+                from fileapi.isolation.pool import WorkerPool
+
+                settings = get_settings()
+                _workers = WorkerPool(
+                    settings.conversion_workers,
+                    memory_bytes=worker_memory_bytes(settings),
+                    modules=tuple(_worker_modules),
+                )
+    return _workers
+
+
+def start_workers() -> None:
+    """Start this process's conversion workers now (a Lambda function's init, a server's start-up), if any app
+    of the process converts in workers (`preload_in_workers`)."""
+    if _worker_modules:
+        get_workers().start()
+
+
+def stop_workers() -> None:
+    """Kill this process's conversion workers; the next conversion starts new ones."""
+    global _workers
+    with _lock:
+        workers, _workers = _workers, None
+    if workers is not None:
+        workers.close()
+
+
+def worker_memory_bytes(settings: Settings) -> int:
+    """What one conversion may add to its worker: FILEAPI_WORKER_MEMORY_MB; in Lambda, the function's memory less
+    this process's, a worker's own and 15%; else 2 GiB."""
+    if settings.worker_memory_mb is not None:
+        return settings.worker_memory_mb * MIB
+    if settings.lambda_memory_mb is None:
+        return DEFAULT_WORKER_MEMORY_MIB * MIB
+    available = settings.lambda_memory_mb * MIB * 85 // 100 - resident_bytes() - WORKER_BASELINE_MIB * MIB
+    return max(available, 128 * MIB)
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (RSS), from /proc/self/statm."""
+    import os
+
+    with open("/proc/self/statm", "rb") as statm:
+        pages = int(statm.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE")
 
 
 def webhook_secret(settings: Settings) -> str | None:

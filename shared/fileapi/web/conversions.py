@@ -1,0 +1,56 @@
+"""Where a route's conversion runs.
+
+- `isolated`: in one of the process's conversion workers (fileapi.isolation): anything that runs native code
+  or super-linear work on the caller's bytes (image codecs, SVG, PDF, barcode reading, Markdown, diff). A
+  crash, a runaway or an exhausted address space ends that worker and answers that request alone (413, 422).
+- `in_process`: work linear in a body the API already bounds, with no input that makes it long (Base64, URL
+  encoding, JSON, CSV, hashes, type detection, word counts, colours): on this thread when the process
+  answers one request at a time (a Lambda invocation), else on the thread pool, so the event loop keeps
+  answering. A pipe round trip to a worker would cost more than the work.
+
+Either way the conversion is an X-Ray subsegment `## <converter>` when tracing is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from starlette.concurrency import run_in_threadpool
+
+from fileapi.convert.payload import response_limit
+from fileapi.settings import get_settings
+from fileapi.web.invocation import alone
+from fileapi.web.services import get_workers
+from fileapi.web.tracing import subsegment
+
+R = TypeVar("R")
+
+
+async def isolated(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    """`function(*args, **kwargs)` in a conversion worker, within the conversion deadline.
+
+    :param function: a module-level function of `fileapi` (a converter).
+    :raises ApiError: the converter's refusal, or how the worker ended (fileapi.isolation.pool).
+    """
+    settings = get_settings()
+    with subsegment(f"## {function.__name__}"):
+        return await get_workers().run(
+            function,
+            *args,
+            seconds=settings.deadline_seconds,
+            max_response_bytes=settings.max_response_bytes,
+            **kwargs,
+        )
+
+
+async def in_process(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    """`function(*args, **kwargs)` in this process, within the response payload limit."""
+    if alone():
+        return _limited(function, *args, **kwargs)
+    return await run_in_threadpool(_limited, function, *args, **kwargs)
+
+
+def _limited(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    with response_limit(get_settings().max_response_bytes), subsegment(f"## {function.__name__}"):
+        return function(*args, **kwargs)
