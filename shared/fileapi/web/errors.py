@@ -11,6 +11,7 @@ from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -23,7 +24,7 @@ from fileapi.errors import (
     TooLarge,
     UnsupportedFormat,
 )
-from fileapi.web.logs import logger
+from fileapi.web.logs import CLIENT_DISCONNECTED, logger
 
 if TYPE_CHECKING:  # FastAPI is imported by the apps that use it, not by this module (the Health function has none)
     from fastapi import FastAPI, Request
@@ -149,7 +150,9 @@ def unexpected_error(exc: BaseException) -> InternalError:
 class CatchAllMiddleware:
     """Turns any exception that escaped the app into 500 internal_error, and swallows it:
     Starlette's ServerErrorMiddleware would re-raise it to the server, whose log line
-    would carry the exception's message (which may quote request content)."""
+    would carry the exception's message (which may quote request content). A client that disconnected
+    before its body arrived is no error of ours: nothing is answered (nobody listens), and the request's
+    state says so for the access log."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -165,6 +168,8 @@ class CatchAllMiddleware:
 
         try:
             await self.app(scope, receive, tracking_send)
+        except ClientDisconnect:
+            scope.setdefault("state", {})[CLIENT_DISCONNECTED] = True
         except Exception as exc:
             error = unexpected_error(exc)
             if not started and scope["type"] == "http":

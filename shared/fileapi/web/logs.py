@@ -37,6 +37,9 @@ def _message_value(message: dict[Any, Any] | str | bool | int | float) -> str:
 logger = Logger(service="fileapi", json_deserializer=_message_value)
 _stdlib_logger = logging.getLogger(logger.name)  # the logger Powertools writes through
 METRICS_NAMESPACE = "FileApi"
+# Set in the request's state when the client went away before its body arrived (web.errors.CatchAllMiddleware).
+CLIENT_DISCONNECTED = "client_disconnected"
+CLIENT_CLOSED_REQUEST = 499  # the access record's status then (nginx's code); never sent: nobody is listening
 METERING_FAULTS_METRIC = "MeteringFaults"
 
 
@@ -84,6 +87,9 @@ class AccessLogMiddleware:
         try:
             await self.app(scope, counting_receive, tagging_send)
         finally:
+            if state.get(CLIENT_DISCONNECTED):
+                counts["status"] = CLIENT_CLOSED_REQUEST
+                record[CLIENT_DISCONNECTED] = True
             record.update(counts)
             # The matched route's template, never the raw path (an unknown path is the caller's text).
             record["route"] = getattr(scope.get("route"), "path", None) or "(no route)"
