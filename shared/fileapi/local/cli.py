@@ -433,6 +433,8 @@ def _uvicorn(args: argparse.Namespace) -> None:
         workers=args.workers,
         log_level="warning",
         access_log=False,
+        # Shutdown waits for the requests in flight; none outlives the conversion deadline.
+        timeout_graceful_shutdown=load_settings().deadline_seconds + 5,
     )
 
 

@@ -17,6 +17,7 @@ from fileapi.local.template import TEMPLATE_PATH, FunctionSpec, load_cors, load_
 from fileapi.settings import get_settings
 from fileapi.web.errors import error_response, http_error
 from fileapi.web.logs import AccessLogMiddleware
+from fileapi.web.services import start_workers, stop_workers
 
 
 class TemplateRouter:
@@ -68,11 +69,15 @@ def serving_app(spec: FunctionSpec) -> ASGIApp:
 
 
 async def _accept_lifespan(receive: Receive, send: Send) -> None:
+    """The server's start-up starts the conversion workers (so that no request waits for them); its shutdown,
+    once the requests in flight are answered, stops them."""
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
+            start_workers()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
+            stop_workers()
             await send({"type": "lifespan.shutdown.complete"})
             return
 
