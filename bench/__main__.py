@@ -28,6 +28,7 @@ from bench.converters import FOUR_MB, bench_base64_path, bench_wordcount
 from bench.cost import bench_cost
 from bench.exactness import bench_gfm, bench_json, bench_too_large
 from bench.image import bench_image
+from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
 from bench.pdf import bench_pdf
 from bench.request_path import asgi_request, bench_request_rows
@@ -204,6 +205,7 @@ def main() -> None:
     with local_endpoint() as endpoint:
         metered = metered_app(endpoint)
         bench_request_path(endpoint)
+        bench_isolation()
         bench_metering_costs(endpoint)
         bench_throughput(endpoint)
         with tempfile.TemporaryDirectory() as tmp:
@@ -227,6 +229,7 @@ def quick() -> None:
     with local_endpoint() as endpoint:
         metered = metered_app(endpoint)
         bench_request_path(endpoint)
+        bench_isolation()
         with tempfile.TemporaryDirectory() as tmp:
             bench_converter_rows(metered, Path(tmp))
         print_scoreboard()
