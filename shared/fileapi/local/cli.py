@@ -28,6 +28,7 @@ from pathlib import Path
 
 from fileapi.account.stripe_events import checkout_completed, sign
 from fileapi.local import dynamo
+from fileapi.local.deliveries import send_pending_deliveries
 from fileapi.metering.accounts import Account
 from fileapi.metering.admin import change_account, create_key, ensure_key, limits_of
 from fileapi.metering.dynamodb import DynamoTable, create_table
@@ -81,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     generate.set_defaults(command=cmd_keys_generate)
     dev = keys.add_parser("dev", help="print the key of `fileapi run` (make run): KEY=$(.venv/bin/fileapi keys dev)")
     dev.set_defaults(command=cmd_keys_dev)
+    deliver = keys.add_parser("deliver", help="e-mail every issued key whose delivery has not finished")
+    _store_options(deliver)
+    deliver.set_defaults(command=lambda args: send_pending_deliveries(_store(args), load_settings()))
 
     checkout = commands.add_parser(
         "checkout", help="the local billing stand-in: a paid checkout for an e-mail and a plan (key to the outbox)"

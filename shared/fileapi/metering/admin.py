@@ -35,6 +35,30 @@ def create_key(
     :raises ValueError: quota < 0, or a malformed key.
     :raises AccountExists: the e-mail address or the key is taken.
     """
+    _, issued = issue_key(
+        store, email=email, plan=plan, quota=quota, key=key, status=status, customer_id=customer_id, plans=plans
+    )
+    return issued
+
+
+def issue_key(
+    store: AccountStore,
+    *,
+    email: str,
+    plan: str,
+    quota: int | None = None,
+    key: str | None = None,
+    status: str = "active",
+    customer_id: str | None = None,
+    plans: PlanCatalog | None = None,
+    deliver: bool = False,
+    shared_email: bool = False,
+) -> tuple[Account, str]:
+    """Create an account holding a new key; returns the account and the key (see `create_key`).
+
+    :param deliver: store the key's pending e-mail delivery in the same write (see fileapi.account.delivery).
+    :param shared_email: the address may already be another account's (see AccountStore.create_account).
+    """
     catalog = plans or PlanCatalog(store)
     plan_limits = catalog.get(plan)
     if quota is not None and quota < 0:
@@ -54,8 +78,10 @@ def create_key(
         quota_override=quota,
         customer_id=customer_id,
     )
-    store.create_account(account, account.limits_under(plan_limits))
-    return key
+    store.create_account(
+        account, account.limits_under(plan_limits), deliver_key=key if deliver else None, shared_email=shared_email
+    )
+    return account, key
 
 
 def limits_of(store: AccountStore, account: Account, *, plans: PlanCatalog | None = None) -> Limits:

@@ -195,6 +195,21 @@ class DynamoTable:
             raise ConditionFailed(dict(old) if old is not None else None) from exc
         return dict(response.get("Attributes", {}))
 
+    def scan(self, *, limit: int, **request: Any) -> list[dict[str, Any]]:
+        """The items a Scan with `request` (a filter, its values) finds, page after page, at most `limit`."""
+        found: list[dict[str, Any]] = []
+        start: dict[str, Any] | None = None
+        while len(found) < limit:
+            page_request = {"TableName": self.table_name, **request}
+            if start:
+                page_request["ExclusiveStartKey"] = start
+            page = self.call(partial(self.client.scan, **page_request), idempotent=True)
+            found.extend(dict(item) for item in page.get("Items", []))
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                break
+        return found[:limit]
+
     def batch_get(self, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The items of `keys` that exist, read consistently (any order); unprocessed keys are asked again."""
         found: list[dict[str, Any]] = []
