@@ -8,7 +8,7 @@ import uuid
 from dataclasses import replace
 
 from fileapi.metering.accounts import Account, Limits
-from fileapi.metering.keys import generate_key, hash_key, is_well_formed
+from fileapi.metering.keys import generate_key, hash_key, is_key
 from fileapi.metering.months import month_period, utc
 from fileapi.metering.plans import PlanCatalog
 from fileapi.metering.store import AccountStore
@@ -29,7 +29,7 @@ def create_key(
 
     :param plan: a contract plan or a custom plan of the store.
     :param quota: monthly quota override (None: the plan's).
-    :param key: use this key instead of a random one (it must be a valid key: `fileapi keys generate`).
+    :param key: use this key instead of a random one (a key of either format; `fileapi keys generate` makes one).
     :param plans: the catalog to look plans up in (default: one over `store`).
     :raises UnknownPlan: no such plan.
     :raises ValueError: quota < 0, or a malformed key.
@@ -64,7 +64,7 @@ def issue_key(
     if quota is not None and quota < 0:
         raise ValueError(f"quota must be >= 0, not {quota}")
     key = key or generate_key()
-    if not is_well_formed(key):
+    if not is_key(key):
         raise ValueError(
             "not a valid key: a key is 'sk_live_', 43 letters and digits and a 6-character checksum; "
             "make one with `fileapi keys generate`"

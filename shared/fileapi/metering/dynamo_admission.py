@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from fileapi.metering.dynamo_items import (
     PROFILE_SK,
     account_from_item,
@@ -17,11 +19,13 @@ from fileapi.metering.dynamo_items import (
     is_legacy,
     key_pk,
     limit_attributes,
+    shard_item,
     shard_key,
     slot_name,
     state_from_item,
 )
 from fileapi.metering.dynamodb import (
+    CONDITION_FAILED,
     ConditionFailed,
     DynamoTable,
     TransactionCanceled,
@@ -218,7 +222,10 @@ def upgrade_legacy_item(table: DynamoTable, item: dict[str, Any]) -> dict[str, A
     path (an old item met by an admission) and by `fileapi tables migrate`.
     """
     account = account_from_item(item)
-    attributes = {**limit_attributes(account.limits_under(get_plan(account.plan))), **fresh_meter_attributes()}
+    limits = account.limits_under(get_plan(account.plan))
+    for shard in range(1, limits.shards):  # a plan laid over several items gets the others (fresh) first
+        _put_absent(table, shard_item(account, limits, shard))
+    attributes = {**limit_attributes(limits), **fresh_meter_attributes()}
     latest = table.call(
         lambda: table.client.query(
             TableName=table.table_name,
@@ -247,3 +254,17 @@ def upgrade_legacy_item(table: DynamoTable, item: dict[str, Any]) -> dict[str, A
         )
     except ConditionFailed as failed:  # upgraded meanwhile by another process, or gone
         return failed.item
+
+
+def _put_absent(table: DynamoTable, item: dict[str, Any]) -> None:
+    """Put `item` unless an item with its key exists (then leave that one as it is)."""
+    try:
+        table.call(
+            lambda: table.client.put_item(
+                TableName=table.table_name, Item=item, ConditionExpression="attribute_not_exists(pk)"
+            ),
+            idempotent=True,
+        )
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != CONDITION_FAILED:
+            raise
