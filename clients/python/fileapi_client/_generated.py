@@ -635,7 +635,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("text", "opacity", "rotation", "fontSize", "pages"),
+        query=("text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -671,7 +671,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("stripMetadata", "imageMaxSide"),
+        query=("stripMetadata", "imageMaxSide", "keepActiveContent"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -683,7 +683,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying"),
+        query=("userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -1168,6 +1168,7 @@ class FileApiOperations(SyncOperations):
         rotation: float | None = None,
         fontSize: float | None = None,
         pages: str | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -1184,6 +1185,7 @@ class FileApiOperations(SyncOperations):
                 "rotation": rotation,
                 "fontSize": fontSize,
                 "pages": pages,
+                "keepActiveContent": keepActiveContent,
             },
         )
 
@@ -1206,7 +1208,12 @@ class FileApiOperations(SyncOperations):
         return self._call("pdf_flatten", {"file": file})
 
     def pdf_compress(
-        self, file: FileInput, *, stripMetadata: bool | None = None, imageMaxSide: int | None = None
+        self,
+        file: FileInput,
+        *,
+        stripMetadata: bool | None = None,
+        imageMaxSide: int | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -1214,7 +1221,15 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/pdf/compress
         """
-        return self._call("pdf_compress", {"file": file, "stripMetadata": stripMetadata, "imageMaxSide": imageMaxSide})
+        return self._call(
+            "pdf_compress",
+            {
+                "file": file,
+                "stripMetadata": stripMetadata,
+                "imageMaxSide": imageMaxSide,
+                "keepActiveContent": keepActiveContent,
+            },
+        )
 
     def pdf_protect(
         self,
@@ -1225,6 +1240,7 @@ class FileApiOperations(SyncOperations):
         allowPrinting: bool | None = None,
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -1241,6 +1257,7 @@ class FileApiOperations(SyncOperations):
                 "allowPrinting": allowPrinting,
                 "allowCopying": allowCopying,
                 "allowModifying": allowModifying,
+                "keepActiveContent": keepActiveContent,
             },
         )
 
@@ -1761,6 +1778,7 @@ class AsyncFileApiOperations(AsyncOperations):
         rotation: float | None = None,
         fontSize: float | None = None,
         pages: str | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -1777,6 +1795,7 @@ class AsyncFileApiOperations(AsyncOperations):
                 "rotation": rotation,
                 "fontSize": fontSize,
                 "pages": pages,
+                "keepActiveContent": keepActiveContent,
             },
         )
 
@@ -1801,7 +1820,12 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("pdf_flatten", {"file": file})
 
     async def pdf_compress(
-        self, file: FileInput, *, stripMetadata: bool | None = None, imageMaxSide: int | None = None
+        self,
+        file: FileInput,
+        *,
+        stripMetadata: bool | None = None,
+        imageMaxSide: int | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -1810,7 +1834,13 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/pdf/compress
         """
         return await self._call(
-            "pdf_compress", {"file": file, "stripMetadata": stripMetadata, "imageMaxSide": imageMaxSide}
+            "pdf_compress",
+            {
+                "file": file,
+                "stripMetadata": stripMetadata,
+                "imageMaxSide": imageMaxSide,
+                "keepActiveContent": keepActiveContent,
+            },
         )
 
     async def pdf_protect(
@@ -1822,6 +1852,7 @@ class AsyncFileApiOperations(AsyncOperations):
         allowPrinting: bool | None = None,
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -1838,6 +1869,7 @@ class AsyncFileApiOperations(AsyncOperations):
                 "allowPrinting": allowPrinting,
                 "allowCopying": allowCopying,
                 "allowModifying": allowModifying,
+                "keepActiveContent": keepActiveContent,
             },
         )
 
