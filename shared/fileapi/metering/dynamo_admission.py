@@ -12,6 +12,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from fileapi.metering.dynamo_items import (
+    ADMISSION_READ,
+    KEY_ITEM_READ,
     PROFILE_SK,
     account_from_item,
     account_pk,
@@ -59,7 +61,7 @@ class DynamoAdmissionStore(AdmissionStore):
         self.table = table
 
     def find_account_id(self, key_hash: str) -> str | None:
-        item = self.table.get(key_pk(key_hash), "KEY")
+        item = self.table.get(key_pk(key_hash), "KEY", attributes=KEY_ITEM_READ)
         return None if item is None else str(item["account_id"]["S"])
 
     def admit(self, attempt: Attempt) -> MeterState:
@@ -157,11 +159,12 @@ class DynamoAdmissionStore(AdmissionStore):
 
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         key = shard_key(account_id, shard)
-        item = self.table.get(key["pk"]["S"], key["sk"]["S"])
+        item = self.table.get(key["pk"]["S"], key["sk"]["S"], attributes=ADMISSION_READ)
         if item is None:
             return None
-        if is_legacy(item):
-            return None if upgrade_legacy_item(self.table, item) is None else self.read(account_id)
+        if is_legacy(item):  # the upgrade needs the whole item (run `fileapi tables migrate` before deploying)
+            whole = self.table.get(key["pk"]["S"], key["sk"]["S"])
+            return None if whole is None or upgrade_legacy_item(self.table, whole) is None else self.read(account_id)
         return state_from_item(item)
 
     def read_shards(self, account_id: str) -> list[MeterState]:

@@ -164,11 +164,18 @@ class DynamoTable:
             self._sleep(pause)
         raise StoreUnavailable(failure)
 
-    def get(self, pk: str, sk: str) -> dict[str, Any] | None:
-        """One item, read consistently (None when absent)."""
+    def get(self, pk: str, sk: str, *, attributes: tuple[str, ...] | None = None) -> dict[str, Any] | None:
+        """One item, read consistently (None when absent): only `attributes`, when given (a projection, as
+        an IAM policy limited to those attributes requires)."""
+        projection: dict[str, Any] = {}
+        if attributes is not None:
+            projection = {
+                "ProjectionExpression": ", ".join(f"#a{index}" for index in range(len(attributes))),
+                "ExpressionAttributeNames": {f"#a{index}": name for index, name in enumerate(attributes)},
+            }
         response = self.call(
             lambda: self.client.get_item(
-                TableName=self.table_name, Key={"pk": {"S": pk}, "sk": {"S": sk}}, ConsistentRead=True
+                TableName=self.table_name, Key={"pk": {"S": pk}, "sk": {"S": sk}}, ConsistentRead=True, **projection
             ),
             idempotent=True,
         )
