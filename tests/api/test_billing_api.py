@@ -55,11 +55,12 @@ def test_checkout_issues_a_key_once_and_subscription_changes_apply(api: TestClie
     assert (denied.status_code, denied.json()["error"]) == (403, "subscription_inactive")
 
 
-def test_checkout_for_an_existing_account_keeps_its_key(api: TestClient) -> None:
+def test_checkout_of_the_same_customer_keeps_its_key(api: TestClient) -> None:
     address = f"again-{uuid.uuid4().hex[:8]}@example.com"
-    deliver(api, checkout_completed(address, plan="starter"))
+    customer = f"cus_{uuid.uuid4().hex[:12]}"
+    deliver(api, checkout_completed(address, plan="starter", customer=customer))
     key = re.search(r"sk_live_[0-9A-Za-z]{49}", mails_to(address)[0]).group(0)  # type: ignore[union-attr]
-    deliver(api, checkout_completed(address, plan="business"))
+    deliver(api, checkout_completed(address, plan="business", customer=customer))
     assert api.get("/v1/usage", headers=auth(key)).json()["plan"] == "business"
     assert sum("sk_live_" in mail for mail in mails_to(address)) == 1
 

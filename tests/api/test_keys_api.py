@@ -66,7 +66,7 @@ def test_recover_validation(api: TestClient) -> None:
     assert api.post("/v1/keys/recover", json={"email": "not an address"}).status_code == 400
     assert api.post("/v1/keys/recover", json={}).status_code == 400
     short = api.post("/v1/keys/recover/confirm", json={"email": "a@example.com", "code": "123"})
-    assert (short.status_code, short.json()["message"]) == (400, "code must be the 8 digits from the e-mail")
+    assert (short.status_code, short.json()["message"]) == (400, "code must be the 8 digits (0-9) from the e-mail")
 
 
 def test_keys_and_codes_never_appear_in_logs(api: TestClient, make_key: MakeKey, log_output: io.StringIO) -> None:

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from fileapi.local import dynamo
+from fileapi.metering.headers import DEPRECATED_KEY_HEADERS
 from fileapi.metering.keys import is_well_formed, key_from_random
 from tests.helpers import auth
 from tests.server.conftest import wait_for_health
@@ -101,6 +102,32 @@ def test_run_serves_the_api_with_the_configured_dev_key(tmp_path: Path, stop: li
     )
     assert duplicate.returncode == 1
     assert "b@example.com" in duplicate.stderr
+
+
+def test_run_keeps_an_earlier_format_dev_key(tmp_path: Path, stop: list[subprocess.Popen[str]]) -> None:
+    legacy = "sk_live_" + "A-_" * 14 + "z"
+    process = start_run(run_env(tmp_path, FILEAPI_DEV_KEY=legacy))
+    stop.append(process)
+    base_url, key = read_banner(process)
+    assert key == legacy
+    wait_for_health(base_url, process)  # type: ignore[arg-type]
+    answer = httpx.post(f"{base_url}/v1/data/base64-encode", content=b"hi", headers=auth(key))
+    assert (answer.text, answer.headers["Deprecation"]) == ("aGk=", DEPRECATED_KEY_HEADERS["Deprecation"])
+
+
+@pytest.mark.parametrize("value", ["hunter2", "sk_live_short", DEV_KEY[:-1] + ("0" if DEV_KEY[-1] != "0" else "1")])
+def test_run_stops_on_a_dev_key_that_is_not_a_key(tmp_path: Path, value: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "fileapi.local.cli", "run"],
+        env=run_env(tmp_path, FILEAPI_DEV_KEY=value),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "FILEAPI_DEV_KEY is not an API key" in result.stderr
+    assert "fileapi keys generate" in result.stderr
+    assert not (tmp_path / "state" / "dev-key").exists()
 
 
 def test_run_without_a_dev_key_creates_one_and_keeps_it_for_the_next_run(

@@ -12,7 +12,7 @@ from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.dynamo_accounts import DynamoAccountStore
 from fileapi.metering.dynamodb import DynamoTable
 from fileapi.metering.keys import hash_key, key_from_random
-from fileapi.metering.store import Ambiguous, CodeRejected, StoreUnavailable
+from fileapi.metering.store import Ambiguous, CodeRejected, RecoveryCode, StoreUnavailable
 
 LIMITS = Limits(quota_monthly=10_000, sustained_per_second=5, burst=15)
 
@@ -83,10 +83,10 @@ def test_replace_key_survives_a_lost_answer(dynamo_table: DynamoTable) -> None:
 
 def test_use_recovery_code_survives_a_lost_answer(dynamo_table: DynamoTable) -> None:
     store = DynamoAccountStore(dynamo_table)
-    store.put_recovery_code("a@example.com", "h", expires_at=2_000_000_000)
-    losing(dynamo_table, "update_item").use_recovery_code("a@example.com", "h", now=1_000, max_tries=5)
+    store.add_recovery_code("a@example.com", RecoveryCode("h", "acct", 2_000_000_000), expires_at=2_000_000_000)
+    losing(dynamo_table, "update_item").use_recovery_code("a@example.com", "h", now=1_000)
     with pytest.raises(CodeRejected):
-        store.use_recovery_code("a@example.com", "h", now=1_000, max_tries=5)  # still single use
+        store.use_recovery_code("a@example.com", "h", now=1_000)  # still single use
 
 
 def test_claim_event_survives_a_lost_answer(dynamo_table: DynamoTable) -> None:

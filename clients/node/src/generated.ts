@@ -309,6 +309,8 @@ export interface PdfWatermarkParams {
   fontSize?: number;
   /** Pages such as '1,3,5', '2-4' or 'all'. */
   pages?: string;
+  /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
+  keepActiveContent?: boolean;
 }
 
 export interface PdfFillFormParams {
@@ -332,6 +334,8 @@ export interface PdfCompressParams {
   stripMetadata?: boolean;
   /** Downsample larger images. */
   imageMaxSide?: number;
+  /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
+  keepActiveContent?: boolean;
 }
 
 export interface PdfCompressResult {
@@ -358,6 +362,8 @@ export interface PdfProtectParams {
   allowCopying?: boolean;
   /** Let the reader change the document: annotations, form fields, pages, content. */
   allowModifying?: boolean;
+  /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
+  keepActiveContent?: boolean;
 }
 
 export interface QrGenerateParams {
@@ -753,11 +759,11 @@ export const OPERATIONS: Record<string, Operation> = {
   pdf_merge: { id: "pdf_merge", method: "POST", path: "/v1/pdf/merge", auth: true, body: "multipart", contentType: "multipart/form-data", query: [], fields: ["files"], files: ["files"], result: "bytes" },
   pdf_split: { id: "pdf_split", method: "POST", path: "/v1/pdf/split", auth: true, body: "file", contentType: "application/octet-stream", query: ["ranges"], fields: ["file"], files: ["file"], result: "json" },
   pdf_rotate: { id: "pdf_rotate", method: "POST", path: "/v1/pdf/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "pages"], fields: ["file"], files: ["file"], result: "bytes" },
-  pdf_watermark: { id: "pdf_watermark", method: "POST", path: "/v1/pdf/watermark", auth: true, body: "file", contentType: "application/octet-stream", query: ["text", "opacity", "rotation", "fontSize", "pages"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_watermark: { id: "pdf_watermark", method: "POST", path: "/v1/pdf/watermark", auth: true, body: "file", contentType: "application/octet-stream", query: ["text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_fill_form: { id: "pdf_fill_form", method: "POST", path: "/v1/pdf/fill-form", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["pdf", "fields", "flatten"], files: ["pdf"], result: "bytes" },
   pdf_flatten: { id: "pdf_flatten", method: "POST", path: "/v1/pdf/flatten", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "bytes" },
-  pdf_compress: { id: "pdf_compress", method: "POST", path: "/v1/pdf/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["stripMetadata", "imageMaxSide"], fields: ["file"], files: ["file"], result: "json" },
-  pdf_protect: { id: "pdf_protect", method: "POST", path: "/v1/pdf/protect", auth: true, body: "file", contentType: "application/octet-stream", query: ["userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_compress: { id: "pdf_compress", method: "POST", path: "/v1/pdf/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["stripMetadata", "imageMaxSide", "keepActiveContent"], fields: ["file"], files: ["file"], result: "json" },
+  pdf_protect: { id: "pdf_protect", method: "POST", path: "/v1/pdf/protect", auth: true, body: "file", contentType: "application/octet-stream", query: ["userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
   qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
   qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },

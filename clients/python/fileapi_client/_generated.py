@@ -642,7 +642,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("text", "opacity", "rotation", "fontSize", "pages"),
+        query=("text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -678,7 +678,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("stripMetadata", "imageMaxSide"),
+        query=("stripMetadata", "imageMaxSide", "keepActiveContent"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -690,7 +690,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying"),
+        query=("userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -1175,6 +1175,7 @@ class FileApiOperations(SyncOperations):
         rotation: float | None = None,
         fontSize: float | None = None,
         pages: str | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -1191,6 +1192,7 @@ class FileApiOperations(SyncOperations):
                 "rotation": rotation,
                 "fontSize": fontSize,
                 "pages": pages,
+                "keepActiveContent": keepActiveContent,
             },
         )
 
@@ -1213,7 +1215,12 @@ class FileApiOperations(SyncOperations):
         return self._call("pdf_flatten", {"file": file})
 
     def pdf_compress(
-        self, file: FileInput, *, stripMetadata: bool | None = None, imageMaxSide: int | None = None
+        self,
+        file: FileInput,
+        *,
+        stripMetadata: bool | None = None,
+        imageMaxSide: int | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -1221,7 +1228,15 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/pdf/compress
         """
-        return self._call("pdf_compress", {"file": file, "stripMetadata": stripMetadata, "imageMaxSide": imageMaxSide})
+        return self._call(
+            "pdf_compress",
+            {
+                "file": file,
+                "stripMetadata": stripMetadata,
+                "imageMaxSide": imageMaxSide,
+                "keepActiveContent": keepActiveContent,
+            },
+        )
 
     def pdf_protect(
         self,
@@ -1232,6 +1247,7 @@ class FileApiOperations(SyncOperations):
         allowPrinting: bool | None = None,
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -1248,6 +1264,7 @@ class FileApiOperations(SyncOperations):
                 "allowPrinting": allowPrinting,
                 "allowCopying": allowCopying,
                 "allowModifying": allowModifying,
+                "keepActiveContent": keepActiveContent,
             },
         )
 
@@ -1768,6 +1785,7 @@ class AsyncFileApiOperations(AsyncOperations):
         rotation: float | None = None,
         fontSize: float | None = None,
         pages: str | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -1784,6 +1802,7 @@ class AsyncFileApiOperations(AsyncOperations):
                 "rotation": rotation,
                 "fontSize": fontSize,
                 "pages": pages,
+                "keepActiveContent": keepActiveContent,
             },
         )
 
@@ -1808,7 +1827,12 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("pdf_flatten", {"file": file})
 
     async def pdf_compress(
-        self, file: FileInput, *, stripMetadata: bool | None = None, imageMaxSide: int | None = None
+        self,
+        file: FileInput,
+        *,
+        stripMetadata: bool | None = None,
+        imageMaxSide: int | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -1817,7 +1841,13 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/pdf/compress
         """
         return await self._call(
-            "pdf_compress", {"file": file, "stripMetadata": stripMetadata, "imageMaxSide": imageMaxSide}
+            "pdf_compress",
+            {
+                "file": file,
+                "stripMetadata": stripMetadata,
+                "imageMaxSide": imageMaxSide,
+                "keepActiveContent": keepActiveContent,
+            },
         )
 
     async def pdf_protect(
@@ -1829,6 +1859,7 @@ class AsyncFileApiOperations(AsyncOperations):
         allowPrinting: bool | None = None,
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -1845,6 +1876,7 @@ class AsyncFileApiOperations(AsyncOperations):
                 "allowPrinting": allowPrinting,
                 "allowCopying": allowCopying,
                 "allowModifying": allowModifying,
+                "keepActiveContent": keepActiveContent,
             },
         )
 

@@ -1,34 +1,42 @@
 """Key rotation and recovery by e-mailed one-time code.
 
-A recovery code is 8 digits from the OS CSPRNG, stored only as a SHA-256 (with the address), valid
-for 10 minutes, used at most once (a conditional update: of two concurrent confirms exactly one
-wins) and burnt after 5 wrong tries. Requests for recovery are limited per e-mail address and per
-source address (token buckets in the same table), and answer the same whether or not an account
-exists: the same store work is done either way and the reply is padded to a fixed minimum time.
+A recovery code is 8 ASCII digits from the OS CSPRNG, stored only as a SHA-256 (with the address), valid
+for 10 minutes and used at most once (a conditional update: of two concurrent confirms exactly one wins).
+A code recovers the account it was sent for (an address with accounts of several payment customers gets
+one code per account). A new request never invalidates a code already sent: the owner's code stays valid
+whatever anyone else asks for. Codes are compared in constant time (`hmac.compare_digest`).
+
+Limits (token buckets in the same table) are per address *and* source, per source, and over all sources,
+so that nobody can use up the owner's allowance from elsewhere: a flood from other sources leaves the
+owner's (address, source) bucket full. The all-sources cap bounds the mail sent and the guesses tried
+(at most `CONFIRM_ALL.burst` + `CONFIRM_ALL.per_hour` per hour over all addresses, each with a chance of
+1 in 10^8 per code). Requests answer the same whether or not an account exists: the same store work is
+done either way and the reply is padded to a fixed minimum time.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
+import hmac
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
+from fileapi.account.addresses import normalize_email
 from fileapi.account.mailer import Mailer
 from fileapi.errors import InvalidInput, RateLimited, Unauthorized
 from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.meter import guarded
 from fileapi.metering.ratelimit import Bucket
-from fileapi.metering.store import AccountStore, BucketEmpty, CodeRejected, KeyChanged
+from fileapi.metering.store import AccountStore, BucketEmpty, CodeRejected, KeyChanged, RecoveryCode
 
 CODE_TTL_SECONDS = 600
-MAX_CODE_TRIES = 5
+CODE_DIGITS = 8
 RECOVERY_MESSAGE = "If an account exists for this address, a code has been sent to it. It is valid for 10 minutes."
-_EMAIL = re.compile(r"[^@\s]{1,64}@[^@\s]+\.[^@\s]+")
-_CODE = re.compile(r"\d{8}")
+WRONG_CODE = "the code is wrong, expired or already used"
 
 
 @dataclass(frozen=True)
@@ -42,15 +50,30 @@ class AbuseLimit:
         return Limits(quota_monthly=0, sustained_per_second=self.per_hour / 3600, burst=self.burst)
 
 
-PER_EMAIL = AbuseLimit(per_hour=5, burst=5)
-PER_SOURCE = AbuseLimit(per_hour=30, burst=20)
+# Recovery requests (each may send an e-mail) and confirmations (each is a guess at a code).
+REQUEST_PER_ADDRESS_AND_SOURCE = AbuseLimit(per_hour=5, burst=5)
+REQUEST_PER_SOURCE = AbuseLimit(per_hour=30, burst=20)
+REQUEST_ALL = AbuseLimit(per_hour=3600, burst=600)
+CONFIRM_PER_ADDRESS_AND_SOURCE = AbuseLimit(per_hour=10, burst=10)
+CONFIRM_PER_SOURCE = AbuseLimit(per_hour=30, burst=20)
+CONFIRM_ALL = AbuseLimit(per_hour=3600, burst=600)
 
 
 def check_email(email: object) -> str:
-    """The address, trimmed and lower-cased. :raises InvalidInput: not an e-mail address."""
-    if not isinstance(email, str) or len(email) > 254 or not _EMAIL.fullmatch(email.strip()):
+    """The address as accounts are indexed by it. :raises InvalidInput: not an e-mail address."""
+    if not isinstance(email, str):
         raise InvalidInput("email must be an e-mail address")
-    return email.strip().lower()
+    try:
+        return normalize_email(email)
+    except ValueError as exc:
+        raise InvalidInput(f"email must be an e-mail address ({exc})") from None
+
+
+def check_code(code: object) -> str:
+    """The code as typed. :raises InvalidInput: not 8 ASCII digits."""
+    if not isinstance(code, str) or len(code) != CODE_DIGITS or not (code.isascii() and code.isdigit()):
+        raise InvalidInput(f"code must be the {CODE_DIGITS} digits (0-9) from the e-mail")
+    return code
 
 
 def code_hash(email: str, code: str) -> str:
@@ -103,43 +126,63 @@ class KeyService:
         return key
 
     def start_recovery(self, email: str, *, source: str) -> None:
-        """Issue and e-mail a code when an account exists; the same store work either way."""
-        address = check_email(email)
-        self._throttle(f"RECOVER-EMAIL#{address}", PER_EMAIL)
-        self._throttle(f"RECOVER-SOURCE#{source}", PER_SOURCE)
-        code = f"{secrets.randbelow(10**8):08d}"
-        account = guarded(lambda: self.store.get_account_by_email(address))
-        expires = int(self.clock()) + CODE_TTL_SECONDS
-        guarded(lambda: self.store.put_recovery_code(address, code_hash(address, code), expires_at=expires))
-        if account is not None:
-            self.mailer.send(
-                to=account.email,
-                subject="Your key recovery code",
-                text=f"Your one-time code is {code}. It is valid for 10 minutes and works once.\n",
-            )
+        """Issue and e-mail a code for each account of the address; the same store work when it has none.
 
-    def confirm_recovery(self, email: str, code: object, *, source: str) -> str:
-        """Exchange a valid code for a new key (the old key stops working at once).
-
-        :raises InvalidInput: a code that is not 8 digits, or that is wrong, expired or used.
+        :raises InvalidInput: not an e-mail address.
+        :raises RateLimited: this source asked too often for this address or at all, or everyone did.
         """
         address = check_email(email)
-        if not isinstance(code, str) or not _CODE.fullmatch(code):
-            raise InvalidInput("code must be the 8 digits from the e-mail")
-        self._throttle(f"RECOVER-SOURCE#{source}", PER_SOURCE)
-        try:
-            guarded(
-                lambda: self.store.use_recovery_code(
-                    address, code_hash(address, code), now=int(self.clock()), max_tries=MAX_CODE_TRIES
+        self._throttle(f"RECOVER-EMAIL#{address}#{source}", REQUEST_PER_ADDRESS_AND_SOURCE)
+        self._throttle(f"RECOVER-SOURCE#{source}", REQUEST_PER_SOURCE)
+        self._throttle("RECOVER-ALL", REQUEST_ALL)
+        accounts = guarded(lambda: self.store.get_accounts_by_email(address))
+        valid_until = int(self.clock()) + CODE_TTL_SECONDS
+        recipients: list[Account | None] = [*accounts] or [None]
+        for account in recipients:
+            code = f"{secrets.randbelow(10**CODE_DIGITS):0{CODE_DIGITS}d}"
+            stored = RecoveryCode(code_hash(address, code), account.account_id if account else None, valid_until)
+            guarded(partial(self.store.add_recovery_code, address, stored, expires_at=valid_until + 86_400))
+            if account is not None:
+                which = f" for the account on the {account.plan} plan" if len(accounts) > 1 else ""
+                self.mailer.send(
+                    to=account.email,
+                    subject="Your key recovery code",
+                    text=f"Your one-time code{which} is {code}. It is valid for 10 minutes and works once.\n",
                 )
-            )
+
+    def confirm_recovery(self, email: str, code: object, *, source: str) -> str:
+        """Exchange a valid code for a new key of the account it was sent for (the old key stops working).
+
+        :raises InvalidInput: a code that is not 8 ASCII digits, or that is wrong, expired or used.
+        :raises RateLimited: too many tries from this source for this address or at all, or from everyone.
+        """
+        address = check_email(email)
+        typed = check_code(code)
+        self._throttle(f"CONFIRM-EMAIL#{address}#{source}", CONFIRM_PER_ADDRESS_AND_SOURCE)
+        self._throttle(f"CONFIRM-SOURCE#{source}", CONFIRM_PER_SOURCE)
+        self._throttle("CONFIRM-ALL", CONFIRM_ALL)
+        wanted = code_hash(address, typed)
+        now = int(self.clock())
+        match: RecoveryCode | None = None
+        for stored in guarded(lambda: self.store.recovery_codes(address)):
+            if hmac.compare_digest(stored.code_hash, wanted):
+                match = stored
+        if match is None or match.account_id is None or match.used or match.valid_until <= now:
+            raise InvalidInput(WRONG_CODE)
+        try:
+            guarded(lambda: self.store.use_recovery_code(address, wanted, now=now))
         except CodeRejected:
-            raise InvalidInput("the code is wrong, expired or already used") from None
-        account = guarded(lambda: self.store.get_account_by_email(address))
+            raise InvalidInput(WRONG_CODE) from None
+        account_id = match.account_id
+        account = guarded(lambda: self.store.get_account(account_id))
         if account is None:
-            raise InvalidInput("the code is wrong, expired or already used")
+            raise InvalidInput(WRONG_CODE)
         key = generate_key()
-        guarded(lambda: self.store.replace_key(account, hash_key(key)))
+        try:
+            guarded(lambda: self.store.replace_key(account, hash_key(key)))
+        except KeyChanged:  # rotated meanwhile by its holder: the code still recovers the account
+            current = self.account(account_id)
+            guarded(lambda: self.store.replace_key(current, hash_key(key)))
         self.mailer.send(
             to=account.email,
             subject="Your new API key",

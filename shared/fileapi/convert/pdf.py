@@ -450,8 +450,14 @@ def split_pdf(data: bytes, *, ranges: str) -> list[bytes]:
     return parts
 
 
-def rotate_pdf(data: bytes, *, degrees: int, pages: str | None = None) -> bytes:
-    """Rotate the chosen pages (default all) clockwise by 90, 180 or 270, added to their /Rotate."""
+def rotate_pdf(data: bytes, *, degrees: int, pages: str | None = None, keep_active_content: bool = False) -> bytes:
+    """Rotate the chosen pages (default all) clockwise by 90, 180 or 270, added to their /Rotate.
+
+    :param keep_active_content: keep JavaScript, automatic and launch actions and embedded files (default:
+        removed, see fileapi.convert.pdf_active).
+    """
+    from fileapi.convert.pdf_active import remove_active_content
+
     if degrees not in (90, 180, 270):
         raise InvalidInput(f"degrees must be 90, 180 or 270, not {degrees}")
     pdf = open_pdf(data)
@@ -459,4 +465,6 @@ def rotate_pdf(data: bytes, *, degrees: int, pages: str | None = None) -> bytes:
         deadline.check()
         with reading(f"page {number}"):
             pdf.pages[number - 1].rotate(degrees, relative=True)
+    if not keep_active_content:
+        remove_active_content(pdf)
     return save_pdf(pdf)

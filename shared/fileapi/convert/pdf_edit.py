@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from fileapi.convert import deadline
 from fileapi.convert.pages import parse_pages
 from fileapi.convert.pdf import open_pdf, save_pdf
+from fileapi.convert.pdf_active import remove_active_content
 from fileapi.convert.pdf_errors import reading
 from fileapi.errors import InvalidInput
 
@@ -45,11 +46,14 @@ def watermark_pdf(
     rotation: float = DEFAULT_ROTATION,
     font_size: float | None = None,
     pages: str | None = None,
+    keep_active_content: bool = False,
 ) -> bytes:
     """Draw `text` centred on the chosen pages (default all), as real text in Helvetica (a standard
     font, so pdftotext finds it), grey, at `opacity` (0-1), turned `rotation` degrees counter-clockwise.
 
     :param font_size: points (>= 1); default: the text spans about 60% of the page's diagonal.
+    :param keep_active_content: keep JavaScript, automatic and launch actions and embedded files (default:
+        removed, see fileapi.convert.pdf_active).
     :raises InvalidInput: empty or non-Latin-1 text, or options out of range.
     """
 
@@ -70,6 +74,8 @@ def watermark_pdf(
     pdf = open_pdf(data)
     with reading():
         _draw_watermark(pdf, text, encoded, opacity, rotation, font_size, pages)
+    if not keep_active_content:
+        remove_active_content(pdf)
     return save_pdf(pdf)
 
 
@@ -126,11 +132,14 @@ def protect_pdf(
     allow_printing: bool = True,
     allow_copying: bool = True,
     allow_modifying: bool = False,
+    keep_active_content: bool = False,
 ) -> bytes:
     """Encrypt with AES-256 (revision 6).
 
     :param user_password: needed to open the document (1..128 characters).
     :param owner_password: grants full rights; default a random secret, so the restrictions hold.
+    :param keep_active_content: keep JavaScript, automatic and launch actions and embedded files (default:
+        removed, see fileapi.convert.pdf_active).
     :raises InvalidInput: missing or over-long passwords, or an input that is itself protected.
     """
     import pikepdf
@@ -139,6 +148,8 @@ def protect_pdf(
         if value is not None and not 1 <= len(value) <= 128:
             raise InvalidInput(f"{name} must be 1..128 characters")
     pdf = open_pdf(data)
+    if not keep_active_content:
+        remove_active_content(pdf)
     permissions = pikepdf.Permissions(
         accessibility=True,
         extract=allow_copying,
@@ -168,18 +179,28 @@ class CompressResult:
     savedPercent: float
 
 
-def compress_pdf(data: bytes, *, strip_metadata: bool = False, image_max_side: int | None = None) -> CompressResult:
+def compress_pdf(
+    data: bytes, *, strip_metadata: bool = False, image_max_side: int | None = None, keep_active_content: bool = False
+) -> CompressResult:
     """Rewrite losslessly (object streams, recompressed streams, unreferenced objects dropped) and,
     when asked, downsample images whose longer side is over `image_max_side` pixels (re-encoded as
     JPEG quality 85) and drop the info dictionary and XMP metadata. Never larger than the input:
-    then the input comes back with savedPercent 0."""
+    then the input comes back with savedPercent 0 (unless active content was removed from it: then
+    the rewritten document, savedPercent 0, even when larger).
+
+    :param keep_active_content: keep JavaScript, automatic and launch actions and embedded files (default:
+        removed, see fileapi.convert.pdf_active).
+    """
 
     if image_max_side is not None and not 16 <= image_max_side <= 10_000:
         raise InvalidInput(f"imageMaxSide must be 16..10000, not {image_max_side}")
     pdf = open_pdf(data)
+    removed = 0 if keep_active_content else remove_active_content(pdf)
     with reading():
         compressed = _rewritten_small(pdf, strip_metadata=strip_metadata, image_max_side=image_max_side)
     if len(compressed) >= len(data):
+        if removed:  # the input itself cannot come back: it holds what was removed
+            return CompressResult(compressed, len(data), len(compressed), 0.0)
         return CompressResult(data, len(data), len(data), 0.0)
     saved = round(100 * (len(data) - len(compressed)) / len(data), 1)
     return CompressResult(compressed, len(data), len(compressed), saved)

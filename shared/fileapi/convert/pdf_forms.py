@@ -10,6 +10,7 @@ import io
 from typing import Any
 
 from fileapi.convert import fallbacks
+from fileapi.convert.pdf_active import without_active_content
 from fileapi.convert.pdf_errors import reading
 from fileapi.errors import InvalidInput
 
@@ -107,10 +108,15 @@ def _choice_value(name: str, field: Any, value: Any) -> str | list[str]:
     return values if isinstance(value, list) else str(value)
 
 
-def fill_form(data: bytes, *, fields: dict[str, Any], flatten: bool = False) -> bytes:
+def fill_form(
+    data: bytes, *, fields: dict[str, Any], flatten: bool = False, keep_active_content: bool = False
+) -> bytes:
     """Set form fields: text fields take text; check boxes true/false or their export value; radio
     groups an export value; choice fields one of their options (a list for multi-select).
     Appearance streams are generated so every viewer shows the values.
+
+    :param keep_active_content: keep JavaScript (field scripts too), automatic and launch actions and
+        embedded files (default: removed, see fileapi.convert.pdf_active).
 
     :raises InvalidInput: no form, a field that does not exist (named), or a value it cannot take.
     """
@@ -132,21 +138,27 @@ def fill_form(data: bytes, *, fields: dict[str, Any], flatten: bool = False) -> 
             _remove_form(writer)
         else:
             writer.set_need_appearances_writer(True)
-        return _written(writer)
+        written = _written(writer)
+    return written if keep_active_content else without_active_content(written)
 
 
-def flatten_form(data: bytes) -> bytes:
+def flatten_form(data: bytes, *, keep_active_content: bool = False) -> bytes:
     """Bake the values a form holds into the pages and remove the form; a PDF without form fields
-    is returned unchanged."""
+    is returned unchanged (but for its active content).
+
+    :param keep_active_content: keep JavaScript, automatic and launch actions and embedded files
+        (default: removed, see fileapi.convert.pdf_active).
+    """
     writer = _writer(data)
     with reading():
         form_fields = writer.get_fields() or {}
-        if not form_fields:
-            return data
-        values = _current_values(form_fields)
-        writer.update_page_form_field_values(None, values, auto_regenerate=False, flatten=True)
-        _remove_form(writer)
-        return _written(writer)
+        if form_fields:
+            values = _current_values(form_fields)
+            writer.update_page_form_field_values(None, values, auto_regenerate=False, flatten=True)
+            _remove_form(writer)
+    if keep_active_content:
+        return _written(writer) if form_fields else data
+    return without_active_content(_written(writer) if form_fields else data)
 
 
 def _current_values(form_fields: dict[str, Any]) -> dict[str, Any]:

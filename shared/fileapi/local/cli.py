@@ -28,10 +28,11 @@ from pathlib import Path
 
 from fileapi.account.stripe_events import checkout_completed, sign
 from fileapi.local import dynamo
+from fileapi.local.deliveries import send_pending_deliveries
 from fileapi.metering.accounts import Account
 from fileapi.metering.admin import change_account, create_key, ensure_key, limits_of
 from fileapi.metering.dynamodb import DynamoTable, create_table
-from fileapi.metering.keys import generate_key, is_well_formed
+from fileapi.metering.keys import generate_key, is_key
 from fileapi.metering.migrate import migrate_table
 from fileapi.metering.plans import CONTRACT_PLANS, Plan, PlanCatalog, UnknownPlan
 from fileapi.metering.store import AccountExists, AccountStore
@@ -81,6 +82,9 @@ def _parser() -> argparse.ArgumentParser:
     generate.set_defaults(command=cmd_keys_generate)
     dev = keys.add_parser("dev", help="print the key of `fileapi run` (make run): KEY=$(.venv/bin/fileapi keys dev)")
     dev.set_defaults(command=cmd_keys_dev)
+    deliver = keys.add_parser("deliver", help="e-mail every issued key whose delivery has not finished")
+    _store_options(deliver)
+    deliver.set_defaults(command=lambda args: send_pending_deliveries(_store(args), load_settings()))
 
     checkout = commands.add_parser(
         "checkout", help="the local billing stand-in: a paid checkout for an e-mail and a plan (key to the outbox)"
@@ -309,6 +313,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    dev_key = load_settings().dev_key
+    if dev_key and not is_key(dev_key):
+        print(
+            "fileapi: FILEAPI_DEV_KEY is not an API key (expected 'sk_live_', 43 letters and digits and a "
+            "6-character checksum): make one with `.venv/bin/fileapi keys generate`, or unset it to use the "
+            "last run's key",
+            file=sys.stderr,
+        )
+        return 2
     process, endpoint = dynamo.start_process()
     try:
         os.environ["FILEAPI_DYNAMODB_ENDPOINT"] = endpoint
@@ -395,7 +408,7 @@ def _dev_key(store: AccountStore) -> str:
     restarts), or a new one kept there."""
     settings = load_settings()
     key = _dev_key_in(settings)
-    if key is not None and is_well_formed(key):
+    if key is not None and is_key(key):
         ensure_key(store, key=key, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota)
     else:
         key = create_key(store, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota)

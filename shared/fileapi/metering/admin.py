@@ -8,7 +8,7 @@ import uuid
 from dataclasses import replace
 
 from fileapi.metering.accounts import Account, Limits
-from fileapi.metering.keys import generate_key, hash_key, is_well_formed
+from fileapi.metering.keys import generate_key, hash_key, is_key
 from fileapi.metering.months import month_period, utc
 from fileapi.metering.plans import PlanCatalog
 from fileapi.metering.store import AccountStore
@@ -29,18 +29,42 @@ def create_key(
 
     :param plan: a contract plan or a custom plan of the store.
     :param quota: monthly quota override (None: the plan's).
-    :param key: use this key instead of a random one (it must be a valid key: `fileapi keys generate`).
+    :param key: use this key instead of a random one (a key of either format; `fileapi keys generate` makes one).
     :param plans: the catalog to look plans up in (default: one over `store`).
     :raises UnknownPlan: no such plan.
     :raises ValueError: quota < 0, or a malformed key.
     :raises AccountExists: the e-mail address or the key is taken.
+    """
+    _, issued = issue_key(
+        store, email=email, plan=plan, quota=quota, key=key, status=status, customer_id=customer_id, plans=plans
+    )
+    return issued
+
+
+def issue_key(
+    store: AccountStore,
+    *,
+    email: str,
+    plan: str,
+    quota: int | None = None,
+    key: str | None = None,
+    status: str = "active",
+    customer_id: str | None = None,
+    plans: PlanCatalog | None = None,
+    deliver: bool = False,
+    shared_email: bool = False,
+) -> tuple[Account, str]:
+    """Create an account holding a new key; returns the account and the key (see `create_key`).
+
+    :param deliver: store the key's pending e-mail delivery in the same write (see fileapi.account.delivery).
+    :param shared_email: the address may already be another account's (see AccountStore.create_account).
     """
     catalog = plans or PlanCatalog(store)
     plan_limits = catalog.get(plan)
     if quota is not None and quota < 0:
         raise ValueError(f"quota must be >= 0, not {quota}")
     key = key or generate_key()
-    if not is_well_formed(key):
+    if not is_key(key):
         raise ValueError(
             "not a valid key: a key is 'sk_live_', 43 letters and digits and a 6-character checksum; "
             "make one with `fileapi keys generate`"
@@ -54,8 +78,10 @@ def create_key(
         quota_override=quota,
         customer_id=customer_id,
     )
-    store.create_account(account, account.limits_under(plan_limits))
-    return key
+    store.create_account(
+        account, account.limits_under(plan_limits), deliver_key=key if deliver else None, shared_email=shared_email
+    )
+    return account, key
 
 
 def limits_of(store: AccountStore, account: Account, *, plans: PlanCatalog | None = None) -> Limits:

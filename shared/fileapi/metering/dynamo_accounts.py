@@ -2,16 +2,15 @@
 
 Writes that can be repeated safely after a lost reply carry a token written with the change (or
 are plain puts/sets), so the call policy may retry them: create_account (a fresh account id),
-replace_key, claim_event and use_recovery_code recognise their own earlier attempt.
+replace_key and claim_event (and use_recovery_code, in dynamo_mailed) recognise their own earlier attempt.
 """
 
 from __future__ import annotations
 
 import uuid
-from contextlib import suppress
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -31,6 +30,7 @@ from fileapi.metering.dynamo_items import (
     shard_item,
     shard_key,
 )
+from fileapi.metering.dynamo_mailed import DynamoMailedItems, delivery_item
 from fileapi.metering.dynamodb import (
     CONDITION_FAILED,
     ConditionFailed,
@@ -48,14 +48,11 @@ from fileapi.metering.store import (
     AccountExists,
     AccountStore,
     BucketEmpty,
-    CodeRejected,
     KeyChanged,
     NoSuchAccount,
+    PendingDelivery,
     StoreUnavailable,
 )
-
-if TYPE_CHECKING:
-    pass
 
 UPDATE_ATTEMPTS = 10
 ITEM_ABSENT = "attribute_not_exists(pk)"
@@ -64,15 +61,20 @@ BUCKET_IDLE = "(attribute_not_exists(tat) OR tat <= :now)"
 BUCKET_BUSY = "(tat > :now AND tat <= :ceiling)"
 
 
-class DynamoAccountStore(AccountStore):
+class DynamoAccountStore(DynamoMailedItems, AccountStore):
     """AccountStore over a `DynamoTable`."""
 
     def __init__(self, table: DynamoTable) -> None:
         self.table = table
         self._last_tat: dict[str, int] = {}
 
-    def create_account(self, account: Account, limits: Limits) -> None:
+    def create_account(
+        self, account: Account, limits: Limits, *, deliver_key: str | None = None, shared_email: bool = False
+    ) -> None:
         account_id = s(account.account_id)
+        # The first account of an address holds EMAIL#<address>/EMAIL (unique); later ones, of other payment
+        # customers, an item of their own under the same partition.
+        email_sk = f"ACCOUNT#{account.account_id}" if shared_email else "EMAIL"
         items = [
             {
                 **key_of(account_pk(account.account_id), PROFILE_SK),
@@ -81,10 +83,13 @@ class DynamoAccountStore(AccountStore):
             },
             *(shard_item(account, limits, shard) for shard in range(1, limits.shards)),
             {**key_of(key_pk(account.key_hash), "KEY"), "account_id": account_id},
-            {**key_of(f"EMAIL#{account.email.lower()}", "EMAIL"), "account_id": account_id},
+            {**key_of(f"EMAIL#{account.email.lower()}", email_sk), "account_id": account_id},
         ]
         if account.customer_id:
             items.append({**key_of(f"CUSTOMER#{account.customer_id}", "CUSTOMER"), "account_id": account_id})
+        if deliver_key is not None:
+            delivery = PendingDelivery(account.account_id, account.email, account.plan, deliver_key)
+            items.append(delivery_item(delivery))
         try:
             self.table.transact([{"Put": {"Item": item, "ConditionExpression": ITEM_ABSENT}} for item in items])
         except TransactionCanceled as exc:
@@ -103,6 +108,20 @@ class DynamoAccountStore(AccountStore):
 
     def get_account_by_email(self, email: str) -> Account | None:
         return self._linked(f"EMAIL#{email.lower()}", "EMAIL")
+
+    def get_accounts_by_email(self, email: str) -> list[Account]:
+        response = self.table.call(
+            lambda: self.table.client.query(
+                TableName=self.table.table_name,
+                KeyConditionExpression="pk = :pk",
+                ExpressionAttributeValues={":pk": s(f"EMAIL#{email.lower()}")},
+                ConsistentRead=True,
+            ),
+            idempotent=True,
+        )
+        links = sorted(response.get("Items", []), key=lambda item: item["sk"]["S"] != "EMAIL")  # the first first
+        found = (self.get_account(link["account_id"]["S"]) for link in links)
+        return [account for account in found if account is not None]
 
     def get_account_by_customer(self, customer_id: str) -> Account | None:
         return self._linked(f"CUSTOMER#{customer_id}", "CUSTOMER")
@@ -124,22 +143,10 @@ class DynamoAccountStore(AccountStore):
         raise StoreUnavailable("the account kept changing while its plan was changed; try again")
 
     def list_accounts(self, *, limit: int = 1000) -> list[Account]:
-        accounts: list[Account] = []
-        start: dict[str, Any] | None = None
-        while len(accounts) < limit:
-            request: dict[str, Any] = {
-                "TableName": self.table.table_name,
-                "FilterExpression": "sk = :profile",
-                "ExpressionAttributeValues": {":profile": s(PROFILE_SK)},
-            }
-            if start:
-                request["ExclusiveStartKey"] = start
-            page = self.table.call(partial(self.table.client.scan, **request), idempotent=True)
-            accounts.extend(account_from_item(dict(item)) for item in page.get("Items", []))
-            start = page.get("LastEvaluatedKey")
-            if not start:
-                break
-        return accounts[:limit]
+        items = self.table.scan(
+            limit=limit, FilterExpression="sk = :profile", ExpressionAttributeValues={":profile": s(PROFILE_SK)}
+        )
+        return [account_from_item(item) for item in items]
 
     def replace_key(self, account: Account, new_key_hash: str) -> Account:
         rotated = replace(account, key_hash=new_key_hash)
@@ -173,53 +180,6 @@ class DynamoAccountStore(AccountStore):
                 return rotated  # an earlier attempt of this call, whose reply was lost, did it
             raise KeyChanged("the account's key changed meanwhile") from exc
         return rotated
-
-    def put_recovery_code(self, email: str, code_hash: str, *, expires_at: int) -> None:
-        self._put(
-            {
-                **key_of(f"RECOVERY#{email.lower()}", "CODE"),
-                "code_hash": s(code_hash),
-                "valid_until": n(expires_at),
-                "tries": n(0),
-                "expires_at": n(expires_at + 86_400),  # TTL cleans up a day later
-            }
-        )
-
-    def use_recovery_code(self, email: str, code_hash: str, *, now: int, max_tries: int) -> None:
-        key = key_of(f"RECOVERY#{email.lower()}", "CODE")
-        token = uuid.uuid4().hex  # tells a retry of this call from a concurrent confirm
-        try:
-            self.table.conditional_update(
-                key,
-                idempotent=True,
-                UpdateExpression="SET used = :true, used_by = :token",
-                ConditionExpression=(
-                    f"{ITEM_PRESENT} AND code_hash = :hash AND valid_until > :now AND tries < :max "
-                    "AND attribute_not_exists(used)"
-                ),
-                ExpressionAttributeValues={
-                    ":true": {"BOOL": True},
-                    ":token": s(token),
-                    ":hash": s(code_hash),
-                    ":now": n(now),
-                    ":max": n(max_tries),
-                },
-            )
-        except ConditionFailed as failed:
-            if (failed.item or {}).get("used_by", {}).get("S") == token:
-                return  # an earlier attempt of this call used it
-            self._count_failed_try(key, max_tries)
-            raise CodeRejected("wrong, expired or used code") from None
-
-    def _count_failed_try(self, key: dict[str, Any], max_tries: int) -> None:
-        with suppress(ConditionFailed):  # burnt or used meanwhile: nothing to count
-            self.table.conditional_update(
-                key,
-                idempotent=True,
-                UpdateExpression="ADD tries :one",
-                ConditionExpression=f"{ITEM_PRESENT} AND attribute_not_exists(used) AND tries < :max",
-                ExpressionAttributeValues={":one": n(1), ":max": n(max_tries)},
-            )
 
     def claim_event(self, event_id: str, *, expires_at: int) -> bool:
         key = key_of(f"EVENT#{event_id}", "EVENT")

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from fileapi.metering.dynamo_items import (
+    ADMISSION_READ,
+    KEY_ITEM_READ,
     PROFILE_SK,
     account_from_item,
     account_pk,
@@ -17,11 +21,13 @@ from fileapi.metering.dynamo_items import (
     is_legacy,
     key_pk,
     limit_attributes,
+    shard_item,
     shard_key,
     slot_name,
     state_from_item,
 )
 from fileapi.metering.dynamodb import (
+    CONDITION_FAILED,
     ConditionFailed,
     DynamoTable,
     TransactionCanceled,
@@ -55,7 +61,7 @@ class DynamoAdmissionStore(AdmissionStore):
         self.table = table
 
     def find_account_id(self, key_hash: str) -> str | None:
-        item = self.table.get(key_pk(key_hash), "KEY")
+        item = self.table.get(key_pk(key_hash), "KEY", attributes=KEY_ITEM_READ)
         return None if item is None else str(item["account_id"]["S"])
 
     def admit(self, attempt: Attempt) -> MeterState:
@@ -153,11 +159,12 @@ class DynamoAdmissionStore(AdmissionStore):
 
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         key = shard_key(account_id, shard)
-        item = self.table.get(key["pk"]["S"], key["sk"]["S"])
+        item = self.table.get(key["pk"]["S"], key["sk"]["S"], attributes=ADMISSION_READ)
         if item is None:
             return None
-        if is_legacy(item):
-            return None if upgrade_legacy_item(self.table, item) is None else self.read(account_id)
+        if is_legacy(item):  # the upgrade needs the whole item (run `fileapi tables migrate` before deploying)
+            whole = self.table.get(key["pk"]["S"], key["sk"]["S"])
+            return None if whole is None or upgrade_legacy_item(self.table, whole) is None else self.read(account_id)
         return state_from_item(item)
 
     def read_shards(self, account_id: str) -> list[MeterState]:
@@ -218,7 +225,10 @@ def upgrade_legacy_item(table: DynamoTable, item: dict[str, Any]) -> dict[str, A
     path (an old item met by an admission) and by `fileapi tables migrate`.
     """
     account = account_from_item(item)
-    attributes = {**limit_attributes(account.limits_under(get_plan(account.plan))), **fresh_meter_attributes()}
+    limits = account.limits_under(get_plan(account.plan))
+    for shard in range(1, limits.shards):  # a plan laid over several items gets the others (fresh) first
+        _put_absent(table, shard_item(account, limits, shard))
+    attributes = {**limit_attributes(limits), **fresh_meter_attributes()}
     latest = table.call(
         lambda: table.client.query(
             TableName=table.table_name,
@@ -247,3 +257,17 @@ def upgrade_legacy_item(table: DynamoTable, item: dict[str, Any]) -> dict[str, A
         )
     except ConditionFailed as failed:  # upgraded meanwhile by another process, or gone
         return failed.item
+
+
+def _put_absent(table: DynamoTable, item: dict[str, Any]) -> None:
+    """Put `item` unless an item with its key exists (then leave that one as it is)."""
+    try:
+        table.call(
+            lambda: table.client.put_item(
+                TableName=table.table_name, Item=item, ConditionExpression="attribute_not_exists(pk)"
+            ),
+            idempotent=True,
+        )
+    except ClientError as exc:
+        if exc.response["Error"]["Code"] != CONDITION_FAILED:
+            raise

@@ -17,6 +17,35 @@ OPTIONAL_INT = ("quota_override", "sustained_override", "burst_override")  # num
 LIMIT_FIELDS = ("quota", "base_quota", "plan_quota", "interval_us", "burst", "shard", "shards")
 
 
+# What admission reads of an account's items (state_from_item) and of a key's item; the converter functions'
+# IAM policy allows these attributes and no others (template.yaml, tests/unit/test_template_policies.py).
+KEY_ITEM_READ = ("pk", "sk", "account_id")
+ADMISSION_READ = (
+    "pk",
+    "sk",
+    "key_hash",
+    "status",
+    "plan",
+    "quota",
+    "base_quota",
+    "plan_quota",
+    "interval_us",
+    "burst",
+    "shard",
+    "shards",
+    "tat",
+    "period",
+    "used",
+    "forgiven",
+    "prev_period",
+    "prev_used",
+    "prev_forgiven",
+    *(f"r{slot}" for slot in range(RECENT_SLOTS)),
+    "last_refund",
+    "last_forgiven",
+)
+
+
 def account_pk(account_id: str) -> str:
     return f"ACCOUNT#{account_id}"
 

@@ -164,11 +164,18 @@ class DynamoTable:
             self._sleep(pause)
         raise StoreUnavailable(failure)
 
-    def get(self, pk: str, sk: str) -> dict[str, Any] | None:
-        """One item, read consistently (None when absent)."""
+    def get(self, pk: str, sk: str, *, attributes: tuple[str, ...] | None = None) -> dict[str, Any] | None:
+        """One item, read consistently (None when absent): only `attributes`, when given (a projection, as
+        an IAM policy limited to those attributes requires)."""
+        projection: dict[str, Any] = {}
+        if attributes is not None:
+            projection = {
+                "ProjectionExpression": ", ".join(f"#a{index}" for index in range(len(attributes))),
+                "ExpressionAttributeNames": {f"#a{index}": name for index, name in enumerate(attributes)},
+            }
         response = self.call(
             lambda: self.client.get_item(
-                TableName=self.table_name, Key={"pk": {"S": pk}, "sk": {"S": sk}}, ConsistentRead=True
+                TableName=self.table_name, Key={"pk": {"S": pk}, "sk": {"S": sk}}, ConsistentRead=True, **projection
             ),
             idempotent=True,
         )
@@ -194,6 +201,21 @@ class DynamoTable:
             old: dict[str, Any] | None = exc.response.get("Item")  # type: ignore[assignment]
             raise ConditionFailed(dict(old) if old is not None else None) from exc
         return dict(response.get("Attributes", {}))
+
+    def scan(self, *, limit: int, **request: Any) -> list[dict[str, Any]]:
+        """The items a Scan with `request` (a filter, its values) finds, page after page, at most `limit`."""
+        found: list[dict[str, Any]] = []
+        start: dict[str, Any] | None = None
+        while len(found) < limit:
+            page_request = {"TableName": self.table_name, **request}
+            if start:
+                page_request["ExclusiveStartKey"] = start
+            page = self.call(partial(self.client.scan, **page_request), idempotent=True)
+            found.extend(dict(item) for item in page.get("Items", []))
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                break
+        return found[:limit]
 
     def batch_get(self, keys: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The items of `keys` that exist, read consistently (any order); unprocessed keys are asked again."""

@@ -26,6 +26,12 @@ HEADER_DESCRIPTIONS: dict[str, str] = {
     "RateLimit-Policy": 'IETF draft field, e.g. `"default";q=800;w=2` (capacity q, seconds w to refill).',
     "RateLimit": 'IETF draft field, e.g. `"default";r=799;t=1` (remaining r, seconds t until full).',
 }
+# Answers to a key of the earlier format (fileapi.metering.keys) carry these (RFC 9745's Deprecation field:
+# the date the format was deprecated, 2026-11-23, as epoch seconds; RFC 8288's Link to what to do instead).
+DEPRECATED_KEY_HEADERS: dict[str, str] = {
+    "Deprecation": "@1795392000",
+    "Link": '</v1/keys/rotate>; rel="deprecation"',
+}
 RETRY_AFTER_DESCRIPTION = (
     "Whole seconds to wait (>= 1): for rate_limited, until the bucket has a token again; for quota_exceeded, "
     "until the quota resets (1st of next month, 00:00 UTC); for service_unavailable, before retrying."

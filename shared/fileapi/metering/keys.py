@@ -5,6 +5,11 @@ no secret and proves nothing about a key's validity, but it lets anyone tell a r
 or mistyped string offline: the API refuses a key whose checksum does not match with 401 before any
 store call, and a secret scanner can check a match before reporting a leak. Keys are stored only as
 their SHA-256.
+
+Keys of the earlier format (`sk_live_` and 43 URL-safe characters, no checksum) keep working: they
+cannot be checked offline, so they are looked up in the store (an unknown one is remembered for a
+while, as any unknown key is), their answers carry a `Deprecation` header, and rotation replaces them
+with a key of this format.
 """
 
 from __future__ import annotations
@@ -22,6 +27,9 @@ RANDOM_CHARS = 43  # 62**43 > 2**256
 CHECKSUM_CHARS = 6  # 62**6 > 2**32
 KEY_LENGTH = len(KEY_PREFIX) + RANDOM_CHARS + CHECKSUM_CHARS
 _KEY_PATTERN = re.compile(rf"{KEY_PREFIX}[0-9A-Za-z]{{{RANDOM_CHARS + CHECKSUM_CHARS}}}")
+# The earlier format: `secrets.token_urlsafe(32)`, 43 characters of A-Z a-z 0-9 _ -.
+LEGACY_RANDOM_CHARS = 43
+_LEGACY_PATTERN = re.compile(rf"{KEY_PREFIX}[0-9A-Za-z_-]{{{LEGACY_RANDOM_CHARS}}}")
 LOGGED_KEY_CHARS = 12
 
 
@@ -61,6 +69,16 @@ def is_well_formed(key: str) -> bool:
     return checksum(key[:-CHECKSUM_CHARS]) == key[-CHECKSUM_CHARS:]
 
 
+def is_legacy_key(key: str) -> bool:
+    """True when `key` has the shape of a key of the earlier format (no checksum: it may be unknown)."""
+    return _LEGACY_PATTERN.fullmatch(key) is not None
+
+
+def is_key(key: str) -> bool:
+    """True when `key` is a key of either format as far as can be told offline."""
+    return is_well_formed(key) or is_legacy_key(key)
+
+
 def hash_key(key: str) -> str:
     """The SHA-256 hex digest under which a key is stored."""
     return hashlib.sha256(key.encode("ascii")).hexdigest()
@@ -72,7 +90,8 @@ def key_prefix(key: str) -> str:
 
 
 def parse_bearer(authorization: str | None) -> str:
-    """The key of an `Authorization: Bearer <key>` header, checked offline (shape and checksum).
+    """The key of an `Authorization: Bearer <key>` header, checked offline (shape and checksum; a key of the
+    earlier format by its shape alone).
 
     :raises Unauthorized: missing header, another scheme, a value that is not a key, or a key whose
         checksum does not match (mistyped, cut short, or made up).
@@ -81,6 +100,8 @@ def parse_bearer(authorization: str | None) -> str:
         raise Unauthorized("missing API key: send 'Authorization: Bearer sk_live_...'")
     scheme, _, key = authorization.strip().partition(" ")
     key = key.strip()
+    if scheme.lower() == "bearer" and is_legacy_key(key):
+        return key
     if scheme.lower() != "bearer" or _KEY_PATTERN.fullmatch(key) is None:
         raise Unauthorized(
             f"malformed Authorization header: expected 'Bearer sk_live_' and {RANDOM_CHARS + CHECKSUM_CHARS} "

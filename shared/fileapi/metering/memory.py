@@ -21,17 +21,11 @@ from fileapi.metering.store import (
     CodeRejected,
     KeyChanged,
     NoSuchAccount,
+    PendingDelivery,
+    RecoveryCode,
     Refused,
     Stores,
 )
-
-
-@dataclass
-class _Code:
-    code_hash: str
-    valid_until: int
-    tries: int = 0
-    used: bool = False
 
 
 @dataclass
@@ -41,10 +35,12 @@ class MemoryTable:
     accounts: dict[str, Account] = field(default_factory=dict)
     meters: dict[tuple[str, int], MeterState] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
-    emails: dict[str, str] = field(default_factory=dict)
+    emails: dict[str, list[str]] = field(default_factory=dict)  # address -> account ids, the first first
     customers: dict[str, str] = field(default_factory=dict)
     plans: dict[str, Plan] = field(default_factory=dict)
-    codes: dict[str, _Code] = field(default_factory=dict)
+    codes: dict[tuple[str, str], RecoveryCode] = field(default_factory=dict)  # (address, code hash)
+    deliveries: dict[str, PendingDelivery] = field(default_factory=dict)
+    delivered: set[str] = field(default_factory=set)
     events: set[str] = field(default_factory=set)
     throttles: dict[str, int] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -189,10 +185,12 @@ class MemoryAccountStore(AccountStore):
     def __init__(self, table: MemoryTable) -> None:
         self.table = table
 
-    def create_account(self, account: Account, limits: Limits) -> None:
+    def create_account(
+        self, account: Account, limits: Limits, *, deliver_key: str | None = None, shared_email: bool = False
+    ) -> None:
         with self.table.lock:
             email = account.email.lower()
-            if email in self.table.emails or account.key_hash in self.table.keys:
+            if (email in self.table.emails and not shared_email) or account.key_hash in self.table.keys:
                 raise AccountExists(f"an account for {account.email} or this key exists")
             if account.customer_id and account.customer_id in self.table.customers:
                 raise AccountExists(f"an account for customer {account.customer_id} exists")
@@ -201,9 +199,12 @@ class MemoryAccountStore(AccountStore):
             for shard in range(limits.shards):
                 self.table.meters[(account.account_id, shard)] = fresh_state(stored, limits, shard)
             self.table.keys[account.key_hash] = account.account_id
-            self.table.emails[email] = account.account_id
+            self.table.emails.setdefault(email, []).append(account.account_id)
             if account.customer_id:
                 self.table.customers[account.customer_id] = account.account_id
+            if deliver_key is not None:
+                delivery = PendingDelivery(account.account_id, email, account.plan, deliver_key)
+                self.table.deliveries[account.account_id] = delivery
 
     def get_account(self, account_id: str) -> Account | None:
         with self.table.lock:
@@ -213,7 +214,13 @@ class MemoryAccountStore(AccountStore):
         return self._linked(self.table.keys, key_hash)
 
     def get_account_by_email(self, email: str) -> Account | None:
-        return self._linked(self.table.emails, email.lower())
+        accounts = self.get_accounts_by_email(email)
+        return accounts[0] if accounts else None
+
+    def get_accounts_by_email(self, email: str) -> list[Account]:
+        with self.table.lock:
+            ids = self.table.emails.get(email.lower(), [])
+            return [self.table.accounts[account_id] for account_id in ids if account_id in self.table.accounts]
 
     def get_account_by_customer(self, customer_id: str) -> Account | None:
         return self._linked(self.table.customers, customer_id)
@@ -269,21 +276,41 @@ class MemoryAccountStore(AccountStore):
             self.table.keys[new_key_hash] = account.account_id
             return replace(account, key_hash=new_key_hash)
 
-    def put_recovery_code(self, email: str, code_hash: str, *, expires_at: int) -> None:
+    def pending_delivery(self, account_id: str) -> PendingDelivery | None:
         with self.table.lock:
-            self.table.codes[email.lower()] = _Code(code_hash, expires_at)
+            return self.table.deliveries.get(account_id)
 
-    def use_recovery_code(self, email: str, code_hash: str, *, now: int, max_tries: int) -> None:
+    def mark_delivered(self, account_id: str) -> None:
         with self.table.lock:
-            code = self.table.codes.get(email.lower())
-            if code is None:
+            if self.table.deliveries.pop(account_id, None) is not None:
+                self.table.delivered.add(account_id)
+
+    def note_delivery_failure(self, account_id: str) -> int:
+        with self.table.lock:
+            delivery = self.table.deliveries.get(account_id)
+            if delivery is None:
+                return 0
+            self.table.deliveries[account_id] = replace(delivery, attempts=delivery.attempts + 1)
+            return delivery.attempts + 1
+
+    def list_pending_deliveries(self, *, limit: int = 1000) -> list[PendingDelivery]:
+        with self.table.lock:
+            return list(self.table.deliveries.values())[:limit]
+
+    def add_recovery_code(self, email: str, code: RecoveryCode, *, expires_at: int) -> None:
+        with self.table.lock:
+            self.table.codes[(email.lower(), code.code_hash)] = code
+
+    def recovery_codes(self, email: str) -> list[RecoveryCode]:
+        with self.table.lock:
+            return [code for (address, _), code in self.table.codes.items() if address == email.lower()]
+
+    def use_recovery_code(self, email: str, code_hash: str, *, now: int) -> None:
+        with self.table.lock:
+            code = self.table.codes.get((email.lower(), code_hash))
+            if code is None or code.used or code.valid_until <= now:
                 raise CodeRejected("wrong, expired or used code")
-            if code.code_hash == code_hash and code.valid_until > now and code.tries < max_tries and not code.used:
-                code.used = True
-                return
-            if not code.used and code.tries < max_tries:
-                code.tries += 1
-            raise CodeRejected("wrong, expired or used code")
+            self.table.codes[(email.lower(), code_hash)] = replace(code, used=True)
 
     def claim_event(self, event_id: str, *, expires_at: int) -> bool:
         with self.table.lock:

@@ -30,8 +30,8 @@ from typing import TypeVar
 
 from fileapi.errors import QuotaExceeded, RateLimited, ServiceUnavailable, SubscriptionInactive, Unauthorized
 from fileapi.metering.cache import INACTIVE_SECONDS, QUOTA_RECHECK_SECONDS, KeyCache, KeyEntry
-from fileapi.metering.headers import KeyView, bucket_view
-from fileapi.metering.keys import hash_key, parse_bearer
+from fileapi.metering.headers import DEPRECATED_KEY_HEADERS, KeyView, bucket_view
+from fileapi.metering.keys import hash_key, is_legacy_key, parse_bearer
 from fileapi.metering.months import MICROS, iso_millis, month_period, next_month_start, seconds_to_next_month, utc
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.state import MeterState
@@ -90,6 +90,7 @@ class Admission:
     request_id: str
     view: KeyView
     refunded: bool = False
+    legacy_key: bool = False
 
     @property
     def shard(self) -> int:
@@ -104,8 +105,9 @@ class Admission:
         return self.view.remaining
 
     def headers(self) -> dict[str, str]:
-        """X-Quota-Remaining and the RateLimit-* headers of the answer."""
-        return self.view.headers()
+        """X-Quota-Remaining and the RateLimit-* headers of the answer (and Deprecation for an earlier-format key)."""
+        headers = self.view.headers()
+        return {**headers, **DEPRECATED_KEY_HEADERS} if self.legacy_key else headers
 
 
 @dataclass(frozen=True)
@@ -163,7 +165,8 @@ class Meter:
             and nothing was charged.
         """
         started = time.monotonic()
-        key_hash = hash_key(parse_bearer(authorization))
+        key = parse_bearer(authorization)
+        key_hash = hash_key(key)
         now_us = self.clock()
         entry = self._entry(key_hash, now_us)
         period = month_period(utc(now_us))
@@ -205,7 +208,15 @@ class Meter:
             entry.quota_dry.pop(admitted.shard, None)
             view = self._view(entry, now_us, admitted.period if admitted.period > period else period)
             return Admission(
-                entry.account_id, key_hash, admitted, attempt.bucket, attempt.period, counted, request_id, view
+                entry.account_id,
+                key_hash,
+                admitted,
+                attempt.bucket,
+                attempt.period,
+                counted,
+                request_id,
+                view,
+                legacy_key=is_legacy_key(key),
             )
         raise ServiceUnavailable("the account's usage kept changing under concurrent requests; retry")
 

@@ -9,8 +9,8 @@ trims the KEY items. USAGE# items stay as they are (history, deleted by TTL).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from fileapi.metering.dynamo_admission import upgrade_legacy_item
@@ -58,14 +58,4 @@ def migrate_table(table: DynamoTable) -> MigrationReport:
 
 
 def _scan(table: DynamoTable) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    start: dict[str, Any] | None = None
-    while True:
-        request: dict[str, Any] = {"TableName": table.table_name}
-        if start:
-            request["ExclusiveStartKey"] = start
-        page = table.call(partial(table.client.scan, **request), idempotent=True)
-        items.extend(dict(item) for item in page.get("Items", []))
-        start = page.get("LastEvaluatedKey")
-        if not start:
-            return items
+    return table.scan(limit=sys.maxsize)

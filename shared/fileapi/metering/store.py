@@ -66,7 +66,33 @@ class KeyChanged(StoreError):
 
 
 class CodeRejected(StoreError):
-    """A recovery code that is wrong, expired, used, burnt or absent."""
+    """A recovery code that is wrong, expired, used or absent."""
+
+
+@dataclass(frozen=True)
+class PendingDelivery:
+    """A key issued and not yet known to have reached its holder: the e-mail that carries it.
+
+    :param key: the key in clear, kept only until the message is sent.
+    :param attempts: sends that failed so far.
+    """
+
+    account_id: str
+    email: str
+    plan: str
+    key: str
+    attempts: int = 0
+
+
+@dataclass(frozen=True)
+class RecoveryCode:
+    """One recovery code of an address: its hash, the account it recovers (None: the address has no
+    account; such codes are stored all the same, so that both cases cost the same) and its state."""
+
+    code_hash: str
+    account_id: str | None
+    valid_until: int
+    used: bool = False
 
 
 class BucketCase(Enum):
@@ -183,11 +209,17 @@ class AccountStore(ABC):
     """Primitives of account management. Every method may raise StoreUnavailable."""
 
     @abstractmethod
-    def create_account(self, account: Account, limits: Limits) -> None:
-        """Store a new account with its key link, e-mail index and `limits.shards` admission items, all or
-        nothing; its items start with full buckets and no month counted.
+    def create_account(
+        self, account: Account, limits: Limits, *, deliver_key: str | None = None, shared_email: bool = False
+    ) -> None:
+        """Store a new account with its key link, e-mail index, customer link and `limits.shards` admission
+        items, all or nothing; its items start with full buckets and no month counted.
 
-        Raise AccountExists if the e-mail address or the key is taken.
+        :param deliver_key: the account's key in clear: a PendingDelivery of it is stored in the same write.
+        :param shared_email: the address may already be another account's (an account of another payment
+            customer); False: the address must be no account's yet.
+
+        Raise AccountExists if the key or the customer is taken, or (without `shared_email`) the address.
         """
 
     @abstractmethod
@@ -200,7 +232,11 @@ class AccountStore(ABC):
 
     @abstractmethod
     def get_account_by_email(self, email: str) -> Account | None:
-        """The account with this e-mail address (compared in lower case), or None."""
+        """The first account made with this e-mail address (compared in lower case), or None."""
+
+    @abstractmethod
+    def get_accounts_by_email(self, email: str) -> list[Account]:
+        """Every account with this e-mail address (compared in lower case), the first one made first."""
 
     @abstractmethod
     def get_account_by_customer(self, customer_id: str) -> Account | None:
@@ -230,15 +266,34 @@ class AccountStore(ABC):
         """
 
     @abstractmethod
-    def put_recovery_code(self, email: str, code_hash: str, *, expires_at: int) -> None:
-        """Store the e-mail's recovery code (replacing any earlier one), unused, 0 failed tries;
-        `expires_at` in epoch seconds."""
+    def pending_delivery(self, account_id: str) -> PendingDelivery | None:
+        """The account's key delivery that was stored and not yet marked delivered, or None."""
 
     @abstractmethod
-    def use_recovery_code(self, email: str, code_hash: str, *, now: int, max_tries: int) -> None:
-        """Mark the code used if it matches, is unexpired, unused and has had fewer than
-        `max_tries` failed tries; exactly one concurrent caller can succeed. Otherwise count a
-        failed try and raise CodeRejected."""
+    def mark_delivered(self, account_id: str) -> None:
+        """The delivery's message was sent: forget the key in clear (idempotent)."""
+
+    @abstractmethod
+    def note_delivery_failure(self, account_id: str) -> int:
+        """Count one failed send of the account's pending delivery; returns the failures so far."""
+
+    @abstractmethod
+    def list_pending_deliveries(self, *, limit: int = 1000) -> list[PendingDelivery]:
+        """Deliveries not marked delivered, in no particular order, at most `limit` (an administrative scan)."""
+
+    @abstractmethod
+    def add_recovery_code(self, email: str, code: RecoveryCode, *, expires_at: int) -> None:
+        """Store one more recovery code of the address; codes issued before stay valid. `expires_at` (epoch
+        seconds) is when the item may be deleted."""
+
+    @abstractmethod
+    def recovery_codes(self, email: str) -> list[RecoveryCode]:
+        """The address's stored recovery codes (used and expired ones included until they are deleted)."""
+
+    @abstractmethod
+    def use_recovery_code(self, email: str, code_hash: str, *, now: int) -> None:
+        """Mark the code used if it exists, is unexpired (valid_until > now) and unused; exactly one
+        concurrent caller can succeed. Otherwise raise CodeRejected."""
 
     @abstractmethod
     def claim_event(self, event_id: str, *, expires_at: int) -> bool:

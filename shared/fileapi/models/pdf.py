@@ -91,6 +91,13 @@ class PdfCompressResult(ApiModel):
 # Each options model's fields are its converter's keyword arguments (a test holds them together), so a
 # route calls `converter(body, **options.model_dump())`.
 Pages = Annotated[str | None, Field(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'.")]
+KeepActiveContent = Annotated[
+    bool,
+    Field(
+        description="Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files "
+        "(by default they are removed; links and bookmarks that navigate stay)."
+    ),
+]
 
 
 class RenderOptions(QueryOptions):
@@ -105,11 +112,13 @@ class WatermarkOptions(QueryOptions):
     rotation: float = Field(default=DEFAULT_ROTATION, ge=-360, le=360, description="Degrees, counter-clockwise.")
     font_size: float | None = Field(default=None, ge=1, le=1000, description="Points.")
     pages: Pages = None
+    keep_active_content: KeepActiveContent = False
 
 
 class CompressOptions(QueryOptions):
     strip_metadata: bool = Field(default=False, description="Remove the info dictionary and XMP.")
     image_max_side: int | None = Field(default=None, ge=16, le=10_000, description="Downsample larger images.")
+    keep_active_content: KeepActiveContent = False
 
 
 class ProtectOptions(QueryOptions):
@@ -120,6 +129,7 @@ class ProtectOptions(QueryOptions):
     allow_modifying: bool = Field(
         default=False, description="Let the reader change the document: annotations, form fields, pages, content."
     )
+    keep_active_content: KeepActiveContent = False
 
 
 class PdfMergeForm(ApiModel):

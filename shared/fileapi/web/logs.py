@@ -41,6 +41,7 @@ METRICS_NAMESPACE = "FileApi"
 CLIENT_DISCONNECTED = "client_disconnected"
 CLIENT_CLOSED_REQUEST = 499  # the access record's status then (nginx's code); never sent: nobody is listening
 METERING_FAULTS_METRIC = "MeteringFaults"
+KEY_DELIVERY_FAILURES_METRIC = "KeyDeliveryFailures"
 
 
 class AccessLogMiddleware:
@@ -194,6 +195,20 @@ def report_metering_fault(kind: str) -> None:
         metrics = EphemeralMetrics(namespace=METRICS_NAMESPACE)
         metrics.add_dimension(name="kind", value=kind)
         metrics.add_metric(name=METERING_FAULTS_METRIC, unit=MetricUnit.Count, value=1)
+        metrics.flush_metrics()
+
+
+def report_key_delivery_failure(attempts: int) -> None:
+    """A key's e-mail could not be sent (see fileapi.account.delivery): a warning record, and the
+    KeyDeliveryFailures metric where metrics are emitted, which the KeyDeliveryAlarm watches."""
+    logger.warning("key delivery failed", extra={"delivery_attempts": attempts})
+    from fileapi.settings import get_settings
+
+    if get_settings().emit_metrics:
+        from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
+
+        metrics = EphemeralMetrics(namespace=METRICS_NAMESPACE)
+        metrics.add_metric(name=KEY_DELIVERY_FAILURES_METRIC, unit=MetricUnit.Count, value=1)
         metrics.flush_metrics()
 
 
