@@ -75,9 +75,10 @@ async def billing_portal(admission: Annotated[Admission, Depends(self_service)])
 
 @recovery.post("/v1/keys/recover", "Start key recovery", KeysRecoverResult)
 async def recover(payload: RecoverRequest, request: Request) -> Response:
-    """JSON {email}. When an account has this address, an 8-digit code valid for 10 minutes is e-mailed. The
-    answer is the same, in content and in time, whether or not an account exists. Limited per address (5 per
-    hour) and per source address (429 rate_limited with Retry-After). A malformed address is 400. No key needed."""
+    """JSON {email}. For each account with this address an 8-digit code valid for 10 minutes is e-mailed; codes
+    sent earlier stay valid. The answer is the same, in content and in time, whether or not an account exists.
+    Limited per address from one source, per source and over all sources (429 rate_limited with Retry-After), so
+    requests from elsewhere never use up the owner's allowance. A malformed address is 400. No key needed."""
     started = time.monotonic()
     try:
         await run_in_threadpool(get_key_service().start_recovery, payload.email, source=_source(request))
@@ -88,9 +89,11 @@ async def recover(payload: RecoverRequest, request: Request) -> Response:
 
 @recovery.post("/v1/keys/recover/confirm", "Finish key recovery", KeysRecoverConfirmResult)
 async def confirm(payload: ConfirmRequest, request: Request) -> Response:
-    """JSON {email, code}. A valid, unexpired, unused code returns {message, api_key}: a new key (also e-mailed);
-    the old key stops working at once. A code that is not 8 digits, or that is wrong, expired (10 minutes) or
-    already used, is 400 invalid_input; after 5 wrong tries the code is burnt. No key needed."""
+    """JSON {email, code}. A valid, unexpired, unused code returns {message, api_key}: a new key (also e-mailed)
+    for the account the code was sent for; the old key stops working at once. A code that is not 8 ASCII digits,
+    or that is wrong, expired or already used, is 400 invalid_input. Tries are limited per address from one
+    source, per source and over all sources (429), so guesses from elsewhere never burn the owner's code. No key
+    needed."""
     source = _source(request)
     key = await run_in_threadpool(get_key_service().confirm_recovery, payload.email, payload.code, source=source)
     return json_response(KeysRecoverConfirmResult(message=RECOVERED, api_key=key))

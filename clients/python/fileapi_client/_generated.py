@@ -1478,7 +1478,7 @@ class FileApiOperations(SyncOperations):
     def keys_recover(self, *, email: str) -> Result[KeysRecoverResult]:
         """Start key recovery.
 
-        JSON {email}. When an account has this address, an 8-digit code valid for 10 minutes is e-mailed. The answer is the same, in content and in time, whether or not an account exists. Limited per address (5 per hour) and per source address (429 rate_limited with Retry-After). A malformed address is 400. No key needed.
+        JSON {email}. For each account with this address an 8-digit code valid for 10 minutes is e-mailed; codes sent earlier stay valid. The answer is the same, in content and in time, whether or not an account exists. Limited per address from one source, per source and over all sources (429 rate_limited with Retry-After), so requests from elsewhere never use up the owner's allowance. A malformed address is 400. No key needed.
 
         POST /v1/keys/recover
         """
@@ -1487,7 +1487,7 @@ class FileApiOperations(SyncOperations):
     def keys_recover_confirm(self, *, email: str, code: str) -> Result[KeysRecoverConfirmResult]:
         """Finish key recovery.
 
-        JSON {email, code}. A valid, unexpired, unused code returns {message, api_key}: a new key (also e-mailed); the old key stops working at once. A code that is not 8 digits, or that is wrong, expired (10 minutes) or already used, is 400 invalid_input; after 5 wrong tries the code is burnt. No key needed.
+        JSON {email, code}. A valid, unexpired, unused code returns {message, api_key}: a new key (also e-mailed) for the account the code was sent for; the old key stops working at once. A code that is not 8 ASCII digits, or that is wrong, expired or already used, is 400 invalid_input. Tries are limited per address from one source, per source and over all sources (429), so guesses from elsewhere never burn the owner's code. No key needed.
 
         POST /v1/keys/recover/confirm
         """
@@ -2090,7 +2090,7 @@ class AsyncFileApiOperations(AsyncOperations):
     async def keys_recover(self, *, email: str) -> Result[KeysRecoverResult]:
         """Start key recovery.
 
-        JSON {email}. When an account has this address, an 8-digit code valid for 10 minutes is e-mailed. The answer is the same, in content and in time, whether or not an account exists. Limited per address (5 per hour) and per source address (429 rate_limited with Retry-After). A malformed address is 400. No key needed.
+        JSON {email}. For each account with this address an 8-digit code valid for 10 minutes is e-mailed; codes sent earlier stay valid. The answer is the same, in content and in time, whether or not an account exists. Limited per address from one source, per source and over all sources (429 rate_limited with Retry-After), so requests from elsewhere never use up the owner's allowance. A malformed address is 400. No key needed.
 
         POST /v1/keys/recover
         """
@@ -2099,7 +2099,7 @@ class AsyncFileApiOperations(AsyncOperations):
     async def keys_recover_confirm(self, *, email: str, code: str) -> Result[KeysRecoverConfirmResult]:
         """Finish key recovery.
 
-        JSON {email, code}. A valid, unexpired, unused code returns {message, api_key}: a new key (also e-mailed); the old key stops working at once. A code that is not 8 digits, or that is wrong, expired (10 minutes) or already used, is 400 invalid_input; after 5 wrong tries the code is burnt. No key needed.
+        JSON {email, code}. A valid, unexpired, unused code returns {message, api_key}: a new key (also e-mailed) for the account the code was sent for; the old key stops working at once. A code that is not 8 ASCII digits, or that is wrong, expired or already used, is 400 invalid_input. Tries are limited per address from one source, per source and over all sources (429), so guesses from elsewhere never burn the owner's code. No key needed.
 
         POST /v1/keys/recover/confirm
         """
