@@ -19,7 +19,9 @@ from fileapi.convert.pdf import (
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.models.pdf import (
+    KEEP_ACTIVE_CONTENT_DESCRIPTION,
     CompressOptions,
+    FlattenOptions,
     PdfCompressResult,
     PdfExtractTextResult,
     PdfFillFormRequest,
@@ -48,6 +50,7 @@ pdf = Routes(
     statuses=ISOLATED_STATUSES,
 )
 Pages = Annotated[str | None, Query(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'.")]
+KeepActive = Annotated[bool, Query(description=KEEP_ACTIVE_CONTENT_DESCRIPTION)]
 
 
 def _pdf(data: bytes) -> Response:
@@ -104,10 +107,12 @@ async def rotate(
     body: RawBody,
     degrees: Annotated[Literal["90", "180", "270"], Query(description="Clockwise rotation in degrees.")],
     pages: Pages = None,
+    keepActiveContent: KeepActive = False,
 ) -> Response:
     """degrees 90, 180 or 270 clockwise, added to each page's existing /Rotate; pages '1,3,5', ranges '2-4' or
     'all' (default)."""
-    return _pdf(await isolated(rotate_pdf, body, degrees=int(degrees), pages=pages))
+    keep = keepActiveContent
+    return _pdf(await isolated(rotate_pdf, body, degrees=int(degrees), pages=pages, keep_active_content=keep))
 
 
 @pdf.post(
@@ -126,21 +131,30 @@ async def watermark(body: RawBody, options: Annotated[WatermarkOptions, Query()]
 
 @pdf.post("/v1/pdf/fill-form", "Fill a PDF form", body=model_body("application/json", PdfFillFormRequest))
 async def fill(request: Request) -> Response:
-    """JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document
-    because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields
-    (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their
-    export value; radio groups an export value; choice fields one of their options (a list for multi-select). A
-    field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values
-    are baked into the page content and the widgets and the AcroForm are removed."""
+    """JSON {pdf: base64, fields: {name: value}, flatten?: boolean, keepActiveContent?: boolean}. Also accepted,
+    and left out of the document because code generators mishandle a body offered two ways: multipart/form-data
+    with file (the PDF), fields (a JSON object as text), flatten and keepActiveContent ('true'/'false'). JavaScript,
+    automatic and launch actions and embedded files are removed unless keepActiveContent. Text fields take text;
+    check boxes true/false or their export value; radio groups an export value; choice fields one of their options
+    (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With
+    flatten=true the values are baked into the page content and the widgets and the AcroForm are removed."""
     given = await form_fill(request)
-    return _pdf(await isolated(fill_form, given.document, fields=given.fields, flatten=given.flatten))
+    return _pdf(
+        await isolated(
+            fill_form,
+            given.document,
+            fields=given.fields,
+            flatten=given.flatten,
+            keep_active_content=given.keep_active_content,
+        )
+    )
 
 
 @pdf.post("/v1/pdf/flatten", "Flatten a PDF form")
-async def flatten(body: RawBody) -> Response:
+async def flatten(body: RawBody, options: Annotated[FlattenOptions, Query()]) -> Response:
     """Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the
     values can no longer be edited. A PDF without form fields is returned unchanged."""
-    return _pdf(await isolated(flatten_form, body))
+    return _pdf(await isolated(flatten_form, body, **options.model_dump()))
 
 
 @pdf.post("/v1/pdf/compress", "Compress a PDF", PdfCompressResult)

@@ -294,6 +294,8 @@ export interface PdfRotateParams {
   degrees: "90" | "180" | "270";
   /** Pages such as '1,3,5', '2-4' or 'all'. */
   pages?: string;
+  /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
+  keepActiveContent?: boolean;
 }
 
 export interface PdfWatermarkParams {
@@ -320,11 +322,15 @@ export interface PdfFillFormParams {
   fields: Record<string, unknown>;
   /** Bake the values into the pages and remove the form. */
   flatten?: boolean;
+  /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
+  keepActiveContent?: boolean;
 }
 
 export interface PdfFlattenParams {
   /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
+  /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
+  keepActiveContent?: boolean;
 }
 
 export interface PdfCompressParams {
@@ -758,10 +764,10 @@ export const OPERATIONS: Record<string, Operation> = {
   pdf_render_page: { id: "pdf_render_page", method: "POST", path: "/v1/pdf/render-page", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "format", "dpi"], fields: ["file"], files: ["file"], result: "json" },
   pdf_merge: { id: "pdf_merge", method: "POST", path: "/v1/pdf/merge", auth: true, body: "multipart", contentType: "multipart/form-data", query: [], fields: ["files"], files: ["files"], result: "bytes" },
   pdf_split: { id: "pdf_split", method: "POST", path: "/v1/pdf/split", auth: true, body: "file", contentType: "application/octet-stream", query: ["ranges"], fields: ["file"], files: ["file"], result: "json" },
-  pdf_rotate: { id: "pdf_rotate", method: "POST", path: "/v1/pdf/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "pages"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_rotate: { id: "pdf_rotate", method: "POST", path: "/v1/pdf/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "pages", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_watermark: { id: "pdf_watermark", method: "POST", path: "/v1/pdf/watermark", auth: true, body: "file", contentType: "application/octet-stream", query: ["text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
-  pdf_fill_form: { id: "pdf_fill_form", method: "POST", path: "/v1/pdf/fill-form", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["pdf", "fields", "flatten"], files: ["pdf"], result: "bytes" },
-  pdf_flatten: { id: "pdf_flatten", method: "POST", path: "/v1/pdf/flatten", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_fill_form: { id: "pdf_fill_form", method: "POST", path: "/v1/pdf/fill-form", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["pdf", "fields", "flatten", "keepActiveContent"], files: ["pdf"], result: "bytes" },
+  pdf_flatten: { id: "pdf_flatten", method: "POST", path: "/v1/pdf/flatten", auth: true, body: "file", contentType: "application/octet-stream", query: ["keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_compress: { id: "pdf_compress", method: "POST", path: "/v1/pdf/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["stripMetadata", "imageMaxSide", "keepActiveContent"], fields: ["file"], files: ["file"], result: "json" },
   pdf_protect: { id: "pdf_protect", method: "POST", path: "/v1/pdf/protect", auth: true, body: "file", contentType: "application/octet-stream", query: ["userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
   qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
@@ -1057,7 +1063,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Fill a PDF form.
    *
-   * JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
+   * JSON {pdf: base64, fields: {name: value}, flatten?: boolean, keepActiveContent?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text), flatten and keepActiveContent ('true'/'false'). JavaScript, automatic and launch actions and embedded files are removed unless keepActiveContent. Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
    *
    * POST /v1/pdf/fill-form
    */

@@ -630,7 +630,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("degrees", "pages"),
+        query=("degrees", "pages", "keepActiveContent"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -655,7 +655,7 @@ OPERATIONS: dict[str, Operation] = {
         body="fields",
         content_type="application/json",
         query=(),
-        fields=("pdf", "fields", "flatten"),
+        fields=("pdf", "fields", "flatten", "keepActiveContent"),
         files=("pdf",),
         result="bytes",
     ),
@@ -666,7 +666,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("keepActiveContent",),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -1156,7 +1156,12 @@ class FileApiOperations(SyncOperations):
         return self._call("pdf_split", {"file": file, "ranges": ranges})
 
     def pdf_rotate(
-        self, file: FileInput, *, degrees: Literal["90", "180", "270"], pages: str | None = None
+        self,
+        file: FileInput,
+        *,
+        degrees: Literal["90", "180", "270"],
+        pages: str | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[bytes]:
         """Rotate PDF pages clockwise.
 
@@ -1164,7 +1169,9 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/pdf/rotate
         """
-        return self._call("pdf_rotate", {"file": file, "degrees": degrees, "pages": pages})
+        return self._call(
+            "pdf_rotate", {"file": file, "degrees": degrees, "pages": pages, "keepActiveContent": keepActiveContent}
+        )
 
     def pdf_watermark(
         self,
@@ -1196,23 +1203,32 @@ class FileApiOperations(SyncOperations):
             },
         )
 
-    def pdf_fill_form(self, *, pdf: FileInput, fields: dict[str, Any], flatten: bool | None = None) -> Result[bytes]:
+    def pdf_fill_form(
+        self,
+        *,
+        pdf: FileInput,
+        fields: dict[str, Any],
+        flatten: bool | None = None,
+        keepActiveContent: bool | None = None,
+    ) -> Result[bytes]:
         """Fill a PDF form.
 
-        JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
+        JSON {pdf: base64, fields: {name: value}, flatten?: boolean, keepActiveContent?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text), flatten and keepActiveContent ('true'/'false'). JavaScript, automatic and launch actions and embedded files are removed unless keepActiveContent. Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
 
         POST /v1/pdf/fill-form
         """
-        return self._call("pdf_fill_form", {"pdf": pdf, "fields": fields, "flatten": flatten})
+        return self._call(
+            "pdf_fill_form", {"pdf": pdf, "fields": fields, "flatten": flatten, "keepActiveContent": keepActiveContent}
+        )
 
-    def pdf_flatten(self, file: FileInput) -> Result[bytes]:
+    def pdf_flatten(self, file: FileInput, *, keepActiveContent: bool | None = None) -> Result[bytes]:
         """Flatten a PDF form.
 
         Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the values can no longer be edited. A PDF without form fields is returned unchanged.
 
         POST /v1/pdf/flatten
         """
-        return self._call("pdf_flatten", {"file": file})
+        return self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent})
 
     def pdf_compress(
         self,
@@ -1766,7 +1782,12 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("pdf_split", {"file": file, "ranges": ranges})
 
     async def pdf_rotate(
-        self, file: FileInput, *, degrees: Literal["90", "180", "270"], pages: str | None = None
+        self,
+        file: FileInput,
+        *,
+        degrees: Literal["90", "180", "270"],
+        pages: str | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[bytes]:
         """Rotate PDF pages clockwise.
 
@@ -1774,7 +1795,9 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/pdf/rotate
         """
-        return await self._call("pdf_rotate", {"file": file, "degrees": degrees, "pages": pages})
+        return await self._call(
+            "pdf_rotate", {"file": file, "degrees": degrees, "pages": pages, "keepActiveContent": keepActiveContent}
+        )
 
     async def pdf_watermark(
         self,
@@ -1807,24 +1830,31 @@ class AsyncFileApiOperations(AsyncOperations):
         )
 
     async def pdf_fill_form(
-        self, *, pdf: FileInput, fields: dict[str, Any], flatten: bool | None = None
+        self,
+        *,
+        pdf: FileInput,
+        fields: dict[str, Any],
+        flatten: bool | None = None,
+        keepActiveContent: bool | None = None,
     ) -> Result[bytes]:
         """Fill a PDF form.
 
-        JSON {pdf: base64, fields: {name: value}, flatten?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text) and flatten ('true'/'false'). Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
+        JSON {pdf: base64, fields: {name: value}, flatten?: boolean, keepActiveContent?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text), flatten and keepActiveContent ('true'/'false'). JavaScript, automatic and launch actions and embedded files are removed unless keepActiveContent. Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
 
         POST /v1/pdf/fill-form
         """
-        return await self._call("pdf_fill_form", {"pdf": pdf, "fields": fields, "flatten": flatten})
+        return await self._call(
+            "pdf_fill_form", {"pdf": pdf, "fields": fields, "flatten": flatten, "keepActiveContent": keepActiveContent}
+        )
 
-    async def pdf_flatten(self, file: FileInput) -> Result[bytes]:
+    async def pdf_flatten(self, file: FileInput, *, keepActiveContent: bool | None = None) -> Result[bytes]:
         """Flatten a PDF form.
 
         Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the values can no longer be edited. A PDF without form fields is returned unchanged.
 
         POST /v1/pdf/flatten
         """
-        return await self._call("pdf_flatten", {"file": file})
+        return await self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent})
 
     async def pdf_compress(
         self,

@@ -91,13 +91,11 @@ class PdfCompressResult(ApiModel):
 # Each options model's fields are its converter's keyword arguments (a test holds them together), so a
 # route calls `converter(body, **options.model_dump())`.
 Pages = Annotated[str | None, Field(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'.")]
-KeepActiveContent = Annotated[
-    bool,
-    Field(
-        description="Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files "
-        "(by default they are removed; links and bookmarks that navigate stay)."
-    ),
-]
+KEEP_ACTIVE_CONTENT_DESCRIPTION = (
+    "Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files "
+    "(by default they are removed; links and bookmarks that navigate stay)."
+)
+KeepActiveContent = Annotated[bool, Field(description=KEEP_ACTIVE_CONTENT_DESCRIPTION)]
 
 
 class RenderOptions(QueryOptions):
@@ -112,6 +110,10 @@ class WatermarkOptions(QueryOptions):
     rotation: float = Field(default=DEFAULT_ROTATION, ge=-360, le=360, description="Degrees, counter-clockwise.")
     font_size: float | None = Field(default=None, ge=1, le=1000, description="Points.")
     pages: Pages = None
+    keep_active_content: KeepActiveContent = False
+
+
+class FlattenOptions(QueryOptions):
     keep_active_content: KeepActiveContent = False
 
 
@@ -148,3 +150,4 @@ class PdfFillFormRequest(ApiModel):
     pdf: Base64Text = Field(description="The PDF form, Base64-encoded.")
     fields: dict[str, Any] = Field(description="Field name to value: text, true/false, an export value or a list.")
     flatten: bool = Field(default=False, description="Bake the values into the pages and remove the form.")
+    keep_active_content: KeepActiveContent = False

@@ -17,6 +17,7 @@ from starlette.datastructures import UploadFile
 from fileapi.errors import InvalidInput
 
 MERGE_HINT = 'send the PDFs as form parts (-F files=@a.pdf -F files=@b.pdf) or JSON {"files": [base64 PDFs]}'
+KEEP_ACTIVE_CONTENT = "keepActiveContent"
 FILL_HINT = 'send -F file=@form.pdf -F \'fields={...}\' or JSON {"pdf": base64 PDF, "fields": {...}}'
 
 
@@ -27,6 +28,7 @@ class FormFill:
     document: bytes
     fields: dict[str, object]
     flatten: bool
+    keep_active_content: bool
 
 
 async def merge_documents(request: Request) -> list[bytes]:
@@ -44,22 +46,29 @@ async def merge_documents(request: Request) -> list[bytes]:
 
 
 async def form_fill(request: Request) -> FormFill:
-    """The form to fill: JSON {pdf: base64, fields, flatten?}, or form parts file, fields (JSON text) and
-    flatten ('true'/'false')."""
+    """The form to fill: JSON {pdf: base64, fields, flatten?, keepActiveContent?}, or form parts file, fields
+    (JSON text), flatten and keepActiveContent ('true'/'false')."""
     if _is_form(request):
         form = await request.form(max_files=1, max_fields=10)
         upload = form.get("file")
         if not isinstance(upload, UploadFile):
             raise InvalidInput("file: the PDF is required as a form part named 'file'")
-        return FormFill(await upload.read(), _json_object(form.get("fields"), "fields"), _flag(form.get("flatten")))
+        fields = _json_object(form.get("fields"), "fields")
+        flatten, keep = (_flag(form.get(name), name) for name in ("flatten", KEEP_ACTIVE_CONTENT))
+        return FormFill(await upload.read(), fields, flatten, keep)
     payload = _json_object(await request.body(), "the body", hint=FILL_HINT)
     document = _base64(payload.get("pdf"), "pdf")
-    fields, flatten = payload.get("fields"), payload.get("flatten", False)
-    if not isinstance(fields, dict):
+    given = payload.get("fields")
+    if not isinstance(given, dict):
         raise InvalidInput("fields: an object of field name to value is required")
-    if not isinstance(flatten, bool):
-        raise InvalidInput("flatten must be true or false")
-    return FormFill(document, fields, flatten)
+    flatten, keep = (_boolean(payload.get(name, False), name) for name in ("flatten", KEEP_ACTIVE_CONTENT))
+    return FormFill(document, given, flatten, keep)
+
+
+def _boolean(value: object, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInput(f"{name} must be true or false")
+    return value
 
 
 def _is_form(request: Request) -> bool:
@@ -88,9 +97,9 @@ def _base64(value: object, what: str) -> bytes:
         raise InvalidInput(f"{what} is not valid base64") from None
 
 
-def _flag(value: object) -> bool:
+def _flag(value: object, name: str) -> bool:
     if value is None:
         return False
     if isinstance(value, str) and value.strip().lower() in ("true", "false", "1", "0", ""):
         return value.strip().lower() in ("true", "1")
-    raise InvalidInput("flatten must be 'true' or 'false'")
+    raise InvalidInput(f"{name} must be 'true' or 'false'")
