@@ -334,6 +334,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"File API on {base_url}  (DynamoDB endpoint {endpoint}, outbox {settings.outbox_dir})",
             f"API key: {key}",
             f"Try: curl -s -H 'Authorization: Bearer {key}' --data-binary 'hello' {base_url}/v1/data/base64-encode",
+            f"Docs: {base_url}/docs  (Authorize with the key, then send requests from the page)",
         ]
         if standin:
             banner.append(
