@@ -4,7 +4,8 @@
     python clients/generate.py --check  # exit 1 when one is stale (the test suite does the same)
 
 Writes clients/python/fileapi_client/_generated.py, clients/python/fileapi_client/openapi.json (the
-document the MCP server builds its tools from) and clients/node/src/generated.ts.
+document the MCP server builds its tools from), clients/node/src/generated.ts and the count of tools in
+clients/mcp/README.md.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any, ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from mcp_readme import MCP_README, mcp_readme
 from operations import (
     ROOT,
     Operation,
@@ -409,6 +411,7 @@ def outputs() -> dict[Path, str]:
         PYTHON_OUT: format_python(python_source(spec)),
         SPEC_COPY: json.dumps(spec, indent=2, ensure_ascii=False) + "\n",
         NODE_OUT: node_source(spec),
+        MCP_README: mcp_readme(MCP_README.read_text(encoding="utf-8"), spec),
     }
 
 

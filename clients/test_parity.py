@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from fileapi_client import AsyncFileApi, FileApi  # noqa: E402
 from fileapi_client._generated import AsyncFileApiOperations, FileApiOperations  # noqa: E402
 from fileapi_mcp.tools import build_tools  # noqa: E402
 from fileapi_mcp.tools import load_spec as mcp_spec  # noqa: E402
+from mcp_readme import END, MCP_README, START, mcp_readme, tools_sentence  # noqa: E402
 from operations import load_spec, operations  # noqa: E402
 
 SPEC = load_spec()
@@ -63,6 +65,22 @@ def test_python_sdk_has_one_method_per_operation(cls: type) -> None:
 def test_mcp_server_has_one_tool_per_operation() -> None:
     assert mcp_spec() == SPEC
     assert set(build_tools(mcp_spec())) == IDS
+
+
+def test_the_mcp_readme_gives_the_number_of_tools_the_server_lists() -> None:
+    readme = MCP_README.read_text(encoding="utf-8")
+    said = re.search(re.escape(START) + r"(\d+): the (\d+) conversions, (.*?)" + re.escape(END), readme)
+    assert said is not None, readme[:400]
+    assert int(said.group(1)) == len(build_tools(mcp_spec())) == 47
+    assert said.group(3).count("`") // 2 == int(said.group(1)) - int(said.group(2)) == 8
+
+
+def test_a_stale_count_in_the_mcp_readme_is_rewritten() -> None:
+    rewritten = mcp_readme(f"a tool ({START}46: the 39 conversions, `health`{END}), built", SPEC)
+    assert rewritten == f"a tool ({START}{tools_sentence(SPEC)}{END}), built"
+    assert tools_sentence(SPEC).startswith("47: the 39 conversions, `health`, `openapi_json`, ")
+    with pytest.raises(ValueError, match="no <!-- tools"):
+        mcp_readme("46 tools", SPEC)
 
 
 def test_node_sdk_has_one_function_per_operation() -> None:

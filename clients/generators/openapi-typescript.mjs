@@ -7,6 +7,8 @@
 // Run from your project's folder: openapi-typescript and typescript are loaded from there. The command line
 // `npx openapi-typescript` types `format: binary` as `string`, so a file could not be passed without a cast;
 // this is openapi-typescript's documented `transform` for Blobs. Text bodies are strings.
+// `defaultNonNullable: false`: a field with a default is optional (version 7's default types it as required,
+// so `{ text }` alone would not compile for qr/generate, barcode/generate, text/diff or pdf/fill-form).
 import { writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -25,6 +27,7 @@ const BLOB = ts.factory.createTypeReferenceNode("Blob");
 
 const url = /^https?:/.test(source) ? new URL(source) : pathToFileURL(source);
 const ast = await openapiTS(url, {
+  defaultNonNullable: false,
   transform(schema) {
     return schema.format === "binary" ? BLOB : undefined;
   },

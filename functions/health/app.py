@@ -1,8 +1,9 @@
-"""Health function: the unauthenticated liveness probe, the API's OpenAPI document and its error page.
+"""Health function: the unauthenticated liveness probe, the API's OpenAPI document, its error page and the
+interactive reference (/docs, fileapi.web.docs_page).
 
 Its Lambda handler serves a FastAPI-free app (fileapi.web.plain): importing FastAPI alone takes longer
-than this function's cold-start budget. `app`, the FastAPI app that declares the two routes (the OpenAPI
-build, the local server), is built on first use.
+than this function's cold-start budget. `app`, the FastAPI app that declares the routes (the OpenAPI
+build, the template check), is built on first use; the page's routes are not in the document.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.responses import PlainTextResponse, Response
 
 from fileapi.web.app import lambda_handler
+from fileapi.web.docs_page import page_routes
 from fileapi.web.errors import ERROR_DOCS_PATH
 from fileapi.web.plain import plain_app
 from fileapi.web.spec import load_openapi_bytes
@@ -77,12 +79,19 @@ def build_app() -> FastAPI:
             metered=False,
         ),
     )(error_page)
+    for path, endpoint in page_routes().items():  # the document's viewer, not an operation of the API
+        router.add_api_route(path, endpoint, methods=["GET"], include_in_schema=False)
     return create_app(router, title="Health")
 
 
 # What the handler serves, and the local server too (fileapi.local.server.serving_app).
 asgi = plain_app(
-    {("GET", "/health"): health, ("GET", "/openapi.json"): openapi_document, ("GET", ERROR_DOCS_PATH): error_page}
+    {
+        ("GET", "/health"): health,
+        ("GET", "/openapi.json"): openapi_document,
+        ("GET", ERROR_DOCS_PATH): error_page,
+        **{("GET", path): endpoint for path, endpoint in page_routes().items()},
+    }
 )
 handler = lambda_handler(asgi)
 

@@ -230,11 +230,6 @@ def test_wrong_method_is_405_api_error(api: TestClient, key: str) -> None:
     assert response.headers["Allow"] == "POST"
 
 
-def test_docs_routes_of_fastapi_are_not_exposed(api: TestClient) -> None:
-    for path in ("/docs", "/redoc"):
-        assert api.get(path).json()["error"] == "not_found"
-
-
 def test_quota_exceeded_comes_before_validation(api: TestClient, make_key: MakeKey) -> None:
     key = make_key(plan="business", quota=0)
     response = api.post("/v1/data/json-format", content=b"{not json", headers=auth(key))

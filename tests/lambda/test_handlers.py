@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_module, load_functions
 from fileapi.metering.plans import CONTRACT_PLANS
 from fileapi.metering.store import Stores
+from fileapi.web.docs_page import ASSETS, CONTENT_SECURITY_POLICY, PAGE_PATH, REDIRECTS, asset_bytes
 from fileapi.web.services import stores_installed
 from tests.conftest import MakeKey
 from tests.helpers import LambdaContext
@@ -114,6 +115,9 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
         assert response["statusCode"] == 400
         assert json.loads(body_of(response))["message"] == "the code is wrong, expired or already used"
         return
+    if event["rawPath"] in REDIRECTS:  # /docs/, /redoc and / lead to the interactive reference
+        assert (response["statusCode"], response["headers"]["location"]) == (REDIRECTS[event["rawPath"]], PAGE_PATH)
+        return
     assert response["statusCode"] == 200, body_of(response)
     headers = {name.lower(): value for name, value in response["headers"].items()}
     if event["routeKey"].startswith(("POST /v1/", "GET /v1/")) and "/v1/keys/recover" not in event["routeKey"]:
@@ -143,6 +147,12 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
         assert body_of(response).startswith(b"<?xml")
     elif event["routeKey"] == "GET /openapi.json":
         assert json.loads(body_of(response))["openapi"].startswith("3.")
+    elif event["rawPath"] in ASSETS:  # the page's files, passed through as text (not base64)
+        assert (response["isBase64Encoded"], body_of(response)) == (False, asset_bytes(event["rawPath"]))
+        assert headers["content-type"] == ASSETS[event["rawPath"]].media_type
+    elif event["rawPath"] == PAGE_PATH:
+        assert headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+        assert b'<div id="swagger-ui">' in body_of(response)
     elif event["routeKey"] == "GET /docs/errors":
         assert headers["content-type"].startswith("text/html")
         assert b'<h2 id="rate_limited">' in body_of(response)

@@ -5,6 +5,7 @@ raw bytes in, bytes out, text in."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import importlib
 import io
@@ -18,6 +19,7 @@ from pkgutil import walk_packages
 from typing import Any
 
 import pytest
+import zxingcpp
 from PIL import Image
 
 from fileapi.local.template import PROJECT_ROOT
@@ -207,6 +209,8 @@ const counted = ok(
 );
 // openapi-fetch's default: the string sent as JSON (with its quotes), which the API reads as its text.
 const countedJson = ok(await client.POST("/v1/text/word-count", { body: text }));
+// Only the required field: every other one has a default, so the generated type leaves it optional.
+const qr = ok(await client.POST("/v1/qr/generate", { body: { text: "https://example.com" }, parseAs: "arrayBuffer" }));
 console.log(
   JSON.stringify({
     hex: color.hex,
@@ -217,6 +221,7 @@ console.log(
     words: counted.words,
     characters: counted.characters,
     json: { words: countedJson.words, characters: countedJson.characters },
+    qr: Buffer.from(qr).toString("base64"),
   }),
 );
 """
@@ -256,4 +261,7 @@ def test_typescript_client_generated_from_the_document_calls_every_kind_of_opera
     assert compiled.strip() == "", compiled  # tsc --strict (the tsconfig's strict) clean
     answers = json.loads(_run([node, "dist/main.js", base_url, key, "photo.png"], folder))
     assert answers.pop("json") == {"words": EXPECTED["words"], "characters": EXPECTED["characters"]}
+    qr = Image.open(io.BytesIO(base64.b64decode(answers.pop("qr"))))
+    assert qr.format == "PNG"
+    assert [code.text for code in zxingcpp.read_barcodes(qr)] == ["https://example.com"]
     assert answers == EXPECTED

@@ -140,13 +140,14 @@ test("rate-limited calls are retried after Retry-After; the retry can be switche
   }
 });
 
-test("the package ships ESM with type declarations and nothing else", () => {
+test("the package ships ESM with type declarations, its README and LICENSE, and nothing else", () => {
   const packed = spawnSync("npm", ["pack", "--dry-run", "--json"], { encoding: "utf8" });
   assert.equal(packed.status, 0, packed.stderr);
   const [{ files }] = JSON.parse(packed.stdout);
   const paths = files.map((file) => file.path);
-  for (const needed of ["package.json", "README.md", "dist/index.js", "dist/index.d.ts", "dist/core.js", "dist/generated.d.ts"]) {
+  const topLevel = ["package.json", "README.md", "LICENSE"];
+  for (const needed of [...topLevel, "dist/index.js", "dist/index.d.ts", "dist/core.js", "dist/generated.d.ts"]) {
     assert.ok(paths.includes(needed), needed);
   }
-  assert.ok(paths.every((path) => path === "package.json" || path === "README.md" || path.startsWith("dist/")), paths);
+  assert.ok(paths.every((path) => topLevel.includes(path) || path.startsWith("dist/")), paths);
 });

@@ -29,6 +29,7 @@ from pathlib import Path
 from fileapi.account.stripe_events import checkout_completed, sign
 from fileapi.local import dynamo
 from fileapi.local.deliveries import send_pending_deliveries
+from fileapi.local.ready import print_when_serving
 from fileapi.metering.accounts import Account
 from fileapi.metering.admin import change_account, create_key, ensure_key, limits_of
 from fileapi.metering.dynamodb import DynamoTable, create_table
@@ -342,12 +343,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_state.parent.mkdir(parents=True, exist_ok=True)
         run_state.write_text(json.dumps({"base_url": base_url, "dynamodb_endpoint": endpoint}))
         settings.outbox_dir.mkdir(parents=True, exist_ok=True)
-        print(f"File API on {base_url}  (DynamoDB endpoint {endpoint}, outbox {settings.outbox_dir})")
-        print(f"API key: {key}")
-        print(f"Try: curl -s -H 'Authorization: Bearer {key}' --data-binary 'hello' {base_url}/v1/data/base64-encode")
+        banner = [
+            f"File API on {base_url}  (DynamoDB endpoint {endpoint}, outbox {settings.outbox_dir})",
+            f"API key: {key}",
+            f"Try: curl -s -H 'Authorization: Bearer {key}' --data-binary 'hello' {base_url}/v1/data/base64-encode",
+            f"Docs: {base_url}/docs  (Authorize with the key, then send requests from the page)",
+        ]
         if standin:
-            print("Billing stand-in: fileapi checkout --email you@example.com --plan pro  (the key goes to the outbox)")
-        sys.stdout.flush()
+            banner.append(
+                "Billing stand-in: fileapi checkout --email you@example.com --plan pro  (the key goes to the outbox)"
+            )
+        print_when_serving(base_url, banner)  # once the port answers: a pasted command then finds the API up
         _uvicorn(args)
     finally:
         process.terminate()

@@ -186,6 +186,10 @@ def binary_response(media_types: Sequence[str], description: str, *, metered: bo
     return {200: entry}
 
 
+# The project's one licence (LICENSE at the repository's root; each package declares the same SPDX identifier).
+LICENSE_INFO: dict[str, str] = {"name": "MIT", "identifier": "MIT"}
+
+
 def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utility API") -> dict[str, Any]:
     """One OpenAPI document over the routes of every function's app (a build-time tool: imported lazily)."""
     from fastapi.openapi.utils import get_openapi
@@ -206,6 +210,7 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
             "413 too_large; either way no other request is affected."
         ),
         routes=routes,
+        license_info=LICENSE_INFO,
     )
     spec["servers"] = [{"url": "/"}]
     spec["components"]["headers"] = HEADER_COMPONENTS

@@ -17,6 +17,8 @@ _HEAD = (
     "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}"
     "code{background:#f3f3f3;padding:0 .2em}h2{margin-top:2rem}h2 a.anchor{display:none}</style>"
     "</head><body>\n"
+    '<p><a href="/docs">Try the API from the interactive reference</a> (authorize with your key, send a file, '
+    'see the answer) · <a href="/openapi.json">the OpenAPI document</a></p>\n'
 )
 
 
