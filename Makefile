@@ -56,11 +56,12 @@ fuzz: install
 ## e.g. --sample 4, --family pdf, --seed 1, --json out.json). The suite runs a sample (tests/corpus).
 FUZZ_FILES_ARGS ?=
 fuzz-files: install
-	nice -n 10 $(BIN)/python -m tests.fuzz_files $(FUZZ_FILES_ARGS)
+	nice -n 10 $(BIN)/python -m tools.fuzz_files $(FUZZ_FILES_ARGS)
 
-## The local load test alone (60 s and at least 10,000 requests; prints throughput, latency, memory).
+## The local load test (60 s and at least 10,000 requests): throughput, latency, memory. make test checks its
+## answers and memory over a fixed number of requests (tests/server/test_load.py), not its speed.
 load: install
-	$(BIN)/python -m tests.load 60 10000
+	$(BIN)/python -m tools.load 60 10000
 
 ## Black-box tests of a running API: FILEAPI_BASE_URL and FILEAPI_API_KEY (skipped without them).
 test-integration: install

@@ -1,8 +1,8 @@
 """Every corpus file through every endpoint of its family, plus seeded mutants, via the HTTP app.
 
-    python -m tests.fuzz_files                  # the full sweep (`make fuzz-files`)
-    python -m tests.fuzz_files --sample 4       # at most 4 files per family (what CI runs)
-    python -m tests.fuzz_files --family pdf --json out.json
+    python -m tools.fuzz_files                  # the full sweep (`make fuzz-files`)
+    python -m tools.fuzz_files --sample 4       # at most 4 files per family (what CI runs)
+    python -m tools.fuzz_files --family pdf --json out.json
 
 A file's family comes from its name (images, PDFs, SVG, JSON, CSV, text; anything else is only
 detected and hashed); every file also goes through /v1/file/detect. A quarter of the files (seeded

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.fuzz_files import MUTATIONS, SLOW_SECONDS, cases, report, sweep
 from tests.helpers import CORPUS, corpus_dir
+from tools.fuzz_files import MUTATIONS, SLOW_SECONDS, cases, report, sweep
 
 pytestmark = pytest.mark.corpus
 
