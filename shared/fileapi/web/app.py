@@ -4,17 +4,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from aws_lambda_powertools.logging import correlation_paths
 from mangum import Mangum
-from mangum.types import ASGI
+from starlette.types import ASGIApp
 
 from fileapi import __version__
 from fileapi.settings import get_settings
 from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
 from fileapi.web.invocation import one_request_at_a_time
-from fileapi.web.limits import BodyLimitMiddleware
+from fileapi.web.limits import TEXT_MIME_TYPES, BodyLimitMiddleware
 from fileapi.web.logs import AccessLogMiddleware, logger
 from fileapi.web.services import preload_in_workers, register_snapstart_hooks, start_workers
 from fileapi.web.tracing import get_tracer
@@ -70,14 +70,14 @@ def shared_middleware() -> list[tuple[Any, dict[str, Any]]]:
     ]
 
 
-def with_shared_middleware(app: ASGI) -> ASGI:
+def with_shared_middleware(app: ASGIApp) -> ASGIApp:
     """`app` inside the shared middleware, for an ASGI app that is not a FastAPI app (web.plain)."""
     for middleware, options in shared_middleware():
         app = middleware(app, **options)
     return app
 
 
-def lambda_handler(app: ASGI) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+def lambda_handler(app: ASGIApp) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
     """The Lambda entry point of a function: Mangum over `app` (API Gateway HTTP API payload v2,
     bodies base64-encoded both ways where binary), with the Lambda context and API Gateway's
     request id injected into every log record, and in-process work run inline (the invocation is alone). The
@@ -86,7 +86,8 @@ def lambda_handler(app: ASGI) -> Callable[[dict[str, Any], Any], dict[str, Any]]
     register_snapstart_hooks()
     if get_settings().lambda_memory_mb is not None:
         start_workers()
-    adapter = Mangum(app, lifespan="off")
+    # Mangum types its app with a protocol of its own (a coroutine where Starlette's ASGIApp says awaitable).
+    adapter = Mangum(cast(Any, app), lifespan="off", text_mime_types=list(TEXT_MIME_TYPES))
 
     def alone(event: dict[str, Any], context: Any) -> dict[str, Any]:
         with one_request_at_a_time():  # an invocation is the process's only request (web.invocation)

@@ -15,7 +15,6 @@ import uuid
 from typing import Any, cast
 
 from aws_lambda_powertools import Logger
-from aws_lambda_powertools.logging.formatter import LambdaPowertoolsFormatter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import ALL_ERRORS
@@ -110,28 +109,19 @@ ACCESS_RECORD_LOCATION = "AccessLogMiddleware.__call__"
 _MESSAGE_KEYS = {"level": "INFO", "location": ACCESS_RECORD_LOCATION, "message": "request"}
 
 
-class _Moment:
-    """What Formatter.formatTime reads of a LogRecord: the instant."""
-
-    __slots__ = ("created", "msecs")
-
-    def __init__(self, created: float) -> None:
-        self.created = created
-        self.msecs = (created - int(created)) * 1000
-
-
 def write_access_record(record: dict[str, Any]) -> None:
-    """One INFO line "request" with `record`'s fields, as Powertools' formatter writes it (the logger's keys
-    and appended keys, its timestamp format, `xray_trace_id` when traced, None values left out), written
-    straight to each handler's stream: the logging module's record, caller lookup, filters and handler lock
-    cost about as much as the rest of a small request's stack (tests/api/test_logging.py compares the lines).
-    A handler that is not a stream with Powertools' formatter gets a LogRecord, as logger.info would give it."""
+    """One INFO line "request" with `record`'s fields, in Powertools' layout: the logger's keys (its format's and
+    the appended ones, from `Logger.get_current_keys`) in their order, its timestamp format, `record`, then
+    `xray_trace_id`, None values left out. Written by this module to the stream of each handler with Powertools'
+    formatter: logging's record, caller lookup, filters and formatter cost as much as the rest of a small
+    request's stack (tests/api/test_logging.py holds the line equal to the one logger.info writes). Another
+    handler gets a LogRecord, as logger.info would give it."""
     if not _stdlib_logger.isEnabledFor(logging.INFO):
         return
+    powertools = logger.registered_formatter
     for handler in _stdlib_logger.handlers:
-        formatter = handler.formatter
-        if type(handler) is logging.StreamHandler and isinstance(formatter, LambdaPowertoolsFormatter):
-            line = _access_line(formatter, record) + "\n"
+        if handler.formatter is powertools and isinstance(handler, logging.StreamHandler):
+            line = _access_line(record) + "\n"
             with handler.lock or contextlib.nullcontext():  # other threads log through the same handler
                 handler.stream.write(line)
                 handler.stream.flush()
@@ -141,14 +131,22 @@ def write_access_record(record: dict[str, Any]) -> None:
             )
 
 
-def _access_line(formatter: LambdaPowertoolsFormatter, record: dict[str, Any]) -> str:
-    line: dict[str, Any] = {}
-    for key, value in formatter.get_current_keys().items():
-        line[key] = _MESSAGE_KEYS.get(key, value)
-    line["timestamp"] = formatter.formatTime(cast(logging.LogRecord, _Moment(time.time())))
+def _access_line(record: dict[str, Any]) -> str:
+    line: dict[str, Any] = {key: _MESSAGE_KEYS.get(key, value) for key, value in logger.get_current_keys().items()}
+    line["timestamp"] = log_timestamp(time.time())
     line.update(record)
     line["xray_trace_id"] = xray_trace_id()
-    return formatter.serialize({key: value for key, value in line.items() if value is not None})
+    return json.dumps(
+        {key: value for key, value in line.items() if value is not None}, default=str, separators=(",", ":")
+    )
+
+
+def log_timestamp(instant: float) -> str:
+    """`instant` (epoch seconds) as Powertools writes a record's time: local time, milliseconds after a comma,
+    then the UTC offset (2026-11-25 18:16:09,325+0000)."""
+    moment = time.localtime(instant)
+    milliseconds = int((instant - int(instant)) * 1000)
+    return f"{time.strftime('%Y-%m-%d %H:%M:%S', moment)},{milliseconds:03d}{time.strftime('%z', moment)}"
 
 
 _CODES = frozenset(error.code for error in ALL_ERRORS)

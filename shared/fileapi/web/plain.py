@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
-from mangum.types import ASGI
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fileapi.web.app import with_shared_middleware
 from fileapi.web.errors import error_response, http_error
@@ -55,6 +54,6 @@ class PlainApp:
         await response(scope, receive, send)
 
 
-def plain_app(routes: Mapping[tuple[str, str], Endpoint]) -> ASGI:
+def plain_app(routes: Mapping[tuple[str, str], Endpoint]) -> ASGIApp:
     """`routes` as an ASGI app inside the shared middleware."""
     return with_shared_middleware(PlainApp(routes))
