@@ -8,9 +8,10 @@ A file's family comes from its name (images, PDFs, SVG, JSON, CSV, text; anythin
 detected and hashed); every file also goes through /v1/file/detect. A quarter of the files (seeded
 choice) also get 3 of 4 mutants: truncated, bytes flipped, a chunk duplicated, the header kept with a
 garbage body. Requests go through the composed local app (FastAPI's TestClient over the template's
-routing, with the deadline, the size limits and the error mapping in the path) with in-memory
-metering. Prints, per route: requests, 4xx, server errors (5xx) and slow answers (over 15 s); then
-each server error and slow answer with its file. Exit status 1 when there is any of either.
+routing, with the conversion workers, the size limits and the error mapping in the path) with in-memory
+metering, from 4 concurrent clients (--clients). Prints, per route: requests, 4xx, server errors (5xx)
+and slow answers (over 15 s); then each server error and slow answer with its file. Exit status 1 when
+there is any of either.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +34,7 @@ from fastapi.testclient import TestClient
 from tests.helpers import CORPUS, auth
 
 SLOW_SECONDS = 15.0
+CLIENTS = 4  # concurrent clients: a file that passes alone can break a process in company
 MUTANT_FRACTION = 0.25
 MUTANTS_PER_FILE = 3
 JSON_TYPE = "application/json"
@@ -226,6 +229,19 @@ class Outcome:
     def slow(self) -> int:
         return sum(s.slow for s in self.stats.values())
 
+    def count(self, route: str, name: str, status: int, seconds: float, payload: dict[str, object]) -> None:
+        """One answer of `route` for the file `name`."""
+        stats = self.stats[route]
+        stats.requests += 1
+        stats.max_seconds = max(stats.max_seconds, seconds)
+        stats.client_errors += 400 <= status < 500
+        stats.server_errors += status >= 500
+        stats.slow += seconds > SLOW_SECONDS
+        if status >= 500 or seconds > SLOW_SECONDS:
+            self.failures.append(
+                {"route": route, "file": name, "status": status, "seconds": round(seconds, 2)} | payload
+            )
+
 
 @contextmanager
 def local_api() -> Iterator[tuple[TestClient, str]]:
@@ -250,27 +266,29 @@ def sweep(
     seed: int = 0,
     sample: int | None = None,
     families: set[str] | None = None,
+    clients: int = CLIENTS,
     progress: Callable[[str], None] | None = None,
 ) -> Outcome:
-    """Send every case through its family's routes on `api` (the local app); count what came back."""
+    """Send every case through its family's routes on `api` (the local app) from `clients` threads at once (a
+    case's requests in turn, cases side by side, as several clients of one server); count what came back."""
     outcome = Outcome()
     headers = auth(key)
-    for number, case in enumerate(cases(root, seed=seed, sample=sample, families=families), start=1):
-        if progress is not None and number % 100 == 0:
-            progress(f"{number} files sent, {outcome.requests} requests, {outcome.server_errors} server errors")
+
+    def send(case: Case) -> list[tuple[Call, int, float, dict[str, object]]]:
+        answers = []
         for call in calls_for(case.family, case.index):
             body, content_type = call.wrap(case.data) if call.wrap else (case.data, "application/octet-stream")
-            status, seconds, payload = _post(api, call, body, {**headers, "Content-Type": content_type})
-            stats = outcome.stats[call.path]
-            stats.requests += 1
-            stats.max_seconds = max(stats.max_seconds, seconds)
-            stats.client_errors += 400 <= status < 500
-            stats.server_errors += status >= 500
-            stats.slow += seconds > SLOW_SECONDS
-            if status >= 500 or seconds > SLOW_SECONDS:
-                outcome.failures.append(
-                    {"route": call.path, "file": case.name, "status": status, "seconds": round(seconds, 2)} | payload
-                )
+            answers.append((call, *_post(api, call, body, {**headers, "Content-Type": content_type})))
+        return answers
+
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        pending = {pool.submit(send, case): case for case in cases(root, seed=seed, sample=sample, families=families)}
+        for number, future in enumerate(as_completed(pending), start=1):
+            case = pending[future]
+            if progress is not None and number % 100 == 0:
+                progress(f"{number} files sent, {outcome.requests} requests, {outcome.server_errors} server errors")
+            for call, status, seconds, payload in future.result():
+                outcome.count(call.path, case.name, status, seconds, payload)
     return outcome
 
 
@@ -309,6 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed of the file sample and the mutants")
     parser.add_argument("--sample", type=int, help="at most this many files per family (seeded choice)")
     parser.add_argument("--family", action="append", help="only these families (image, pdf, svg, json, ...)")
+    parser.add_argument("--clients", type=int, default=CLIENTS, help=f"concurrent clients (default {CLIENTS})")
     parser.add_argument("--json", type=Path, help="also write the counts and failures as JSON here")
     args = parser.parse_args(argv)
     if not args.corpus.is_dir():
@@ -323,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             sample=args.sample,
             families=set(args.family) if args.family else None,
+            clients=args.clients,
             progress=lambda text: print(text, file=sys.stderr, flush=True),
         )
     from fileapi.convert import fallbacks
