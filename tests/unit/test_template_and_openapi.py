@@ -9,7 +9,7 @@ import pytest
 from fastapi.routing import APIRoute
 from openapi_spec_validator import validate
 
-from fileapi.local.cli import render_openapi
+from fileapi.local.documents import render_openapi
 from fileapi.local.server import function_app
 from fileapi.local.template import load_functions, load_template
 from fileapi.settings import DEFAULT_DEADLINE_SECONDS
