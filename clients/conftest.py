@@ -37,6 +37,17 @@ class LocalApi:
         )
         return completed.stdout.strip()
 
+    def create_plan(self, name: str, *, rate: float, burst: int, quota: int) -> None:
+        """A custom plan (requests per second, bucket size, monthly quota), made with the CLI."""
+        subprocess.run(
+            [str(BIN / "fileapi"), "plans", "create", name, "--rate", str(rate), "--burst", str(burst),
+             "--quota", str(quota)],
+            env=self.env,
+            capture_output=True,
+            check=True,
+            timeout=60,
+        )  # fmt: skip
+
 
 def _wait(base_url: str, process: subprocess.Popen[bytes], log: Path) -> str:
     deadline = time.monotonic() + 60
