@@ -1,5 +1,5 @@
 """What running a conversion in a worker process costs (issue 25): the same converter call in this process and
-through a conversion worker, per request, on a light and a heavy conversion, alternating in rounds.
+through a conversion worker, per request, on a light and a heavy conversion, in pairs (one call each way).
 
 The added cost is the pickled job and answer crossing a socket twice, and the worker's own Python call; the
 goal is at most 1 ms at p50 on a light request, and at most 1.2x the in-process time on a heavy one.
@@ -12,7 +12,7 @@ import io
 import os
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from bench.scoreboard import Goal, record
@@ -43,23 +43,6 @@ def _jpeg(side: int) -> bytes:
     return out.getvalue()
 
 
-def _per_call(call: Callable[[], Awaitable[Any]], *, number: int) -> list[float]:
-    async def calls() -> list[float]:
-        times = []
-        for _ in range(number):
-            started = time.perf_counter()
-            await call()
-            times.append(time.perf_counter() - started)
-        return times
-
-    return asyncio.run(calls())
-
-
-def _percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
-
-
 def measure(
     name: str,
     function: Callable[..., Any],
@@ -69,31 +52,41 @@ def measure(
     pool: WorkerPool,
     number: int,
 ) -> tuple[float, float, float, float]:
-    """(in-process p50, isolated p50, in-process p99, isolated p99) in seconds, over rounds that alternate."""
+    """(added at p50 in seconds, p50 of the ratio isolated / in-process, in-process p99, isolated p99), over
+    `number` pairs of calls, each pair the two ways one after the other (a machine whose load drifts slows
+    both)."""
 
-    async def inline() -> Any:
-        return function(*args, **kwargs)
+    async def pairs() -> list[tuple[float, float]]:
+        for _ in range(3):  # the worker has imported what the job needs
+            await pool.run(function, *args, seconds=60, max_response_bytes=DEFAULT_MAX_RESPONSE_BYTES, **kwargs)
+        timed = []
+        for _ in range(number):
+            started = time.perf_counter()
+            function(*args, **kwargs)
+            here = time.perf_counter() - started
+            started = time.perf_counter()
+            await pool.run(function, *args, seconds=60, max_response_bytes=DEFAULT_MAX_RESPONSE_BYTES, **kwargs)
+            timed.append((here, time.perf_counter() - started))
+        return timed
 
-    async def isolated() -> Any:
-        return await pool.run(function, *args, seconds=60, max_response_bytes=DEFAULT_MAX_RESPONSE_BYTES, **kwargs)
-
-    _per_call(isolated, number=5)  # the worker has imported what the job needs
-    here: list[float] = []
-    there: list[float] = []
-    for _ in range(5):
-        here += _per_call(inline, number=number)
-        there += _per_call(isolated, number=number)
+    timed = asyncio.run(pairs())
+    here, there = [pair[0] for pair in timed], [pair[1] for pair in timed]
     figures = (
-        statistics.median(here),
-        statistics.median(there),
+        statistics.median(b - a for a, b in timed),
+        statistics.median(b / a for a, b in timed),
         _percentile(here, 0.99),
         _percentile(there, 0.99),
     )
     print(
-        f"  {name:<34} in-process p50 {figures[0] * 1e3:8.3f} ms  p99 {figures[2] * 1e3:8.3f} ms   "
-        f"worker p50 {figures[1] * 1e3:8.3f} ms  p99 {figures[3] * 1e3:8.3f} ms"
+        f"  {name:<30} in-process p50 {statistics.median(here) * 1e3:8.3f} ms  worker p50 "
+        f"{statistics.median(there) * 1e3:8.3f} ms  added p50 {figures[0] * 1e3:7.3f} ms  ratio p50 {figures[1]:.2f}"
     )
     return figures
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * share))]
 
 
 def bench_isolation() -> None:
@@ -103,18 +96,18 @@ def bench_isolation() -> None:
     pool = WorkerPool(1, memory_bytes=2048 * MIB, modules=IMAGE_MODULES)
     try:
         flip = FlipOptions.model_validate({"direction": "horizontal"}).model_dump()
-        light = measure("flip 64x64 PNG", flip_image, (_png(64),), flip, pool=pool, number=200)
+        light = measure("flip 64x64 PNG", flip_image, (_png(64),), flip, pool=pool, number=1000)
         resize = ResizeOptions.model_validate({"width": 800}).model_dump()
-        heavy = measure("resize 12 MP JPEG to 800 px", resize_image, (_jpeg(4000),), resize, pool=pool, number=4)
+        heavy = measure("resize 12 MP JPEG to 800 px", resize_image, (_jpeg(4000),), resize, pool=pool, number=20)
     finally:
         pool.close()
-    here, there, here_99, there_99 = light
-    record("Isolation", "light (flip 64x64): added at p50 by the worker", (there - here) * 1e6, "us",
+    added, _, here_99, there_99 = light
+    record("Isolation", "light (flip 64x64): added at p50 by the worker", added * 1e6, "us",
            Goal(max_value=ADDED_GOAL_US))  # fmt: skip
     record("Isolation", "light (flip 64x64): p99 through the worker", there_99 * 1e6, "us", Goal(),
            anchor=here_99 * 1e6, anchor_name="in-process p99")  # fmt: skip
-    here, there, here_99, there_99 = heavy
-    record("Isolation", "heavy (resize 12 MP): p50 through the worker", there * 1e3, "ms",
-           Goal(max_ratio=HEAVY_GOAL_RATIO), anchor=here * 1e3, anchor_name="in-process p50")  # fmt: skip
+    _, ratio, here_99, there_99 = heavy
+    record("Isolation", "heavy (resize 12 MP): worker / in-process, p50 of pairs", ratio, "x",
+           Goal(max_value=HEAVY_GOAL_RATIO))  # fmt: skip
     record("Isolation", "heavy (resize 12 MP): p99 through the worker", there_99 * 1e3, "ms", Goal(),
            anchor=here_99 * 1e3, anchor_name="in-process p99")  # fmt: skip
