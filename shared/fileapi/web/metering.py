@@ -122,7 +122,8 @@ class MeteredRoute(APIRoute):
                 raise error from failure
             if response.status_code >= 400:
                 admission = await _given_back(request, admission)
-            response.headers.update(admission.headers())
+            for name, value in admission.headers().items():  # appended: none is on the response yet
+                response.headers.append(name, value)
             return response
 
         return metered_request
