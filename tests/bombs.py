@@ -234,7 +234,7 @@ BOMBS: list[Bomb] = [
          params={"degrees": "90"}),
     Bomb("svg billion laughs", "/v1/render/svg-to-png", billion_laughs_svg, (400, "invalid_input"),
          content_type="image/svg+xml"),
-    Bomb("svg 10000-deep nesting", "/v1/render/svg-to-png", lambda: deep_svg(10_000), (400, "invalid_input"),
+    Bomb("svg 10000-deep nesting", "/v1/render/svg-to-png", lambda: deep_svg(10_000), (413, "too_large"),
          content_type="image/svg+xml"),
     Bomb("svgz inflating to 20 MB", "/v1/render/svg-to-png",
          lambda: gzip.compress(b"<svg xmlns='http://www.w3.org/2000/svg'>" + b" " * (20 << 20) + b"</svg>"),
