@@ -38,3 +38,27 @@ def test_api_doc_figures_are_the_code_s() -> None:
     for figure in (f"{DEFAULT_MAX_BODY_BYTES:,} bytes", f"{DEFAULT_MAX_RESPONSE_BYTES:,} bytes"):
         assert figure in text, figure
     assert f"within {DEFAULT_DEADLINE_SECONDS} s" in text
+
+
+def test_api_doc_svg_limits_are_the_code_s() -> None:
+    from fileapi.convert.svg_images import MAX_INFLATED_BYTES
+    from fileapi.convert.svg_rates import BUDGET_BYTES, BUDGET_SECONDS
+    from fileapi.convert.svg_tree import MAX_ELEMENTS, MAX_NESTING, MAX_SELECTOR_TESTS
+
+    text = " ".join(API_DOC.read_text(encoding="utf-8").split())
+    for figure in (
+        f"nesting deeper than {MAX_NESTING} levels",
+        f"more than {MAX_ELEMENTS:,} elements",
+        f"more than {MAX_SELECTOR_TESTS:,} selector tests",
+        f"about {BUDGET_SECONDS:g} s of rendering work or {BUDGET_BYTES // 2**20} MiB of memory",
+        f"inflate to at most {MAX_INFLATED_BYTES // 2**20} MB together",
+    ):
+        assert figure in text, figure
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    route = " ".join(spec["paths"]["/v1/render/svg-to-png"]["post"]["description"].split())
+    for figure in (
+        f"deeper than {MAX_NESTING} levels",
+        f"more than {MAX_ELEMENTS:,} elements",
+        f"about {BUDGET_SECONDS:g} s of work or {BUDGET_BYTES // 2**20} MiB of memory",
+    ):
+        assert figure in route, figure
