@@ -40,6 +40,14 @@ def test_api_doc_figures_are_the_code_s() -> None:
     assert f"within {DEFAULT_DEADLINE_SECONDS} s" in text
 
 
+def test_api_doc_diff_budgets_are_the_code_s() -> None:
+    from fileapi.convert.textdiff import EXACT_MATCH_BUDGET, MATCH_WORK
+
+    text = " ".join(API_DOC.read_text(encoding="utf-8").split())
+    assert f"Up to {EXACT_MATCH_BUDGET:,} pairs of lines" in text
+    assert f"while {MATCH_WORK:,} pairs of comparisons last" in text
+
+
 def test_api_doc_svg_limits_are_the_code_s() -> None:
     from fileapi.convert.svg_images import MAX_INFLATED_BYTES
     from fileapi.convert.svg_rates import BUDGET_BYTES, BUDGET_SECONDS
