@@ -40,6 +40,18 @@ def test_api_doc_figures_are_the_code_s() -> None:
     assert f"within {DEFAULT_DEADLINE_SECONDS} s" in text
 
 
+def test_api_doc_markdown_budget_is_the_code_s() -> None:
+    from fileapi.convert import markdown_cost as cost
+
+    text = " ".join(API_DOC.read_text(encoding="utf-8").split())
+    figures = (
+        f"need more than {cost.BUDGET_BYTES // 2**20} MiB (about {cost.BYTES_PER_CHARACTER} bytes per character, "
+        f"{cost.BYTES_PER_LINE} per line, {cost.BYTES_PER_EMPHASIS_MARK} per `*` or `_`, {cost.BYTES_PER_CELL} per "
+        "table cell)"
+    )
+    assert figures in text
+
+
 def test_api_doc_diff_budgets_are_the_code_s() -> None:
     from fileapi.convert.textdiff import EXACT_MATCH_BUDGET, MATCH_WORK
 
