@@ -52,6 +52,12 @@ def test_api_doc_markdown_budget_is_the_code_s() -> None:
     assert figures in text
 
 
+def test_api_doc_split_limit_is_the_code_s() -> None:
+    from fileapi.convert.pdf import MAX_SPLIT_PAGES
+
+    assert f"ranges holding more than {MAX_SPLIT_PAGES:,} pages in all are 413" in API_DOC.read_text(encoding="utf-8")
+
+
 def test_api_doc_diff_budgets_are_the_code_s() -> None:
     from fileapi.convert.textdiff import EXACT_MATCH_BUDGET, MATCH_WORK
 
