@@ -263,7 +263,10 @@ def _primitive_ns(primitive: Node, layer: Context, region: tuple[float, float], 
         return own + rate.WINDOW_NS * max(window, 0.0)
     if name == "feConvolveMatrix":
         order = numbers(get("order")) or [3.0]
-        return own + rate.KERNEL_NS * order[0] * order[-1]
+        cells = order[0] * order[-1]
+        if len(numbers(get("kernelMatrix"))) != cells:  # usvg draws nothing for a kernel of the wrong size
+            return own
+        return own + rate.KERNEL_NS * cells
     if name == "feMerge":
         return own + rate.MERGE_NODE_NS * sum(1 for child in primitive.children if child.name == "feMergeNode")
     return own

@@ -149,7 +149,13 @@ def _apply_css(nodes: list[Node], rules: list[Rule]) -> None:
     index: dict[tuple[str, str], list[Rule]] = {}
     for rule in rules:
         index.setdefault(rule.compounds[0].key(), []).append(rule)
-    tests = 0
+    if index:
+        tests = sum(sum(len(index.get(key, ())) for key in _keys(node)) for node in nodes)
+        if tests > MAX_SELECTOR_TESTS:
+            raise TooLarge(
+                f"applying the SVG's style sheets takes {tests:,} selector tests, more than {MAX_SELECTOR_TESTS:,}; "
+                "use fewer rules or fewer elements"
+            )
     for node in nodes:
         style = node.raw.get("style")
         if not index and style is None:
@@ -158,14 +164,7 @@ def _apply_css(nodes: list[Node], rules: list[Rule]) -> None:
         attrs = dict(node.raw)
         attrs.pop("style", None)
         important: set[str] = set()
-        candidates = _candidates(node, index)
-        tests += len(candidates)
-        if tests > MAX_SELECTOR_TESTS:
-            raise TooLarge(
-                f"applying the SVG's style sheets takes more than {MAX_SELECTOR_TESTS:,} selector tests; "
-                "use fewer rules or fewer elements"
-            )
-        for rule in candidates:
+        for rule in _candidates(node, index):
             if matches(rule, node):
                 for name, value, is_important in rule.declarations:
                     _declare(attrs, important, name, value, is_important)
@@ -174,13 +173,18 @@ def _apply_css(nodes: list[Node], rules: list[Rule]) -> None:
         node.attrs = attrs
 
 
-def _candidates(node: Node, index: dict[tuple[str, str], list[Rule]]) -> list[Rule]:
+def _keys(node: Node) -> list[tuple[str, str]]:
+    """The index keys under which rules that may match `node` are found."""
     keys = [("*", ""), ("tag", node.name)]
     identifier = node.raw.get("id")
     if identifier:
         keys.append(("id", identifier))
     keys += [("class", name) for name in node.raw.get("class", "").split()]
-    found = [rule for key in keys for rule in index.get(key, ())]
+    return keys
+
+
+def _candidates(node: Node, index: dict[tuple[str, str], list[Rule]]) -> list[Rule]:
+    found = [rule for key in _keys(node) for rule in index.get(key, ())]
     found.sort(key=lambda rule: rule.order)
     return found
 
