@@ -15,7 +15,7 @@ from fileapi.convert.svg_rates import BUDGET_BYTES, BUDGET_SECONDS
 from fileapi.convert.svg_tree import MAX_NESTING
 from fileapi.errors import TooLarge
 from tests import hostile_svg as h
-from tests.bombs import png_claiming
+from tests.hostile_files import png_claiming
 
 # Levels each construct adds per link: the element and what it references. The root <svg> and the
 # innermost element make 2 more, and a chain's first reference 1 (<defs> is a sibling).
