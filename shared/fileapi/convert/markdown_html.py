@@ -24,7 +24,6 @@ import re
 from typing import Any
 
 from fileapi.convert.encoding import decode_utf8
-from fileapi.convert.markdown_cost import check_markdown_cost
 from fileapi.errors import TooLarge
 
 MAX_MARKDOWN_BYTES = 2_000_000
@@ -70,6 +69,8 @@ def markdown_to_html(data: bytes, *, allow_html: bool = False) -> bytes:
 
     if len(data) > MAX_MARKDOWN_BYTES:
         raise TooLarge(f"Markdown input is limited to {MAX_MARKDOWN_BYTES:,} bytes; this is {len(data):,}")
+    from fileapi.convert.markdown_cost import check_markdown_cost
+
     text = decode_utf8(data)
     check_markdown_cost(text)
     extensions, render = _options(allow_html)

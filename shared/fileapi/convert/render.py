@@ -26,14 +26,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fileapi.convert.color import parse_color
 from fileapi.convert.image_io import check_output_size
-from fileapi.convert.svg_cost import check_render_cost
-from fileapi.convert.svg_images import MAX_INFLATED_BYTES
-from fileapi.convert.svg_shapes import intrinsic_size
-from fileapi.convert.svg_tree import Tree, parse_tree
 from fileapi.errors import InvalidInput, TooLarge
+
+if TYPE_CHECKING:
+    from fileapi.convert.svg_tree import Tree
 
 FONT_PATH = Path(__file__).resolve().parent.parent / "fonts" / "DejaVuSans.ttf"
 FONT_FAMILY = "DejaVu Sans"
@@ -86,6 +86,8 @@ def svg_to_png(
         canvas = None
     target = (max(1, round(intrinsic_w * zoom)), max(1, round(intrinsic_h * zoom)))
     check_output_size(*(canvas or target))
+    from fileapi.convert.svg_cost import check_render_cost
+
     composing = 4 * (3 * canvas[0] * canvas[1] + target[0] * target[1]) if canvas else 0  # _on_canvas's images
     with _collector_paused():
         check_render_cost(document.tree, canvas=target, zoom=zoom, size=document.size, extra_bytes=composing)
@@ -123,6 +125,8 @@ def _background(background: str | None) -> str | None:
 
 
 def _inflate(data: bytes) -> bytes:
+    from fileapi.convert.svg_images import MAX_INFLATED_BYTES
+
     if not data.startswith(b"\x1f\x8b"):
         return data
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
@@ -136,6 +140,9 @@ def _inflate(data: bytes) -> bytes:
 
 
 def _parse(data: bytes) -> _Document:
+    from fileapi.convert.svg_shapes import intrinsic_size
+    from fileapi.convert.svg_tree import parse_tree
+
     tree = parse_tree(data)
     if tree.root.local != "svg":
         raise InvalidInput("the document's root element is not <svg>")
