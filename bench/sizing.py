@@ -81,12 +81,12 @@ WORKLOADS: dict[str, tuple[Request, Request]] = {
     "PdfFunction": (
         Request("render-page 1 page, 150 dpi", "POST", "/v1/pdf/render-page", lambda: _pdf(3)),
         Request("extract-text of a 2 GiB flate bomb (256 MiB cap)", "POST", "/v1/pdf/extract-text",
-                lambda: __import__("tests.bombs", fromlist=["flate_bomb_pdf"]).flate_bomb_pdf(2048)),
+                lambda: __import__("tests.hostile_files", fromlist=["flate_bomb_pdf"]).flate_bomb_pdf(2048)),
     ),
     "CodesFunction": (
         Request("qr/generate", "POST", "/v1/qr/generate", lambda: QR_OPTIONS, content_type=JSON),
         Request("barcode/read 50 MP", "POST", "/v1/barcode/read",
-                lambda: __import__("tests.bombs", fromlist=["striped_image"]).striped_image(7071)),
+                lambda: __import__("tests.hostile_files", fromlist=["striped_image"]).striped_image(7071)),
     ),
     "RenderFunction": (
         Request("svg-to-png 200 px", "POST", "/v1/render/svg-to-png", lambda: SVG, content_type="image/svg+xml"),

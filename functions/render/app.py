@@ -29,8 +29,10 @@ async def svg_to_png_route(body: RawBody, options: Annotated[SvgToPngOptions, Qu
     `height` in pixels (one alone keeps the aspect ratio; both give exactly that canvas, the drawing fitted
     inside and centred). `background`: any CSS colour or `transparent` (default). Nothing external is fetched or
     read: href and CSS url() references other than #fragments and data: URIs, and @import rules, are ignored.
-    Malformed XML, entity-expansion bombs, nesting deeper than 256 or more than 200,000 elements are 400;
-    outputs over 16383 px a side or 50 megapixels are 413."""
+    Malformed XML and entity-expansion bombs are 400. 413: outputs over 16383 px a side or 50 megapixels, and
+    documents whose structure predicts more than the renderer can do (nesting deeper than 124 levels counting
+    what references bring in, more than 200,000 elements, about 5 s of work or 512 MiB of memory); the message
+    names what costs most and what to change."""
     return Response(await isolated(svg_to_png, body, **options.model_dump()), media_type="image/png")
 
 

@@ -26,7 +26,7 @@ from fileapi.convert.image import (
 from fileapi.convert.image_io import ImageFormat, open_image, parse_format
 from fileapi.convert.image_metadata import read_metadata, strip_metadata
 from fileapi.errors import InvalidInput, TooLarge, UnsupportedFormat
-from tests.bombs import gif_claiming_65535, jpeg_claiming_65535, png_claiming, webp_claiming
+from tests.hostile_files import gif_claiming_65535, jpeg_claiming_65535, png_claiming, webp_claiming
 
 RED, GREEN, BLUE, YELLOW = (255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 0)
 

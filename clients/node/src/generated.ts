@@ -1146,7 +1146,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Render SVG as PNG.
    *
-   * SVG (or gzip-compressed SVGZ) in; PNG out, rendered with resvg and the bundled DejaVu Sans font. Size: the SVG's width/height (else its viewBox; with neither, 300 x 150) times `scale` (0.1-10); or `width` and/or `height` in pixels (one alone keeps the aspect ratio; both give exactly that canvas, the drawing fitted inside and centred). `background`: any CSS colour or `transparent` (default). Nothing external is fetched or read: href and CSS url() references other than #fragments and data: URIs, and @import rules, are ignored. Malformed XML, entity-expansion bombs, nesting deeper than 256 or more than 200,000 elements are 400; outputs over 16383 px a side or 50 megapixels are 413.
+   * SVG (or gzip-compressed SVGZ) in; PNG out, rendered with resvg and the bundled DejaVu Sans font. Size: the SVG's width/height (else its viewBox; with neither, 300 x 150) times `scale` (0.1-10); or `width` and/or `height` in pixels (one alone keeps the aspect ratio; both give exactly that canvas, the drawing fitted inside and centred). `background`: any CSS colour or `transparent` (default). Nothing external is fetched or read: href and CSS url() references other than #fragments and data: URIs, and @import rules, are ignored. Malformed XML and entity-expansion bombs are 400. 413: outputs over 16383 px a side or 50 megapixels, and documents whose structure predicts more than the renderer can do (nesting deeper than 124 levels counting what references bring in, more than 200,000 elements, about 5 s of work or 512 MiB of memory); the message names what costs most and what to change.
    *
    * POST /v1/render/svg-to-png
    */

@@ -9,8 +9,9 @@ from collections.abc import Iterable, Iterator
 
 import orjson
 
+from fileapi.convert import payload
 from fileapi.convert.encoding import decode_utf8
-from fileapi.errors import InvalidInput
+from fileapi.errors import InvalidInput, TooLarge
 
 CANDIDATE_DELIMITERS = (",", ";", "\t", "|")
 # Fields may be as long as a whole request body (the csv module's default cap is 128 KiB).
@@ -46,21 +47,44 @@ def csv_to_json(data: bytes, *, delimiter: str | None = None, header: bool = Tru
     text = decode_utf8(data, what="CSV")
     sep = check_delimiter(delimiter) if delimiter is not None else detect_delimiter(text)
     rows = _read_rows(text, sep)
+    limit = payload.limit()
+    size = 2  # the brackets
     if not header:
-        return orjson.dumps([row for _, row in rows])
+        arrays: list[list[str]] = []
+        for line, row in rows:
+            size += 3 * len(row) + sum(map(len, row)) + 1  # quotes and commas at least
+            if limit is not None and size > limit:
+                raise _too_much_json(size, line, len(arrays) + 1)
+            arrays.append(row)
+        return orjson.dumps(arrays)
     first = next(rows, None)
     if first is None:
         return b"[]"
-    names = _header_names(first[1])
+    names = header_names(first[1])
+    # every object has every field: `"name":"",` at least, for a short row too
+    per_record = 2 + sum(len(orjson.dumps(name)) + 4 for name in names)
     records: list[dict[str, str]] = []
     for line, row in rows:
         if len(row) > len(names):
             raise InvalidInput(f"CSV row at line {line} has {len(row)} fields but the header has {len(names)}")
+        size += per_record + sum(map(len, row))
+        if limit is not None and size > limit:
+            raise _too_much_json(size, line, len(records) + 1, columns=len(names))
         record = dict(zip(names, row, strict=False))
         for name in names[len(row) :]:
             record[name] = ""
         records.append(record)
     return orjson.dumps(records)
+
+
+def _too_much_json(size: int, line: int, rows: int, *, columns: int | None = None) -> TooLarge:
+    shape = f"{rows:,} rows of {columns:,} fields each (a short row gets every field)" if columns else f"{rows:,} rows"
+    return payload.too_large(
+        f"the JSON of the first {shape}, up to line {line},",
+        size,
+        binary=False,
+        hint="send fewer rows or columns, or header=false to get arrays without the field names",
+    )
 
 
 def detect_delimiter(text: str) -> str:
@@ -104,14 +128,27 @@ def _read_rows(text: str, delimiter: str) -> Iterator[tuple[int, list[str]]]:
         raise InvalidInput(f"CSV is malformed near line {reader.line_num}: {exc}") from None
 
 
-def _header_names(cells: list[str]) -> list[str]:
+def header_names(cells: list[str]) -> list[str]:
+    """Field names from header cells: an empty cell is ``columnN`` (N its 1-based position), and a
+    name already taken gets the first free suffix ``_2``, ``_3``... in the order the cells come.
+
+    Linear: each name remembers the next suffix to try. Suffixes below it were taken when tried, and
+    names stay taken, so the first free one is never below it; and a taken ``name_k`` is skipped for
+    one name only, since ``k`` has no underscore and so ``name_k`` splits one way.
+    """
     names: list[str] = []
     seen: set[str] = set()
+    next_suffix: dict[str, int] = {}
     for index, cell in enumerate(cells, start=1):
         name = cell or f"column{index}"
-        candidate, suffix = name, 2
-        while candidate in seen:
-            candidate, suffix = f"{name}_{suffix}", suffix + 1
+        candidate = name
+        if candidate in seen:
+            suffix = next_suffix.get(name, 2)
+            candidate = f"{name}_{suffix}"
+            while candidate in seen:
+                suffix += 1
+                candidate = f"{name}_{suffix}"
+            next_suffix[name] = suffix + 1
         seen.add(candidate)
         names.append(candidate)
     return names
@@ -151,6 +188,13 @@ def json_to_csv(data: bytes, *, delimiter: str = ",", escape_formulas: bool = Tr
         if not isinstance(item, dict):
             raise InvalidInput(f"element {index} of the array is {_json_type(item)}, not an object")
         columns.update(dict.fromkeys(item))
+    # every row has a cell in every column: a separator each and a line end at least
+    payload.check(
+        f"the CSV of {len(value):,} rows by {len(columns):,} columns (the union of the objects' keys)",
+        (len(value) + 1) * (len(columns) + 1),
+        binary=False,
+        hint="send fewer objects, or objects that share their keys",
+    )
     out = io.StringIO(newline="")
     writer = csv.writer(out, delimiter=sep, lineterminator="\r\n")
     if columns:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import math
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -109,20 +110,40 @@ def _minimal_exif(orientation: int) -> bytes:
 def _strip_png(data: bytes) -> bytes:
     out = bytearray(data[:8])
     position = 8
-    while position < len(data):
-        if position + 12 > len(data):
-            raise InvalidInput(f"the PNG is truncated at byte {position}")
+    for kind, start, end in _png_chunks(data):
+        if kind not in _PNG_DROP:
+            out += data[start:end]
+        position = end
+    if position < len(data) and not out.endswith(b"IEND\xaeB`\x82"):
+        raise InvalidInput(f"the PNG is truncated at byte {position}")
+    return bytes(out)
+
+
+def _png_chunks(data: bytes) -> Iterator[tuple[bytes, int, int]]:
+    """(type, start, end) of each chunk of a PNG, `start` and `end` framing the whole chunk; stops at
+    IEND or where the file ends.
+
+    :raises InvalidInput: a chunk runs past the end of the file.
+    """
+    position = 8
+    while position + 12 <= len(data):
         length = struct.unpack(">I", data[position : position + 4])[0]
         kind = data[position + 4 : position + 8]
         end = position + 12 + length
         if end > len(data):
             raise InvalidInput(f"the PNG chunk {kind!r} at byte {position} runs past the end of the file")
-        if kind not in _PNG_DROP:
-            out += data[position:end]
-        position = end
+        yield kind, position, end
         if kind == b"IEND":
-            break
-    return bytes(out)
+            return
+        position = end
+
+
+def _png_chunk(data: bytes, wanted: bytes) -> bytes | None:
+    """The payload of the first chunk of type `wanted`, found by walking the chunks (no decoding)."""
+    for kind, start, end in _png_chunks(data):
+        if kind == wanted:
+            return data[start + 8 : end - 4]
+    return None
 
 
 def _strip_webp(data: bytes) -> bytes:
@@ -166,26 +187,29 @@ class ImageMetadata:
 
 
 def read_metadata(data: bytes) -> ImageMetadata:
-    """Dimensions as displayed, capture time, camera, GPS and the other EXIF tags by name.
+    """Dimensions as displayed, capture time, camera, GPS and the other EXIF tags by name, read from
+    the headers: the pixels are never decoded, so an image of any size is answered.
 
     :raises UnsupportedFormat: not an image. :raises InvalidInput: unreadable.
     """
     from PIL import ExifTags
 
     from fileapi.convert.image_decode import DECODE_ERRORS, corrupt, identify
-    from fileapi.convert.image_io import INPUT_FORMATS, MAX_INPUT_PIXELS, check_pixels, load_pillow
+    from fileapi.convert.image_io import INPUT_FORMATS, load_pillow
 
     load_pillow()
     if not data:
         raise InvalidInput("the body is empty: send the image's bytes")
     image = identify(data)
+    if image.format not in INPUT_FORMATS:
+        raise UnsupportedFormat(f"{image.format} images are not supported as input")
+    if image.format == "PNG" and "exif" not in image.info and "Raw profile type exif" not in image.info:
+        # Pillow decodes a whole PNG to reach an eXIf chunk after the pixel data: read it from the chunks
+        image.info["exif"] = _png_chunk(data, b"eXIf") or b""
     try:
         exif = image.getexif()
     except DECODE_ERRORS as exc:
         raise corrupt(image.format or "image", exc) from None
-    if image.format not in INPUT_FORMATS:
-        raise UnsupportedFormat(f"{image.format} images are not supported as input")
-    check_pixels(image.size, limit=MAX_INPUT_PIXELS, what="the image")
     width, height = image.size
     base = dict(exif)
     if base.get(0x0112) in (5, 6, 7, 8):

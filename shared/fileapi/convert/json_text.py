@@ -18,10 +18,12 @@ levels) go through a token-by-token loop.
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import orjson
 
+from fileapi.convert import payload
 from fileapi.errors import InvalidInput
 
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -60,6 +62,12 @@ def format_json(data: bytes, *, indent: int = 2) -> bytes:
         raise InvalidInput(f"indent must be 1..{MAX_INDENT}, not {indent}")
     body = _strip_bom(data)
     value = parse_json(body)
+    payload.check(
+        "the formatted JSON",
+        formatted_size(body, indent),
+        binary=False,
+        hint="each level of nesting indents every line below it: use a smaller indent or json-minify",
+    )
     laid_out = _dump(value, orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
     if laid_out is None:
         return _respace(body, indent) + b"\n"
@@ -88,6 +96,40 @@ def format_json(data: bytes, *, indent: int = 2) -> bytes:
     target[0::2] = structure.split(_SEPARATOR)
     target[1::2] = source[1::2]
     return _join_strings(target)
+
+
+# Bytes by their change of depth, and which ones end a line in the indented layout.
+_DEPTH_STEP = [0] * 256
+_DEPTH_STEP[ord("[")] = _DEPTH_STEP[ord("{")] = 1
+_DEPTH_STEP[ord("]")] = _DEPTH_STEP[ord("}")] = -1
+_BREAKS = [0] * 256
+for _byte in b"[]{},":
+    _BREAKS[_byte] = 1
+_NOT_PUNCTUATION = bytes(byte for byte in range(256) if byte not in b"[]{},:")
+
+
+def formatted_size(body: bytes, indent: int) -> int:
+    """The size of valid JSON `body` laid out with `indent` spaces per level, without laying it out.
+
+    Every line break is followed by the indentation of the depth after the bracket or comma it follows
+    (or, for a closing bracket, precedes); the walk over brackets and commas runs in C (`accumulate`,
+    `compress`), so that nesting that makes a short text very long is measured, not written.
+    """
+    protected = _protect(body)
+    pieces = protected.split(b'"')
+    structure = _SEPARATOR.join(pieces[0::2]).translate(None, _WHITESPACE)  # a separator where a string was
+    escapes = len(body) - len(protected)  # each escaped quote or backslash was written with 2 bytes
+    strings = sum(map(len, pieces[1::2])) + escapes + 2 * (len(pieces) // 2)
+    punctuation = structure.replace(b"[]", b"").replace(b"{}", b"").translate(None, _NOT_PUNCTUATION)
+    depths = itertools.accumulate(_DEPTH_STEP[byte] for byte in punctuation)
+    breaks = itertools.compress(depths, (_BREAKS[byte] for byte in punctuation))
+    lines = 0
+    indentation = 0
+    for depth in breaks:
+        lines += 1
+        indentation += depth
+    colons = punctuation.count(b":")
+    return len(structure) - len(pieces) // 2 + strings + colons + lines + indent * indentation + 1
 
 
 def minify_json(data: bytes) -> bytes:

@@ -61,14 +61,20 @@ def markdown_to_html(data: bytes, *, allow_html: bool = False) -> bytes:
     """Render UTF-8 Markdown as an HTML fragment (UTF-8).
 
     :param allow_html: pass raw HTML through instead of escaping it (unsafe for untrusted input).
-    :raises InvalidInput: the body is not UTF-8. :raises TooLarge: over MAX_MARKDOWN_BYTES.
+    :raises InvalidInput: the body is not UTF-8.
+    :raises TooLarge: over MAX_MARKDOWN_BYTES, or tables or markup that would cost more than
+        `markdown_cost` allows (checked before rendering).
     """
     import comrak
 
     if len(data) > MAX_MARKDOWN_BYTES:
         raise TooLarge(f"Markdown input is limited to {MAX_MARKDOWN_BYTES:,} bytes; this is {len(data):,}")
+    from fileapi.convert.markdown_cost import check_markdown_cost
+
+    text = decode_utf8(data)
+    check_markdown_cost(text)
     extensions, render = _options(allow_html)
-    html: str = comrak.render_markdown(decode_utf8(data), extension_options=extensions, render_options=render)
+    html: str = comrak.render_markdown(text, extension_options=extensions, render_options=render)
     if _BLOCKED in html:
         html = _BLOCKED_IMAGE.sub(r"\1", _BLOCKED_LINK.sub(r"\1", html))
     return html.encode("utf-8")

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 MAX_PAGES = 2_000
 MAX_MERGED_PAGES = 5_000
+# Pages split out in one request, all ranges together: each costs about 0.33 ms to copy and write
+# (30 ranges of a 2,000-page document, 60,000 pages, took 19.7 s).
+MAX_SPLIT_PAGES = 5_000
 MAX_RENDER_PIXELS = 50_000_000
 # All pages of one render-page call: far more pixels than fit a 6 MB answer, refused before rendering.
 MAX_RENDER_TOTAL_PIXELS = 200_000_000
@@ -436,17 +439,36 @@ def merge_pdfs(documents: list[bytes]) -> bytes:
 
 
 def split_pdf(data: bytes, *, ranges: str) -> list[bytes]:
-    """One PDF per range ('1-3,4-4,7'), in the order given."""
+    """One PDF per range ('1-3,4-4,7'), in the order given.
+
+    :raises TooLarge: the ranges hold more than MAX_SPLIT_PAGES pages in all (checked before any is
+        copied), or the parts so far would not fit the response (checked after each part: a part
+        carries its own copy of every font and image its pages use).
+    """
     import pikepdf
 
     source = open_pdf(data)
-    parts = []
-    for first, last in parse_ranges(ranges, len(source.pages)):
+    chosen = parse_ranges(ranges, len(source.pages))
+    pages = sum(last - first + 1 for first, last in chosen)
+    if pages > MAX_SPLIT_PAGES:
+        raise TooLarge(
+            f"the {len(chosen):,} ranges hold {pages:,} pages in all; at most {MAX_SPLIT_PAGES:,} can be split "
+            "out in one request: ask for fewer or shorter ranges"
+        )
+    parts: list[bytes] = []
+    carried = 0
+    for first, last in chosen:
         deadline.check()
         part = pikepdf.Pdf.new()
         with reading():
             part.add_pages_from(source, pages=range(first - 1, last))
         parts.append(save_pdf(part))
+        carried += len(parts[-1])
+        payload.check(
+            f"the first {len(parts):,} of {len(chosen):,} PDFs",
+            carried,
+            hint="ask for fewer ranges (each PDF carries its own copy of the fonts and images its pages use)",
+        )
     return parts
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import bisect
 import difflib
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Literal
 
+from fileapi.convert import payload
 from fileapi.errors import InvalidInput
 
 MAX_CONTEXT = 10_000
@@ -47,6 +50,7 @@ def diff_texts(a: str, b: str, *, context: int = 3, label_a: str = "a", label_b:
         ``\\ No newline at end of file``), its hunks with 1-based line numbers, and the counts
         of added and removed lines.
     :raises InvalidInput: context out of range, or a label with a line break.
+    :raises TooLarge: the answer would not fit the response limit (checked before it is written).
     """
     if not 0 <= context <= MAX_CONTEXT:
         raise InvalidInput(f"context must be 0..{MAX_CONTEXT}, not {context}")
@@ -54,11 +58,12 @@ def diff_texts(a: str, b: str, *, context: int = 3, label_a: str = "a", label_b:
         if "\n" in label or "\r" in label:
             raise InvalidInput(f"{name} must be one line")
     old, new = _LINES.findall(a), _LINES.findall(b)
-    matcher = _TrimmedMatcher(old, new)
+    groups = list(_TrimmedMatcher(old, new).get_grouped_opcodes(context))
+    _check_size(groups, old, new)
     hunks: list[Hunk] = []
     text: list[str] = []
     added = removed = 0
-    for group in matcher.get_grouped_opcodes(context):
+    for group in groups:
         first, last = group[0], group[-1]
         old_start, old_end, new_start, new_end = first[1], last[2], first[3], last[4]
         lines: list[DiffLine] = []
@@ -89,9 +94,13 @@ def diff_texts(a: str, b: str, *, context: int = 3, label_a: str = "a", label_b:
     return TextDiff(identical=a == b, added=added, removed=removed, unified=unified, hunks=hunks)
 
 
-# Above this many line comparisons in the differing middle, popular lines are not used as anchors
-# (difflib's autojunk): the diff stays valid but may not be minimal, and the time stays bounded.
+# Up to this many line pairs in the differing middle, difflib compares every pair (no junk heuristic)
+# and the diff is the one difflib gives. Past it, the middle is cut at lines that occur once in each
+# text, in order (patience anchors); the gaps between them are compared exactly while MATCH_WORK
+# pairs last, and a gap left after that is one replaced block: the diff stays valid, may not be the
+# smallest. difflib's worst case is quadratic: 20,000 lines changed one in two took 13.6 s whole.
 EXACT_MATCH_BUDGET = 4_000_000
+MATCH_WORK = 40_000_000
 Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
 
 
@@ -107,8 +116,11 @@ class _TrimmedMatcher(difflib.SequenceMatcher[str]):
         while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
             suffix += 1
         middle_old, middle_new = old[prefix : len(old) - suffix], new[prefix : len(new) - suffix]
-        exact = len(middle_old) * len(middle_new) <= EXACT_MATCH_BUDGET
-        super().__init__(None, middle_old, middle_new, autojunk=not exact)
+        super().__init__(None, middle_old, middle_new, autojunk=False)
+        if len(middle_old) * len(middle_new) > EXACT_MATCH_BUDGET:
+            blocks = anchored_blocks(middle_old, middle_new)
+            self.matching_blocks = [difflib.Match(*block) for block in blocks]
+            self.matching_blocks.append(difflib.Match(len(middle_old), len(middle_new), 0))
         self.prefix, self.old_length, self.new_length = prefix, len(old), len(new)
         self.middle_old_length, self.middle_new_length = len(middle_old), len(middle_new)
 
@@ -127,6 +139,107 @@ class _TrimmedMatcher(difflib.SequenceMatcher[str]):
             elif code[1] != code[2] or code[3] != code[4]:
                 merged.append(code)
         return merged or [("equal", 0, 0, 0, 0)]
+
+
+# Each line shown is written twice: in `unified` after its prefix, and in `hunks` as
+# {"type":"removed","text":"..."}, 30 bytes besides the text at least.
+_LINE_OVERHEAD = 31
+
+
+def _check_size(groups: list[list[tuple[str, int, int, int, int]]], old: list[str], new: list[str]) -> None:
+    """:raises TooLarge: the lines the hunks show, twice, would not fit the response limit."""
+    if payload.limit() is None:
+        return
+    old_sizes = list(itertools.accumulate(map(len, old), initial=0))
+    new_sizes = list(itertools.accumulate(map(len, new), initial=0))
+    size = lines = 0
+    for group in groups:
+        for tag, i1, i2, j1, j2 in group:
+            if tag != "insert":
+                size, lines = size + old_sizes[i2] - old_sizes[i1], lines + i2 - i1
+            if tag in ("replace", "insert"):
+                size, lines = size + new_sizes[j2] - new_sizes[j1], lines + j2 - j1
+    payload.check(
+        f"the diff, showing {lines:,} lines,",
+        2 * size + _LINE_OVERHEAD * lines,
+        binary=False,
+        hint="send less context or texts with fewer differences",
+    )
+
+
+def anchored_blocks(old: list[str], new: list[str], work: int = MATCH_WORK) -> list[tuple[int, int, int]]:
+    """Matching blocks (i, j, length), in order and not overlapping, of `old` and `new` in bounded time.
+
+    A range is compared with difflib when its line pairs fit the work left; else it is cut at the
+    longest run of anchors (lines once in each side of the range, in the same order) and each gap
+    is handled alike; a range left without anchors or work has no match.
+    """
+    blocks: list[tuple[int, int, int]] = []
+    pending = [(0, len(old), 0, len(new))]
+    while pending:
+        old_low, old_high, new_low, new_high = pending.pop()
+        pairs = (old_high - old_low) * (new_high - new_low)
+        if pairs == 0:
+            continue
+        if pairs <= work:
+            work -= pairs
+            matcher = difflib.SequenceMatcher(None, old[old_low:old_high], new[new_low:new_high], autojunk=False)
+            blocks += [(i + old_low, j + new_low, size) for i, j, size in matcher.get_matching_blocks() if size]
+            continue
+        work -= old_high - old_low + new_high - new_low  # counting the lines to find anchors
+        if work < 0:
+            continue
+        anchors = _anchors(old, new, old_low, old_high, new_low, new_high)
+        starts = [(old_low, new_low), *((i + 1, j + 1) for i, j in anchors)]
+        ends = [*anchors, (old_high, new_high)]
+        blocks += [(i, j, 1) for i, j in anchors]
+        pending += [(a, c, b, d) for (a, b), (c, d) in zip(starts, ends, strict=True) if a < c and b < d]
+    blocks.sort()
+    merged: list[tuple[int, int, int]] = []
+    for i, j, size in blocks:
+        if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
+            merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + size)
+        else:
+            merged.append((i, j, size))
+    return merged
+
+
+def _anchors(
+    old: list[str], new: list[str], old_low: int, old_high: int, new_low: int, new_high: int
+) -> list[tuple[int, int]]:
+    """The longest increasing run of (i, j) where old[i] == new[j] occurs once in each range (patience sorting)."""
+    once_old = {line: i for line, i in _once(old, old_low, old_high).items()}
+    pairs = sorted((once_old[line], j) for line, j in _once(new, new_low, new_high).items() if line in once_old)
+    tails: list[int] = []  # tails[k]: the smallest j ending an increasing run of length k + 1
+    tail_index: list[int] = []
+    back: list[int] = []
+    for index, (_, j) in enumerate(pairs):
+        place = bisect.bisect_left(tails, j)
+        back.append(tail_index[place - 1] if place else -1)
+        if place == len(tails):
+            tails.append(j)
+            tail_index.append(index)
+        else:
+            tails[place], tail_index[place] = j, index
+    run: list[tuple[int, int]] = []
+    index = tail_index[-1] if tail_index else -1
+    while index >= 0:
+        run.append(pairs[index])
+        index = back[index]
+    return run[::-1]
+
+
+def _once(lines: list[str], low: int, high: int) -> dict[str, int]:
+    """Lines that occur exactly once in lines[low:high], with their index."""
+    seen: dict[str, int] = {}
+    repeated: set[str] = set()
+    for index in range(low, high):
+        line = lines[index]
+        if line in seen:
+            repeated.add(line)
+        else:
+            seen[line] = index
+    return {line: index for line, index in seen.items() if line not in repeated}
 
 
 def _emit(lines: list[DiffLine], body: list[str], kind: str, prefix: str, chunk: list[str]) -> None:
