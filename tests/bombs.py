@@ -277,15 +277,24 @@ class Outcome:
 
 
 def peak_rss_mib() -> float:
-    """This process's peak resident memory: VmHWM, which starts afresh at exec (ru_maxrss keeps the
-    high-water mark of the process that forked this one, so a child of a big process reads big)."""
+    """The peak resident memory of this process plus its largest conversion worker's (a conversion's memory is
+    its worker's): VmHWM of each (ru_maxrss keeps the high-water mark of the process that forked a child), and
+    for a worker already replaced, the kernel's high-water mark of reaped children."""
+    from fileapi.web.services import get_workers
+
+    workers = [_high_water_mib(pid) for pid in get_workers().pids()]
+    reaped = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return _high_water_mib("self") + max([reaped, *workers])
+
+
+def _high_water_mib(pid: int | str) -> float:
     try:
-        for line in Path("/proc/self/status").read_text().splitlines():
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return 0.0
 
 
 def run(names: list[str] | None = None) -> list[Outcome]:
