@@ -10,7 +10,9 @@ from pathlib import Path
 
 from bench.scoreboard import Goal, record
 from bench.timing import median_seconds, row
-from fileapi.convert.codes import generate_qr, read_codes, upce_to_upca
+from fileapi.convert.barcodes import upce_to_upca
+from fileapi.convert.code_reading import read_codes
+from fileapi.convert.qr import generate_qr
 from fileapi.convert.render import svg_to_png
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

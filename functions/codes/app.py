@@ -5,7 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 from starlette.responses import Response
 
-from fileapi.convert.codes import generate_barcode, generate_qr, read_codes
+from fileapi.convert.barcodes import generate_barcode
+from fileapi.convert.code_reading import read_codes
+from fileapi.convert.qr import generate_qr
 from fileapi.errors import InvalidInput
 from fileapi.models.codes import BarcodeGenerateOptions, BarcodeReadResult, DecodedCode, QrGenerateOptions, QrReadResult
 from fileapi.web.app import create_app, lambda_handler
@@ -67,6 +69,13 @@ async def barcode_read(body: RawBody) -> Response:
 
 
 # What its conversion workers import before their first job.
-WORKER_MODULES = ("fileapi.convert.codes", "zxingcpp", "segno", "PIL.Image")
+WORKER_MODULES = (
+    "fileapi.convert.qr",
+    "fileapi.convert.barcodes",
+    "fileapi.convert.code_reading",
+    "zxingcpp",
+    "segno",
+    "PIL.Image",
+)
 app = create_app(router, title="Codes", worker_modules=WORKER_MODULES)
 handler = lambda_handler(app)

@@ -8,13 +8,12 @@ from fastapi import APIRouter, Depends, Query
 from starlette.responses import Response
 
 from fileapi.convert.animation import AnimationOutcome
+from fileapi.convert.favicons import FAVICON_PNGS, favicon_set
 from fileapi.convert.image import (
-    FAVICON_PNGS,
     ImageResult,
     compress_image,
     convert_image,
     crop_image,
-    favicon_set,
     flip_image,
     resize_image,
     rotate_image,
@@ -164,6 +163,13 @@ async def flip(body: RawBody, options: Annotated[FlipOptions, Query()]) -> Respo
 
 
 # What its conversion workers import before their first job.
-WORKER_MODULES = ("fileapi.convert.image", "fileapi.convert.image_metadata", "PIL.Image", "PIL.ImageOps", "pillow_heif")
+WORKER_MODULES = (
+    "fileapi.convert.image",
+    "fileapi.convert.favicons",
+    "fileapi.convert.image_metadata",
+    "PIL.Image",
+    "PIL.ImageOps",
+    "pillow_heif",
+)
 app = create_app(router, title="Image", worker_modules=WORKER_MODULES)
 handler = lambda_handler(app)

@@ -79,9 +79,11 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "image": (
         *CONVERTING,
         "fileapi.convert.animation",
+        "fileapi.convert.favicons",
         "fileapi.convert.image",
         "fileapi.convert.image_io",
         "fileapi.convert.image_metadata",
+        "fileapi.convert.resampling",
     ),
     "pdf": (
         *CONVERTING,
@@ -93,7 +95,13 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.convert.pdf_errors",
         "fileapi.convert.pdf_forms",
     ),
-    "codes": (*CONVERTING, "fileapi.convert.codes", "fileapi.convert.image_io"),
+    "codes": (
+        *CONVERTING,
+        "fileapi.convert.barcodes",
+        "fileapi.convert.code_reading",
+        "fileapi.convert.image_io",
+        "fileapi.convert.qr",
+    ),
     "render": (*CONVERTING, "fileapi.convert.color", "fileapi.convert.image_io", "fileapi.convert.render"),
     "text": (
         *CONVERTING,

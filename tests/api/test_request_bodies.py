@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from fileapi.convert.codes import QrOutput, generate_qr
+from fileapi.convert.qr import QrOutput, generate_qr
 from fileapi.local.server import function_app
 from fileapi.local.template import TEMPLATE_PATH, load_functions
 from fileapi.web.docs import MULTIPART_EXTENSION

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from fileapi.convert.codes import upce_to_upca
+from fileapi.convert.barcodes import upce_to_upca
 from tests.helpers import corpus_dir, post_bytes
 
 pytestmark = pytest.mark.corpus

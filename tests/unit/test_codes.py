@@ -12,19 +12,16 @@ import resvg_py
 import zxingcpp
 from PIL import Image
 
-from fileapi.convert.codes import (
-    DOWNSCALED_MAX_SIDE,
-    DOWNSCALED_MIN_PIXELS,
+from fileapi.convert.barcodes import (
     BarcodeFormat,
-    QrOutput,
     generate_barcode,
-    generate_qr,
     gs1_check_digit,
-    read_codes,
     upca_to_upce,
     upce_to_upca,
     validate_barcode_text,
 )
+from fileapi.convert.code_reading import DOWNSCALED_MAX_SIDE, DOWNSCALED_MIN_PIXELS, read_codes
+from fileapi.convert.qr import QrOutput, generate_qr
 from fileapi.errors import InvalidInput, TooLarge
 
 SAMPLES = {

@@ -12,13 +12,12 @@ import pytest
 from PIL import Image, ImageChops
 from PIL.TiffImagePlugin import IFDRational as Fraction
 
+from fileapi.convert.favicons import FAVICON_PNGS, favicon_set
 from fileapi.convert.image import (
-    FAVICON_PNGS,
     Fit,
     compress_image,
     convert_image,
     crop_image,
-    favicon_set,
     flip_image,
     resize_image,
     rotate_image,

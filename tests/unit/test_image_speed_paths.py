@@ -1,4 +1,4 @@
-"""The image speed paths give the results of the plain paths: the banded resample (image._banded_resize)
+"""The image speed paths give the results of the plain paths: the banded resample (resampling.banded_resize)
 and the in-place orientation of open_image; a repeated conversion reuses the memory the previous one freed."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from collections.abc import Callable
 import pytest
 from PIL import Image, ImageChops
 
-from fileapi.convert.image import Fit, _banded_resize, resize_image
+from fileapi.convert.image import Fit, resize_image
 from fileapi.convert.image_io import open_image
+from fileapi.convert.resampling import banded_resize
 
 
 def photo(width: int = 1500, height: int = 1000, mode: str = "RGB") -> Image.Image:
@@ -53,7 +54,7 @@ def test_banded_resize_is_the_two_pass_lanczos(mode: str, seed: int) -> None:
         box = (0.0, 0.0, 1500.0, 1000.0)
     width, height = box[2] - box[0], box[3] - box[1]
     size = (rng.randint(int(width / 3) + 1, int(width * 0.9)), rng.randint(int(height / 3) + 1, int(height * 0.9)))
-    banded = _banded_resize(image, size, box)
+    banded = banded_resize(image, size, box)
     assert banded.size == size and banded.mode == mode
     # Pillow takes a box in single precision: a band's box rounds differently from the whole one.
     assert largest_difference(banded, two_pass(image, size, box)) <= 1
@@ -69,14 +70,14 @@ def test_banded_resize_passes_horizontally_first_at_any_shrink(
     # 58 of 255 at sharp edges.
     image = picture()
     box = (0.0, 0.0, 1500.0, 1000.0)
-    assert largest_difference(_banded_resize(image, size, box), two_pass(image, size, box)) <= 1
+    assert largest_difference(banded_resize(image, size, box), two_pass(image, size, box)) <= 1
 
 
 @pytest.mark.parametrize("size", [(800, 533), (400, 267), (150, 100)])
 def test_banded_resize_with_the_reduce_step_matches_pillows_resize(size: tuple[int, int]) -> None:
     image = photo(3000, 2000)
     box = (0.0, 0.0, 3000.0, 2000.0)
-    banded = _banded_resize(image, size, box)
+    banded = banded_resize(image, size, box)
     whole = image.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
     assert banded.size == whole.size
     assert largest_difference(banded, whole) <= 2
@@ -145,7 +146,7 @@ _KEPT_SCRIPT = """
 import io, sys
 from PIL import Image
 from fileapi.convert import memory_reuse
-from fileapi.convert.codes import read_codes
+from fileapi.convert.code_reading import read_codes
 from fileapi.convert.image import convert_image, resize_image
 from fileapi.convert.image_io import ImageFormat
 out = io.BytesIO()

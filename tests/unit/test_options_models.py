@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from fileapi.convert.codes import generate_barcode, generate_qr
+from fileapi.convert.barcodes import generate_barcode
 from fileapi.convert.csv_json import csv_to_json, json_to_csv
 from fileapi.convert.encoding import encode_base64
 from fileapi.convert.image import compress_image, convert_image, crop_image, flip_image, resize_image, rotate_image
 from fileapi.convert.pdf import render_pages
 from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, watermark_pdf
+from fileapi.convert.qr import generate_qr
 from fileapi.convert.render import svg_to_png
 from fileapi.convert.textdiff import diff_texts
 from fileapi.models import codes, data, image, pdf, render, text

@@ -6,7 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from fileapi.convert.codes import MAX_BARCODE_TEXT, BarcodeFormat, QrOutput
+from fileapi.convert.barcodes import MAX_BARCODE_TEXT, BarcodeFormat
+from fileapi.convert.qr import QrOutput
 from fileapi.models import ApiModel, example
 
 Colour = Annotated[str, Field(max_length=40)]

@@ -6,7 +6,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, create_model
 
-from fileapi.convert.image import FAVICON_PNGS, Fit, FlipDirection, Rotation
+from fileapi.convert.favicons import FAVICON_PNGS
+from fileapi.convert.image import Fit, FlipDirection, Rotation
 from fileapi.convert.image_io import ImageFormat
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 

@@ -1,0 +1,55 @@
+"""Favicon sets: favicon.ico, square PNGs and a web manifest snippet from one image."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from dataclasses import dataclass
+
+from fileapi.convert.image_io import ImageFormat, encode, open_image
+from fileapi.convert.resampling import resample
+
+FAVICON_PNGS = {
+    "favicon-16x16.png": 16,
+    "favicon-32x32.png": 32,
+    "favicon-48x48.png": 48,
+    "apple-touch-icon.png": 180,
+    "android-chrome-192x192.png": 192,
+    "android-chrome-512x512.png": 512,
+}
+ICO_SIZES = (16, 32, 48)
+
+
+@dataclass(frozen=True)
+class FaviconSet:
+    ico: str
+    pngs: dict[str, str]
+    manifest: str
+
+
+def favicon_set(data: bytes) -> FaviconSet:
+    """favicon.ico (16, 32, 48 px), six square PNGs (FAVICON_PNGS) and a web manifest snippet.
+
+    A non-square image is centred on a transparent square first.
+    """
+    from PIL import Image
+
+    image = open_image(data).convert("RGBA")
+    side = max(image.size)
+    square = Image.new("RGBA", (side, side), (0, 0, 0, 0))
+    square.paste(image, ((side - image.width) // 2, (side - image.height) // 2))
+    pngs = {
+        name: base64.b64encode(encode(resample(square, (size, size)), ImageFormat.PNG)).decode()
+        for name, size in FAVICON_PNGS.items()
+    }
+    ico = io.BytesIO()
+    resample(square, (48, 48)).save(ico, format="ICO", sizes=[(size, size) for size in ICO_SIZES])
+    manifest = {
+        "icons": [
+            {"src": f"/{name}", "sizes": f"{size}x{size}", "type": "image/png"}
+            for name, size in FAVICON_PNGS.items()
+            if name.startswith("android-chrome")
+        ]
+    }
+    return FaviconSet(ico=base64.b64encode(ico.getvalue()).decode(), pngs=pngs, manifest=json.dumps(manifest, indent=2))
