@@ -92,6 +92,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.convert.pdf_edit",
         "fileapi.convert.pdf_errors",
         "fileapi.convert.pdf_forms",
+        "fileapi.convert.pdf_io",
     ),
     "codes": (*CONVERTING, "fileapi.convert.codes", "fileapi.convert.image_io"),
     "render": (*CONVERTING, "fileapi.convert.color", "fileapi.convert.image_io", "fileapi.convert.render"),
