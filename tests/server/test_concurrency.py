@@ -10,10 +10,11 @@ import httpx
 import pytest
 
 from fileapi.metering.admin import create_key
+from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.dynamo_accounts import DynamoAccountStore
 from fileapi.metering.dynamodb import DynamoTable
 from fileapi.metering.keys import hash_key
-from fileapi.metering.plans import Plan, PlanCatalog
+from fileapi.metering.plans import Plan
 from fileapi.metering.store import AccountStore
 from fileapi.metering.stores import dynamo_stores
 from tests.helpers import auth

@@ -35,8 +35,9 @@ from fileapi.account.stripe_models import SUBSCRIPTION_DELETED, CheckoutSession,
 from fileapi.errors import InvalidInput, ServiceUnavailable
 from fileapi.metering.accounts import Account
 from fileapi.metering.admin import change_account, issue_key
+from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.meter import guarded
-from fileapi.metering.plans import PlanCatalog, UnknownPlan
+from fileapi.metering.plans import UnknownPlan
 from fileapi.metering.store import AccountExists, AccountStore
 
 EVENT_RETENTION_SECONDS = 30 * 86_400

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from fileapi.metering.plans import SHARD_HEADROOM, Plan, shards_needed
+from fileapi.metering.ratelimit import emission_interval_us
 
 ACTIVE_STATUSES = frozenset({"active", "trialing"})
 
@@ -27,7 +28,7 @@ class Limits:
     @property
     def interval_us(self) -> int:
         """GCRA emission interval of the whole key: microseconds between tokens at the sustained rate."""
-        return max(1, round(1_000_000 / self.sustained_per_second))
+        return emission_interval_us(self.sustained_per_second)
 
     @property
     def headroom(self) -> float:

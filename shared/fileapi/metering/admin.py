@@ -8,9 +8,9 @@ import uuid
 from dataclasses import replace
 
 from fileapi.metering.accounts import Account, Limits
+from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.keys import generate_key, hash_key, is_key
 from fileapi.metering.months import month_period, utc
-from fileapi.metering.plans import PlanCatalog
 from fileapi.metering.store import AccountStore
 
 

@@ -37,7 +37,7 @@ from fileapi.metering.dynamodb import (
     s,
     str_attr,
 )
-from fileapi.metering.plans import get_plan
+from fileapi.metering.plans import contract_plan
 from fileapi.metering.state import MeterState, request_tag
 from fileapi.metering.store import AdmissionStore, Attempt, BucketCase, Refused
 
@@ -225,7 +225,7 @@ def upgrade_legacy_item(table: DynamoTable, item: dict[str, Any]) -> dict[str, A
     path (an old item met by an admission) and by `fileapi tables migrate`.
     """
     account = account_from_item(item)
-    limits = account.limits_under(get_plan(account.plan))
+    limits = account.limits_under(contract_plan(account.plan))
     for shard in range(1, limits.shards):  # a plan laid over several items gets the others (fresh) first
         _put_absent(table, shard_item(account, limits, shard))
     attributes = {**limit_attributes(limits), **fresh_meter_attributes()}
