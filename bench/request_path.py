@@ -34,7 +34,7 @@ from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_mod
 from fileapi.metering.admin import create_key
 from fileapi.metering.memory import memory_stores
 from fileapi.metering.plans import Plan
-from fileapi.metering.store import AdmissionStore, Stores
+from fileapi.metering.storage import AdmissionStore, Stores
 from fileapi.web.invocation import one_request_at_a_time
 from fileapi.web.logs import logger
 from fileapi.web.services import stores_installed

@@ -59,7 +59,7 @@ METERING = (
     "fileapi.metering.plans",
     "fileapi.metering.ratelimit",
     "fileapi.metering.state",
-    "fileapi.metering.store",
+    "fileapi.metering.storage",
 )
 CONVERTING = (
     *LAMBDA,

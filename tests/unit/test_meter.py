@@ -17,7 +17,7 @@ from fileapi.metering.memory import memory_stores
 from fileapi.metering.meter import UNDERCOUNT_FAULTS, Admission, Fault, Meter
 from fileapi.metering.months import next_month_start, seconds_to_next_month
 from fileapi.metering.state import MeterState
-from fileapi.metering.store import AccountExists, AccountStore, AdmissionStore, Attempt, Refused, Stores
+from fileapi.metering.storage import AccountExists, AccountStore, AdmissionStore, Attempt, Refused, Stores
 from tests.metering_doubles import CountingStore, FaultyStore
 
 # 10 s before the end of November 2026 (UTC).
@@ -531,7 +531,7 @@ def test_ensure_key_creates_then_updates_plan_and_quota(store: AccountStore) -> 
 def test_the_admission_item_stays_within_one_write_unit() -> None:
     # GIVEN the largest account item: a 254-character address, a customer, every override, every slot used,
     # the largest counts and a refund and a forgiveness recorded
-    from fileapi.metering.dynamo_items import fresh_meter_attributes, profile_attributes, slot_name
+    from fileapi.metering.dynamo.items import fresh_meter_attributes, profile_attributes, slot_name
     from fileapi.metering.state import RECENT_SLOTS, TAG_CHARS
     from tests.dynamo_proxy import item_size
 

@@ -14,12 +14,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from fileapi.local import dynamo
+from fileapi.metering.dynamo.connect import dynamo_stores
+from fileapi.metering.dynamo.migrate import migrate_table
 from fileapi.metering.headers import DEPRECATED_KEY_HEADERS
 from fileapi.metering.keys import is_legacy_key, is_well_formed
-from fileapi.metering.migrate import migrate_table
 from fileapi.metering.months import month_period, utc
 from fileapi.metering.plans import contract_plan
-from fileapi.metering.stores import dynamo_stores
 from fileapi.web.services import stores_installed
 from tests.helpers import auth
 

@@ -31,7 +31,7 @@ from fileapi.metering.accounts import Account
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.meter import guarded
 from fileapi.metering.ratelimit import Bucket
-from fileapi.metering.store import AccountStore, BucketEmpty, CodeRejected, KeyChanged, RecoveryCode
+from fileapi.metering.storage import AccountStore, BucketEmpty, CodeRejected, KeyChanged, RecoveryCode
 
 CODE_TTL_SECONDS = 600
 CODE_DIGITS = 8

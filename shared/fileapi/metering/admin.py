@@ -11,7 +11,7 @@ from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.keys import generate_key, hash_key, is_key
 from fileapi.metering.months import month_period, utc
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 
 
 def create_key(

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 
 from fileapi.metering.plans import CONTRACT_PLANS, Plan, UnknownPlan
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 
 CATALOG_TTL_SECONDS = 300
 

@@ -35,7 +35,7 @@ from fileapi.metering.keys import hash_key, is_legacy_key, parse_bearer
 from fileapi.metering.months import MICROS, iso_millis, month_period, next_month_start, seconds_to_next_month, utc
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.state import MeterState
-from fileapi.metering.store import AdmissionStore, Ambiguous, Attempt, BucketCase, Refused, StoreUnavailable
+from fileapi.metering.storage import AdmissionStore, Ambiguous, Attempt, BucketCase, Refused, StoreUnavailable
 
 _T = TypeVar("_T")
 # Attempts of one admission: a stale cache, a turned month and a wrong bucket case each cost one. A hot key

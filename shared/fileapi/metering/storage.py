@@ -6,8 +6,8 @@
 - `AccountStore`: what account management needs: create, look up, change plan or status,
   rotate the key, recovery codes, webhook event claims, abuse throttles.
 
-The logic over them (`fileapi.metering.meter`) is plain code; `fileapi.metering.dynamo_admission`,
-`fileapi.metering.dynamo_accounts` and `fileapi.metering.memory` implement them, and one behavioural
+The logic over them (`fileapi.metering.meter`) is plain code; `fileapi.metering.dynamo.admission_store`,
+`fileapi.metering.dynamo.account_store` and `fileapi.metering.memory` implement them, and one behavioural
 test suite runs against the DynamoDB and the in-memory implementations alike.
 """
 

@@ -1,8 +1,8 @@
-"""AccountStore on DynamoDB (see `fileapi.metering.dynamodb` for the items).
+"""AccountStore on DynamoDB (see `fileapi.metering.dynamo.table` for the items).
 
 Writes that can be repeated safely after a lost reply carry a token written with the change (or
 are plain puts/sets), so the call policy may retry them: create_account (a fresh account id),
-replace_key and claim_event (and use_recovery_code, in dynamo_mailed) recognise their own earlier attempt.
+replace_key and claim_event (and use_recovery_code, in mailed_secrets) recognise their own earlier attempt.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from fileapi.metering.accounts import Account, Limits
-from fileapi.metering.dynamo_admission import read_shards
-from fileapi.metering.dynamo_items import (
+from fileapi.metering.dynamo.admission_store import read_shards
+from fileapi.metering.dynamo.items import (
     OPTIONAL_INT,
     OPTIONAL_STR,
     PROFILE_SK,
@@ -30,8 +30,8 @@ from fileapi.metering.dynamo_items import (
     shard_item,
     shard_key,
 )
-from fileapi.metering.dynamo_mailed import DynamoMailedItems, delivery_item
-from fileapi.metering.dynamodb import (
+from fileapi.metering.dynamo.mailed_secrets import DynamoMailedItems, delivery_item
+from fileapi.metering.dynamo.table import (
     CONDITION_FAILED,
     ConditionFailed,
     DynamoTable,
@@ -44,7 +44,7 @@ from fileapi.metering.dynamodb import (
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.resharding import Action, ShardChange, layout
-from fileapi.metering.store import (
+from fileapi.metering.storage import (
     AccountExists,
     AccountStore,
     BucketEmpty,

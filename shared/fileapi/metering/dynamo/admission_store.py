@@ -11,7 +11,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from fileapi.metering.dynamo_items import (
+from fileapi.metering.dynamo.items import (
     ADMISSION_READ,
     KEY_ITEM_READ,
     PROFILE_SK,
@@ -26,7 +26,7 @@ from fileapi.metering.dynamo_items import (
     slot_name,
     state_from_item,
 )
-from fileapi.metering.dynamodb import (
+from fileapi.metering.dynamo.table import (
     CONDITION_FAILED,
     ConditionFailed,
     DynamoTable,
@@ -39,7 +39,7 @@ from fileapi.metering.dynamodb import (
 )
 from fileapi.metering.plans import contract_plan
 from fileapi.metering.state import MeterState, request_tag
-from fileapi.metering.store import AdmissionStore, Attempt, BucketCase, Refused
+from fileapi.metering.storage import AdmissionStore, Attempt, BucketCase, Refused
 
 # Named parts of the admission condition.
 KEY_IS_CURRENT = "key_hash = :key_hash"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fileapi.metering.accounts import Account, Limits
-from fileapi.metering.dynamodb import int_attr, n, s, str_attr
+from fileapi.metering.dynamo.table import int_attr, n, s, str_attr
 from fileapi.metering.state import NO_PERIOD, RECENT_SLOTS, MeterState
 
 PROFILE_SK = "PROFILE"

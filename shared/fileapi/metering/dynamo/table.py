@@ -31,7 +31,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from botocore.exceptions import ConnectionError as NotConnected
 
-from fileapi.metering.store import Ambiguous, StoreUnavailable
+from fileapi.metering.storage import Ambiguous, StoreUnavailable
 from fileapi.settings import DYNAMODB_READ_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
