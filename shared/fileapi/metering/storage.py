@@ -7,7 +7,7 @@
   rotate the key, recovery codes, webhook event claims, abuse throttles.
 
 The logic over them (`fileapi.metering.meter`) is plain code; `fileapi.metering.dynamo.admission_store`,
-`fileapi.metering.dynamo.account_store` and `fileapi.metering.memory` implement them, and one behavioural
+`fileapi.metering.dynamo.account_store` and `tests.memory_stores` implement them, and one behavioural
 test suite runs against the DynamoDB and the in-memory implementations alike.
 """
 
