@@ -56,8 +56,10 @@ METERING = (
     "fileapi.metering.keys",
     "fileapi.metering.meter",
     "fileapi.metering.months",
+    "fileapi.metering.placement",
     "fileapi.metering.plans",
     "fileapi.metering.ratelimit",
+    "fileapi.metering.settling",
     "fileapi.metering.state",
     "fileapi.metering.storage",
 )

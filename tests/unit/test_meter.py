@@ -13,8 +13,9 @@ from fileapi.errors import QuotaExceeded, RateLimited, ServiceUnavailable, Subsc
 from fileapi.metering.accounts import Account
 from fileapi.metering.admin import change_account, create_key, ensure_key, limits_of
 from fileapi.metering.keys import KEY_LENGTH, generate_key, hash_key, is_well_formed, key_from_random, parse_bearer
-from fileapi.metering.meter import UNDERCOUNT_FAULTS, Admission, Fault, Meter
+from fileapi.metering.meter import Admission, Meter
 from fileapi.metering.months import next_month_start, seconds_to_next_month
+from fileapi.metering.settling import UNDERCOUNT_FAULTS, Fault
 from fileapi.metering.state import MeterState
 from fileapi.metering.storage import AccountExists, AccountStore, AdmissionStore, Attempt, Refused, Stores
 from tests.memory_stores import memory_stores

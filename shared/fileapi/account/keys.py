@@ -29,9 +29,8 @@ from fileapi.account.mailer import Mailer
 from fileapi.errors import InvalidInput, RateLimited, Unauthorized
 from fileapi.metering.accounts import Account
 from fileapi.metering.keys import generate_key, hash_key
-from fileapi.metering.meter import guarded
 from fileapi.metering.ratelimit import Bucket
-from fileapi.metering.storage import AccountStore, BucketEmpty, CodeRejected, KeyChanged, RecoveryCode
+from fileapi.metering.storage import AccountStore, BucketEmpty, CodeRejected, KeyChanged, RecoveryCode, guarded
 
 CODE_TTL_SECONDS = 600
 CODE_DIGITS = 8

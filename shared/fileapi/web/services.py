@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from fileapi.account.portal import BillingPortal
     from fileapi.account.standin import LocalBillingPortal
     from fileapi.isolation.pool import WorkerPool
-    from fileapi.metering.meter import Fault, Meter
+    from fileapi.metering.meter import Meter
+    from fileapi.metering.settling import Fault
     from fileapi.metering.storage import Stores
 
 _lock = threading.Lock()
