@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from fileapi.metering.months import MICROS
 from fileapi.metering.plans import SHARD_HEADROOM, Plan, shards_needed
 from fileapi.metering.ratelimit import emission_interval_us
 
@@ -38,7 +39,7 @@ class Limits:
     @property
     def shard_interval_us(self) -> int:
         """The emission interval of one shard's bucket."""
-        return max(1, round(1_000_000 * self.shards / (self.sustained_per_second * self.headroom)))
+        return max(1, round(MICROS * self.shards / (self.sustained_per_second * self.headroom)))
 
     @property
     def shard_burst(self) -> int:

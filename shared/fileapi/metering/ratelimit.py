@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-MICROS = 1_000_000
+from fileapi.metering.months import MICROS
 
 
 def emission_interval_us(per_second: float) -> int:

@@ -28,6 +28,8 @@ from fileapi.metering.dynamo.items import (
 )
 from fileapi.metering.dynamo.table import (
     CONDITION_FAILED,
+    ITEM_ABSENT,
+    ITEM_PRESENT,
     ConditionFailed,
     DynamoTable,
     TransactionCanceled,
@@ -51,7 +53,7 @@ QUOTA_LEFT = "used < quota"
 QUOTA_NOT_ZERO = "quota > :zero"
 BUCKET_IDLE = "tat <= :now"
 BUCKET_BUSY = "tat BETWEEN :now AND :ceiling"
-LEGACY_ITEM = "attribute_exists(pk) AND attribute_not_exists(interval_us)"
+LEGACY_ITEM = f"{ITEM_PRESENT} AND attribute_not_exists(interval_us)"
 
 
 class DynamoAdmissionStore(AdmissionStore):
@@ -263,9 +265,7 @@ def _put_absent(table: DynamoTable, item: dict[str, Any]) -> None:
     """Put `item` unless an item with its key exists (then leave that one as it is)."""
     try:
         table.call(
-            lambda: table.client.put_item(
-                TableName=table.table_name, Item=item, ConditionExpression="attribute_not_exists(pk)"
-            ),
+            lambda: table.client.put_item(TableName=table.table_name, Item=item, ConditionExpression=ITEM_ABSENT),
             idempotent=True,
         )
     except ClientError as exc:

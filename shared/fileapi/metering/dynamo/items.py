@@ -62,6 +62,14 @@ def key_pk(key_hash: str) -> str:
     return f"KEY#{key_hash}"
 
 
+def email_pk(email: str) -> str:
+    return f"EMAIL#{email.lower()}"
+
+
+def customer_pk(customer_id: str) -> str:
+    return f"CUSTOMER#{customer_id}"
+
+
 def account_from_item(item: dict[str, Any]) -> Account:
     """The Account of a PROFILE item."""
     fields: dict[str, Any] = {name: item[name]["S"] for name in (*PROFILE_FIELDS, *OPTIONAL_STR) if name in item}

@@ -52,6 +52,9 @@ NOT_APPLIED_CODES = frozenset(
 # Errors after which a write may or may not have been applied.
 UNKNOWN_OUTCOME_CODES = frozenset({"InternalServerError", "ServiceUnavailable"})
 CONDITION_FAILED = "ConditionalCheckFailedException"
+# Conditions on whether the item a write names exists (every item has a partition key).
+ITEM_PRESENT = "attribute_exists(pk)"
+ITEM_ABSENT = "attribute_not_exists(pk)"
 TRANSACTION_CANCELED = "TransactionCanceledException"
 
 # Timeouts sized so that a table that cannot be reached, or does not answer, gives 503 within 2 s:
