@@ -30,16 +30,12 @@ from fileapi.metering.settling import Fault, Settler
 from fileapi.metering.state import MeterState
 from fileapi.metering.storage import AdmissionStore, Ambiguous, Attempt, BucketCase, Refused, guarded
 
-# Attempts of one admission: a stale cache, a turned month and a wrong bucket case each cost one. A hot key
-# whose store round trip is longer than its interval can see its bucket case change under every write (CI saw
-# a 503 from 16 requests in flight on one item through moto's one-at-a-time server); a write that lost such a
-# race makes the next guess BUSY (see `_attempt`), and this bound only stops a store that never agrees (with
-# the pause below, 4 clients on a Business key through the local endpoint needed at most 5).
+# Writes one admission may try (plus one per shard) before 503: a stale cache, a turned month and a wrong
+# bucket case each cost one, so the bound stops only a store that never agrees (4 clients on one Business
+# key through the local endpoint need at most 5).
 MAX_ATTEMPTS = 16
-# From the second refused write of one admission on, the next waits a random part of the key's interval (at
-# most this long): a request whose writes kept landing just behind another process's, in the same rhythm,
-# lost every attempt (seen: IDLE refused 1.6 ms behind a competitor's write, BUSY refused 6 ms after the bucket
-# had gone idle again, 18 times over); a random pause breaks that rhythm.
+# From the second refused write of one admission on, each waits a random part of the key's interval, at most
+# this long, so that writes landing just behind another process's fall out of its rhythm.
 MAX_RETRY_PAUSE_US = 5_000
 
 
@@ -287,8 +283,8 @@ class Meter:
             raise self._inactive(old)
         if (old.interval_us, old.burst, old.shards) != (attempt.interval_us, attempt.burst, entry.shards):
             return None  # the limits changed (or the key was laid out again): try with the stored ones
-        # Judged at this moment, not when the attempt was made: a process held up between its clock reading and
-        # the write (a busy machine) would otherwise call a bucket empty that has tokens by now.
+        # Judged now, not at the attempt's instant: a process held up between its clock reading and the write
+        # must not call a bucket empty that has a token by now.
         bucket = Bucket.of(max(now_us, self.clock()), interval_us=old.interval_us, burst=old.burst)
         if not bucket.admits(old.tat_us):
             entry.rate_blocked_until_us[old.shard] = bucket.available_at_us(old.tat_us)
@@ -343,12 +339,12 @@ def _attempt(
     busy_when_seen: bool = False,
     raced: bool = False,
 ) -> Attempt:
-    """The admission write to try, given the item as last seen. The bucket case is guessed from it: BUSY when
-    its TAT is still ahead of now, or, for a sharded key, when it was busy when seen (the other instances that
-    share a busy shard keep it busy; measured by the load model: 20 instances on 39 shards guessed wrong
-    1 time in 60 this way, against 1 in 2.5 from the TAT alone), and when the last attempt `raced` another
-    request (its IDLE write found a token taken after its instant). A wrong guess costs one refused write,
-    which brings the item as it is."""
+    """The admission write to try, given the item as last seen.
+
+    The bucket case is BUSY when the TAT is still ahead of now, when the last attempt `raced` another request
+    (its IDLE write found a token taken after its instant), or, for a sharded key, when the shard was busy
+    when seen (the other instances on a busy shard keep it busy: 1 wrong guess in 60 in the load model);
+    else IDLE. A wrong guess costs one refused write, which brings the item as it is."""
     period = max(period, state.period)  # another process's clock may already be in the next month
     return Attempt(
         account_id=state.account_id,

@@ -6,9 +6,8 @@
 - `AccountStore`: what account management needs: create, look up, change plan or status,
   rotate the key, recovery codes, webhook event claims, abuse throttles.
 
-The logic over them (`fileapi.metering.meter`) is plain code; `fileapi.metering.dynamo.admission_store`,
-`fileapi.metering.dynamo.account_store` and `tests.memory_stores` implement them, and one behavioural
-test suite runs against the DynamoDB and the in-memory implementations alike.
+The logic over them (`meter`, `placement`, `settling`, `admin`) is plain code; `fileapi.metering.dynamo`
+implements them, and the tests run the same behaviour against an in-memory implementation as well.
 """
 
 from __future__ import annotations
