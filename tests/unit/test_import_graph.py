@@ -156,16 +156,17 @@ def test_the_layer_imports_nothing_of_the_tests_or_the_benches() -> None:
     assert reached == []
 
 
-def write(root: Path, files: dict[str, str]) -> Path:
+def circles_in(root: Path, files: dict[str, str]) -> list[str]:
+    """The circles, described, among the modules of package `pkg` made of `files` (path: text) under `root`."""
     for name, text in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    return root
+    return [describe(circle) for circle in circles(import_edges(root, "pkg"))]
 
 
 def test_a_circle_through_a_type_checking_import_is_named(tmp_path: Path) -> None:
-    root = write(
+    found = circles_in(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -174,12 +175,11 @@ def test_a_circle_through_a_type_checking_import_is_named(tmp_path: Path) -> Non
             "pkg/c.py": "import pkg.a\n",
         },
     )
-    found = circles(import_edges(root, "pkg"))
-    assert [describe(circle) for circle in found] == ["pkg.a -> pkg.b (line 1) -> pkg.a (line 4)"]
+    assert found == ["pkg.a -> pkg.b (line 1) -> pkg.a (line 4)"]
 
 
 def test_a_circle_through_a_function_level_relative_import_is_named(tmp_path: Path) -> None:
-    root = write(
+    found = circles_in(
         tmp_path,
         {
             "pkg/__init__.py": "",
@@ -189,19 +189,9 @@ def test_a_circle_through_a_function_level_relative_import_is_named(tmp_path: Pa
             "pkg/sub/three.py": "from .. import sub\nfrom ..sub import one\n",
         },
     )
-    found = circles(import_edges(root, "pkg"))
-    assert [describe(circle) for circle in found] == [
-        "pkg.sub.one -> pkg.sub.two (line 2) -> pkg.sub.three (line 1) -> pkg.sub.one (line 2)"
-    ]
+    assert found == ["pkg.sub.one -> pkg.sub.two (line 2) -> pkg.sub.three (line 1) -> pkg.sub.one (line 2)"]
 
 
 def test_modules_without_a_circle_pass(tmp_path: Path) -> None:
-    root = write(
-        tmp_path,
-        {
-            "pkg/__init__.py": "from pkg.a import A\n",
-            "pkg/a.py": "import os\nA = 1\n",
-            "pkg/b.py": "from pkg import a\n",
-        },
-    )
-    assert circles(import_edges(root, "pkg")) == []
+    files = {"pkg/__init__.py": "from pkg.a import A\n", "pkg/a.py": "A = 1\n", "pkg/b.py": "from pkg import a\n"}
+    assert circles_in(tmp_path, files) == []
