@@ -42,8 +42,8 @@ from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server
 from fileapi.local.template import PROJECT_ROOT
 from fileapi.metering.admin import create_key
+from fileapi.metering.dynamo.connect import dynamo_stores, open_table
 from fileapi.metering.meter import Meter
-from fileapi.metering.stores import dynamo_stores, open_table
 from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
 from fileapi.web.logs import logger
 from fileapi.web.services import use_stores

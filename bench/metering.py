@@ -29,11 +29,12 @@ from bench.scoreboard import Goal, print_scoreboard, record
 from fileapi.errors import ApiError
 from fileapi.local import dynamo
 from fileapi.metering.admin import change_account, create_key
-from fileapi.metering.dynamodb import DynamoTable, create_client, create_table
+from fileapi.metering.catalog import PlanCatalog
+from fileapi.metering.dynamo.connect import dynamo_stores
+from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.meter import Meter
-from fileapi.metering.plans import Plan, PlanCatalog
-from fileapi.metering.stores import dynamo_stores
+from fileapi.metering.plans import Plan
 from tests.dynamo_proxy import ClientCounter, DynamoProxy
 
 SECTION = "metering"

@@ -32,12 +32,12 @@ from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server
 from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_module, load_functions
 from fileapi.metering.admin import create_key
-from fileapi.metering.memory import memory_stores
 from fileapi.metering.plans import Plan
-from fileapi.metering.store import AdmissionStore, Stores
+from fileapi.metering.storage import AdmissionStore, Stores
 from fileapi.web.invocation import one_request_at_a_time
 from fileapi.web.logs import logger
 from fileapi.web.services import stores_installed
+from tests.memory_stores import memory_stores
 
 # Goals of issue 21 per function (ms of a cold `import app`); functions not named have none.
 IMPORT_GOALS_MS = {

@@ -97,7 +97,7 @@ def deepest(build: Callable[[int], bytes], high: int = 1000) -> tuple[int, int]:
 
 def main(arguments: list[str]) -> None:
     from fileapi.convert.render import _inflate, _parse
-    from fileapi.convert.svg_cost import predict
+    from fileapi.convert.svg_prediction import predict
 
     if arguments[:1] == ["depths"]:
         for name, build in DEPTHS.items():

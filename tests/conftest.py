@@ -16,10 +16,10 @@ from fastapi.testclient import TestClient
 from fileapi.local import dynamo
 from fileapi.local.server import create_local_app
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamodb import DynamoTable
+from fileapi.metering.dynamo.connect import dynamo_stores
+from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.meter import Meter
-from fileapi.metering.store import AccountStore, Stores
-from fileapi.metering.stores import dynamo_stores
+from fileapi.metering.storage import AccountStore, Stores
 from fileapi.web.logs import logger
 from fileapi.web.services import use_stores
 from tests.helpers import CORPUS

@@ -41,8 +41,8 @@ def in_memory_metering(email: str, plan: str = "business") -> Iterator[str]:
     from moto import mock_aws
 
     from fileapi.metering.admin import create_key
-    from fileapi.metering.dynamodb import DynamoTable, create_client, create_table
-    from fileapi.metering.stores import dynamo_stores
+    from fileapi.metering.dynamo.connect import dynamo_stores
+    from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
     from fileapi.web.services import stores_installed
 
     with mock_aws():

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from fileapi.metering.state import MeterState
-from fileapi.metering.store import AdmissionStore, Ambiguous, Attempt, StoreUnavailable
+from fileapi.metering.storage import AdmissionStore, Ambiguous, Attempt, StoreUnavailable
 
 T = TypeVar("T")
 

@@ -209,7 +209,7 @@ def run_local(*, seconds: float = 60, min_requests: int = 10_000, max_seconds: f
     from fileapi.local import dynamo
     from fileapi.local.processes import start_api_server
     from fileapi.metering.admin import create_key
-    from fileapi.metering.stores import dynamo_stores
+    from fileapi.metering.dynamo.connect import dynamo_stores
 
     for name, value in dynamo.LOCAL_CREDENTIALS.items():
         os.environ.setdefault(name, value)

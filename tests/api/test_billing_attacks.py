@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from fileapi.metering.dynamodb import DynamoTable
+from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import hash_key
 from fileapi.settings import get_settings
 from fileapi.web.services import get_stores

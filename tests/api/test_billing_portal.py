@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 import fileapi.web.services as services
 from fileapi.account.portal import BillingPortal
 from fileapi.metering.admin import create_key
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 from tests.helpers import auth
 
 PORTAL_URL = "https://billing.example.test/p/session_123"

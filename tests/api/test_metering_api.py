@@ -13,7 +13,7 @@ from httpx2 import Response
 from fileapi.metering.admin import change_account
 from fileapi.metering.keys import hash_key
 from fileapi.metering.months import seconds_to_next_month
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 from tests.conftest import MakeKey
 from tests.helpers import auth
 
@@ -146,7 +146,7 @@ def test_a_failure_after_admission_carries_the_headers_of_its_refund(api: TestCl
 def request_with_store_at(api: TestClient, key: str, endpoint: str) -> tuple[Response, float]:
     """One metered request while the process's stores point at `endpoint` (the deployed timeouts); its
     answer and how long it took."""
-    from fileapi.metering.stores import dynamo_stores, open_table
+    from fileapi.metering.dynamo.connect import dynamo_stores, open_table
     from fileapi.web import services
 
     with services.stores_installed(dynamo_stores(open_table("t", region="us-east-1", endpoint_url=endpoint))):

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from fileapi.metering.admin import create_key
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_module, load_functions
 from fileapi.metering.plans import CONTRACT_PLANS
-from fileapi.metering.store import Stores
+from fileapi.metering.storage import Stores
 from fileapi.web.docs_page import ASSETS, CONTENT_SECURITY_POLICY, PAGE_PATH, REDIRECTS, asset_bytes
 from fileapi.web.services import stores_installed
 from tests.conftest import MakeKey

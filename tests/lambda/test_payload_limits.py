@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from fileapi.local.template import PROJECT_ROOT, load_function_module, load_functions
-from fileapi.metering.store import Stores
+from fileapi.metering.storage import Stores
 from fileapi.settings import DEFAULT_MAX_RESPONSE_BYTES, get_settings
 from fileapi.web.services import stores_installed
 from tests.helpers import LambdaContext, auth

@@ -15,9 +15,9 @@ import pytest
 
 from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server
-from fileapi.metering.dynamodb import DynamoTable
-from fileapi.metering.store import AccountStore
-from fileapi.metering.stores import dynamo_stores
+from fileapi.metering.dynamo.connect import dynamo_stores
+from fileapi.metering.dynamo.table import DynamoTable
+from fileapi.metering.storage import AccountStore
 
 pytestmark = pytest.mark.server
 

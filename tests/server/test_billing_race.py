@@ -9,7 +9,7 @@ import pytest
 
 from fileapi.account.billing import BillingEvents
 from fileapi.account.mailer import OutboxMailer
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 from tests.stripe_events import SECRET, checkout_completed, signed
 
 pytestmark = pytest.mark.server

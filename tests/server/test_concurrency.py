@@ -10,12 +10,13 @@ import httpx
 import pytest
 
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamo_accounts import DynamoAccountStore
-from fileapi.metering.dynamodb import DynamoTable
+from fileapi.metering.catalog import PlanCatalog
+from fileapi.metering.dynamo.account_store import DynamoAccountStore
+from fileapi.metering.dynamo.connect import dynamo_stores
+from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import hash_key
-from fileapi.metering.plans import Plan, PlanCatalog
-from fileapi.metering.store import AccountStore
-from fileapi.metering.stores import dynamo_stores
+from fileapi.metering.plans import Plan
+from fileapi.metering.storage import AccountStore
 from tests.helpers import auth
 from tests.server.conftest import StartServers
 

@@ -12,8 +12,8 @@ from botocore.exceptions import ClientError
 
 from bench.cost import CallCounter, measure_request_cost
 from bench.sizing import memory_sizes
-from fileapi.metering.dynamodb import create_client, create_table
-from fileapi.metering.store import Stores
+from fileapi.metering.dynamo.table import create_client, create_table
+from fileapi.metering.storage import Stores
 from fileapi.web.services import use_stores
 
 pytestmark = pytest.mark.server

@@ -19,7 +19,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from fileapi.metering.admin import create_key
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 from tests.server.conftest import StartServers
 
 if TYPE_CHECKING:

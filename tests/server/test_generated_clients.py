@@ -24,7 +24,7 @@ from PIL import Image
 
 from fileapi.local.template import PROJECT_ROOT
 from fileapi.metering.admin import create_key
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 from fileapi.web.spec import OPENAPI_PATH
 from tests.helpers import require_tool
 from tests.server.conftest import StartServers

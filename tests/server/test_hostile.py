@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from fileapi.metering.admin import create_key
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 from tests.bombs import BOMBS, Bomb
 from tests.helpers import auth
 from tests.server.conftest import StartServers

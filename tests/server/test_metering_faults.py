@@ -15,11 +15,11 @@ import httpx
 import pytest
 
 from fileapi.metering.admin import change_account, create_key
-from fileapi.metering.dynamodb import DynamoTable
+from fileapi.metering.dynamo.connect import dynamo_stores
+from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import generate_key, hash_key
-from fileapi.metering.meter import UNDERCOUNT_FAULTS, Fault
-from fileapi.metering.store import AccountStore
-from fileapi.metering.stores import dynamo_stores
+from fileapi.metering.settling import UNDERCOUNT_FAULTS, Fault
+from fileapi.metering.storage import AccountStore
 from tests.dynamo_proxy import DynamoProxy, Faults
 from tests.helpers import auth
 from tests.server.conftest import StartServers

@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from fileapi.metering.admin import create_key
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 from fileapi.web.errors import BODY_HINT, SEND_JSON
 from tests.api.test_cors import as_set, template_cors
 from tests.helpers import require_tool

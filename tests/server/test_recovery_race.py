@@ -12,7 +12,7 @@ from fileapi.account.keys import KeyService
 from fileapi.account.mailer import OutboxMailer
 from fileapi.errors import InvalidInput
 from fileapi.metering.admin import create_key
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 
 pytestmark = pytest.mark.server
 

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 import pytest
 from moto import mock_aws
 
-from fileapi.metering.dynamodb import DynamoTable, create_client, create_table
-from fileapi.metering.memory import memory_stores
-from fileapi.metering.store import AccountStore, Stores
-from fileapi.metering.stores import dynamo_stores
+from fileapi.metering.dynamo.connect import dynamo_stores
+from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
+from fileapi.metering.storage import AccountStore, Stores
+from tests.memory_stores import memory_stores
 
 
 @pytest.fixture()

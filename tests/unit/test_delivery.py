@@ -12,7 +12,7 @@ from fileapi.account.mailer import OutboxMailer
 from fileapi.errors import ServiceUnavailable
 from fileapi.local.deliveries import send_pending_deliveries
 from fileapi.metering.admin import issue_key
-from fileapi.metering.store import AccountStore, PendingDelivery
+from fileapi.metering.storage import AccountStore, PendingDelivery
 from fileapi.settings import get_settings
 
 

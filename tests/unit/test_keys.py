@@ -15,7 +15,7 @@ from fileapi.errors import InvalidInput, RateLimited, Unauthorized
 from fileapi.metering.accounts import Account
 from fileapi.metering.admin import create_key, issue_key
 from fileapi.metering.meter import Meter
-from fileapi.metering.store import AccountStore, RecoveryCode, Stores
+from fileapi.metering.storage import AccountStore, RecoveryCode, Stores
 
 T0 = 1_795_000_000.0
 

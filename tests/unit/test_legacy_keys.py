@@ -11,7 +11,7 @@ from fileapi.metering.admin import create_key
 from fileapi.metering.headers import DEPRECATED_KEY_HEADERS
 from fileapi.metering.keys import KEY_PREFIX, is_key, is_legacy_key, is_well_formed, parse_bearer
 from fileapi.metering.meter import Meter
-from fileapi.metering.store import Stores
+from fileapi.metering.storage import Stores
 from tests.metering_doubles import CountingStore
 
 

@@ -13,11 +13,12 @@ from fileapi.errors import QuotaExceeded, RateLimited, ServiceUnavailable, Subsc
 from fileapi.metering.accounts import Account
 from fileapi.metering.admin import change_account, create_key, ensure_key, limits_of
 from fileapi.metering.keys import KEY_LENGTH, generate_key, hash_key, is_well_formed, key_from_random, parse_bearer
-from fileapi.metering.memory import memory_stores
-from fileapi.metering.meter import UNDERCOUNT_FAULTS, Admission, Fault, Meter
+from fileapi.metering.meter import Admission, Meter
 from fileapi.metering.months import next_month_start, seconds_to_next_month
+from fileapi.metering.settling import UNDERCOUNT_FAULTS, Fault
 from fileapi.metering.state import MeterState
-from fileapi.metering.store import AccountExists, AccountStore, AdmissionStore, Attempt, Refused, Stores
+from fileapi.metering.storage import AccountExists, AccountStore, AdmissionStore, Attempt, Refused, Stores
+from tests.memory_stores import memory_stores
 from tests.metering_doubles import CountingStore, FaultyStore
 
 # 10 s before the end of November 2026 (UTC).
@@ -531,7 +532,7 @@ def test_ensure_key_creates_then_updates_plan_and_quota(store: AccountStore) -> 
 def test_the_admission_item_stays_within_one_write_unit() -> None:
     # GIVEN the largest account item: a 254-character address, a customer, every override, every slot used,
     # the largest counts and a refund and a forgiveness recorded
-    from fileapi.metering.dynamo_items import fresh_meter_attributes, profile_attributes, slot_name
+    from fileapi.metering.dynamo.items import fresh_meter_attributes, profile_attributes, slot_name
     from fileapi.metering.state import RECENT_SLOTS, TAG_CHARS
     from tests.dynamo_proxy import item_size
 

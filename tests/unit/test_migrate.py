@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from fileapi.metering.dynamodb import DynamoTable
+from fileapi.metering.dynamo.connect import dynamo_stores
+from fileapi.metering.dynamo.migrate import migrate_table
+from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import hash_key, key_from_random
 from fileapi.metering.meter import Meter
-from fileapi.metering.migrate import migrate_table
-from fileapi.metering.stores import dynamo_stores
 
 NOW_US = int(datetime(2026, 11, 20, 12, 0, tzinfo=UTC).timestamp() * 1_000_000)
 KEY = key_from_random("L" * 43)

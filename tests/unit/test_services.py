@@ -5,7 +5,7 @@ from __future__ import annotations
 
 def test_snapstart_reset_drops_the_service_objects() -> None:
     import fileapi.web.services as services
-    from fileapi.metering.memory import memory_stores
+    from tests.memory_stores import memory_stores
 
     services.use_stores(memory_stores())
     marker = object()

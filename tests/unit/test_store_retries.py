@@ -9,10 +9,10 @@ import pytest
 from botocore.exceptions import ClientError, ConnectTimeoutError, EndpointConnectionError, ReadTimeoutError
 
 from fileapi.metering.accounts import Account, Limits
-from fileapi.metering.dynamo_accounts import DynamoAccountStore
-from fileapi.metering.dynamodb import DynamoTable
+from fileapi.metering.dynamo.account_store import DynamoAccountStore
+from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import hash_key, key_from_random
-from fileapi.metering.store import Ambiguous, CodeRejected, RecoveryCode, StoreUnavailable
+from fileapi.metering.storage import Ambiguous, CodeRejected, RecoveryCode, StoreUnavailable
 
 LIMITS = Limits(quota_monthly=10_000, sustained_per_second=5, burst=15)
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from fileapi.local.template import load_template
-from fileapi.metering.dynamo_items import ADMISSION_READ, KEY_ITEM_READ
+from fileapi.metering.dynamo.items import ADMISSION_READ, KEY_ITEM_READ
 
 TEMPLATE = load_template()
 RESOURCES: dict[str, Any] = TEMPLATE["Resources"]

@@ -14,12 +14,12 @@ import pytest
 from fastapi.testclient import TestClient
 
 from fileapi.local import dynamo
+from fileapi.metering.dynamo.connect import dynamo_stores
+from fileapi.metering.dynamo.migrate import migrate_table
 from fileapi.metering.headers import DEPRECATED_KEY_HEADERS
 from fileapi.metering.keys import is_legacy_key, is_well_formed
-from fileapi.metering.migrate import migrate_table
 from fileapi.metering.months import month_period, utc
-from fileapi.metering.plans import get_plan
-from fileapi.metering.stores import dynamo_stores
+from fileapi.metering.plans import contract_plan
 from fileapi.web.services import stores_installed
 from tests.helpers import auth
 
@@ -66,7 +66,7 @@ def test_every_key_of_the_previous_release_still_works(upgraded: TestClient, ent
     usage = upgraded.get("/v1/usage", headers=headers)
     assert usage.headers["Deprecation"] == DEPRECATED_KEY_HEADERS["Deprecation"]
     counted_before = entry["used"] if fixture_month() == month_period(utc(time.time_ns() // 1000)) else 0
-    quota = entry["quota"] if entry["quota"] is not None else get_plan(entry["plan"]).quota_monthly
+    quota = entry["quota"] if entry["quota"] is not None else contract_plan(entry["plan"]).quota_monthly
     body = usage.json()
     assert (body["plan"], body["status"], body["quota_monthly"]) == (entry["plan"], entry["status"], quota)
     assert body["used_this_month"] == counted_before + 1

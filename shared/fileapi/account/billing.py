@@ -35,9 +35,9 @@ from fileapi.account.stripe_models import SUBSCRIPTION_DELETED, CheckoutSession,
 from fileapi.errors import InvalidInput, ServiceUnavailable
 from fileapi.metering.accounts import Account
 from fileapi.metering.admin import change_account, issue_key
-from fileapi.metering.meter import guarded
-from fileapi.metering.plans import PlanCatalog, UnknownPlan
-from fileapi.metering.store import AccountExists, AccountStore
+from fileapi.metering.catalog import PlanCatalog
+from fileapi.metering.plans import UnknownPlan
+from fileapi.metering.storage import AccountExists, AccountStore, guarded
 
 EVENT_RETENTION_SECONDS = 30 * 86_400
 # Stripe's own default tolerance, applied both ways: a signature dated further ahead is as suspect as a stale one.

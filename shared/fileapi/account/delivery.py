@@ -12,8 +12,7 @@ from collections.abc import Callable
 
 from fileapi.account.mailer import Mailer
 from fileapi.errors import ServiceUnavailable
-from fileapi.metering.meter import guarded
-from fileapi.metering.store import AccountStore, PendingDelivery
+from fileapi.metering.storage import AccountStore, PendingDelivery, guarded
 
 WELCOME_SUBJECT = "Your API key"
 

@@ -27,11 +27,10 @@ from functools import partial
 from fileapi.account.addresses import normalize_email
 from fileapi.account.mailer import Mailer
 from fileapi.errors import InvalidInput, RateLimited, Unauthorized
-from fileapi.metering.accounts import Account, Limits
+from fileapi.metering.accounts import Account
 from fileapi.metering.keys import generate_key, hash_key
-from fileapi.metering.meter import guarded
 from fileapi.metering.ratelimit import Bucket
-from fileapi.metering.store import AccountStore, BucketEmpty, CodeRejected, KeyChanged, RecoveryCode
+from fileapi.metering.storage import AccountStore, BucketEmpty, CodeRejected, KeyChanged, RecoveryCode, guarded
 
 CODE_TTL_SECONDS = 600
 CODE_DIGITS = 8
@@ -45,9 +44,6 @@ class AbuseLimit:
 
     per_hour: float
     burst: int
-
-    def limits(self) -> Limits:
-        return Limits(quota_monthly=0, sustained_per_second=self.per_hour / 3600, burst=self.burst)
 
 
 # Recovery requests (each may send an e-mail) and confirmations (each is a guess at a code).
@@ -192,7 +188,7 @@ class KeyService:
 
     def _throttle(self, subject: str, limit: AbuseLimit) -> None:
         now = self.clock()
-        bucket = Bucket.at(int(now * 1_000_000), limit.limits())
+        bucket = Bucket.at_rate(int(now * 1_000_000), per_second=limit.per_hour / 3600, burst=limit.burst)
         try:
             guarded(lambda: self.store.throttle(subject, bucket, expires_at=int(now) + 2 * 86_400))
         except BucketEmpty as exc:

@@ -54,7 +54,7 @@ def remove_active_content(pdf: pikepdf.Pdf) -> int:
 def without_active_content(data: bytes) -> bytes:
     """`data` rewritten without its active content (for documents written by pypdf); `data` itself when it
     has none."""
-    from fileapi.convert.pdf import open_pdf, save_pdf
+    from fileapi.convert.pdf_io import open_pdf, save_pdf
 
     pdf = open_pdf(data, what="the result")
     return save_pdf(pdf) if remove_active_content(pdf) else data

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 
 from fileapi.convert import deadline
 from fileapi.convert.pages import parse_pages
-from fileapi.convert.pdf import open_pdf, save_pdf
 from fileapi.convert.pdf_active import remove_active_content
 from fileapi.convert.pdf_errors import reading
+from fileapi.convert.pdf_io import open_pdf, save_pdf
 from fileapi.errors import InvalidInput
 
 if TYPE_CHECKING:

@@ -21,7 +21,8 @@ MAX_FIELDS = 1_000
 
 def _writer(data: bytes) -> Any:
     """pypdf's writer over the document; when pypdf cannot read it, over the copy qpdf repaired."""
-    from fileapi.convert.pdf import forms_are_drawable, open_pdf, repaired_copy
+    from fileapi.convert.pdf import forms_are_drawable, repaired_copy
+    from fileapi.convert.pdf_io import open_pdf
 
     # The same checks and errors as every PDF endpoint (header, password, page bound), and a form
     # field tree that pypdf can walk in bounded time.

@@ -86,7 +86,7 @@ def svg_to_png(
         canvas = None
     target = (max(1, round(intrinsic_w * zoom)), max(1, round(intrinsic_h * zoom)))
     check_output_size(*(canvas or target))
-    from fileapi.convert.svg_cost import check_render_cost
+    from fileapi.convert.svg_prediction import check_render_cost
 
     composing = 4 * (3 * canvas[0] * canvas[1] + target[0] * target[1]) if canvas else 0  # _on_canvas's images
     with _collector_paused():

@@ -11,16 +11,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING
 
 from fileapi.convert import svg_rates as rate
-from fileapi.convert.svg_cost import Context, Cost, label
+from fileapi.convert.svg_cost import Context, Cost, Walking, label
 from fileapi.convert.svg_geometry import Box, length, numbers, parse_transform, scale_of, union
 from fileapi.convert.svg_shapes import Env, Paint, outline, viewbox_transform
 from fileapi.convert.svg_tree import Node
-
-if TYPE_CHECKING:
-    from fileapi.convert.svg_walk import Walker
 
 _FUNCTION = re.compile(r"([a-z-]+)\(([^()]*(?:\([^()]*\)[^()]*)*)\)", re.IGNORECASE)
 _ISOLATING = frozenset({"opacity", "clip-path", "mask", "filter", "mix-blend-mode", "isolation"})
@@ -34,7 +30,7 @@ def stroke_growth(paint: Paint, env: Env) -> float:
     return max(env.other(paint.stroke_width, 1.0), 0.0)
 
 
-def isolate(walker: Walker, node: Node, context: Context, depth: int, viewport: Box | None) -> Cost:
+def isolate(walker: Walking, node: Node, context: Context, depth: int, viewport: Box | None) -> Cost:
     """`node` drawn in `context`, in a layer of its own when it needs one."""
     if viewport is None and _ISOLATING.isdisjoint(node.attrs):
         return walker.content(node, context, depth)
@@ -83,7 +79,7 @@ def _intersection(first: Box, second: Box) -> Box:
     return max(first[0], second[0]), max(first[1], second[1]), min(first[2], second[2]), min(first[3], second[3])
 
 
-def _inside(walker: Walker, holder: Node, layer: Context, bounds: Box | None, depth: int, units: str) -> Cost:
+def _inside(walker: Walking, holder: Node, layer: Context, bounds: Box | None, depth: int, units: str) -> Cost:
     """The content of a clipPath or mask (and the clip path or mask set on it), drawn into the layer."""
     if id(holder) in walker.active:
         return Cost()
@@ -115,7 +111,7 @@ def _number(value: str | None, default: float) -> float:
         return default
 
 
-def _filters(walker: Walker, value: str | None) -> list[Node | tuple[str, str]]:
+def _filters(walker: Walking, value: str | None) -> list[Node | tuple[str, str]]:
     """The filters of a `filter` property: <filter> elements and CSS filter functions."""
     if not value or value.strip() == "none":
         return []
@@ -130,7 +126,7 @@ def _filters(walker: Walker, value: str | None) -> list[Node | tuple[str, str]]:
     return found
 
 
-def filter_box(walker: Walker, node: Node, env: Env, paint: Paint, depth: int) -> Box | None:
+def filter_box(walker: Walking, node: Node, env: Env, paint: Paint, depth: int) -> Box | None:
     """The union of the regions of `node`'s filters, in its own coordinates."""
     bounds = walker.extent(node, env, paint, visual=False, depth=depth)
     box: Box | None = None
@@ -139,7 +135,7 @@ def filter_box(walker: Walker, node: Node, env: Env, paint: Paint, depth: int) -
     return box
 
 
-def _region(walker: Walker, entry: Node | tuple[str, str], bounds: Box | None, env: Env) -> Box | None:
+def _region(walker: Walking, entry: Node | tuple[str, str], bounds: Box | None, env: Env) -> Box | None:
     if isinstance(entry, tuple):
         spread = (-0.5, -0.5, 2.0, 2.0) if entry[0] in ("blur", "drop-shadow") else (-0.1, -0.1, 1.2, 1.2)
         return _fraction_box(bounds, spread) if bounds else None
@@ -172,7 +168,7 @@ def _fraction_box(bounds: Box, spread: tuple[float, float, float, float]) -> Box
     return x, y, x + spread[2] * width, y + spread[3] * height
 
 
-def _template_attribute(walker: Walker, node: Node, name: str) -> str | None:
+def _template_attribute(walker: Walking, node: Node, name: str) -> str | None:
     """An attribute of a pattern or filter, or of the templates its href names."""
     current: Node | None = node
     for _ in range(_HREF_CHAIN):
@@ -185,7 +181,7 @@ def _template_attribute(walker: Walker, node: Node, name: str) -> str | None:
     return None
 
 
-def _template_children(walker: Walker, node: Node) -> list[Node]:
+def _template_children(walker: Walking, node: Node) -> list[Node]:
     current: Node | None = node
     for _ in range(_HREF_CHAIN):
         if current is None:
@@ -197,7 +193,7 @@ def _template_children(walker: Walker, node: Node) -> list[Node]:
 
 
 def _filter(
-    walker: Walker, entry: Node | tuple[str, str], node: Node, layer: Context, bounds: Box | None, depth: int
+    walker: Walking, entry: Node | tuple[str, str], node: Node, layer: Context, bounds: Box | None, depth: int
 ) -> Cost:
     """One filter applied to the layer `layer` (of `node`, whose geometry is `bounds`)."""
     region = layer.clamped(layer.size(_region(walker, entry, bounds, layer.env)))
@@ -281,7 +277,7 @@ def _function_ns(entry: tuple[str, str], layer: Context) -> float:
     return blur + (rate.PRIMITIVE_RATES["feDropShadow"] if name == "drop-shadow" else 0.0)
 
 
-def shape(walker: Walker, node: Node, context: Context, depth: int) -> Cost:
+def shape(walker: Walking, node: Node, context: Context, depth: int) -> Cost:
     """A basic shape or path: its fill, stroke and markers."""
     found = outline(node, context.env)
     cost = Cost()
@@ -324,7 +320,7 @@ def shape(walker: Walker, node: Node, context: Context, depth: int) -> Cost:
     return cost
 
 
-def _pattern(walker: Walker, pattern: Node, box: Box, context: Context, depth: int, filled: float) -> Cost:
+def _pattern(walker: Walking, pattern: Node, box: Box, context: Context, depth: int, filled: float) -> Cost:
     """A shape filled with a pattern: its tile drawn into a pixmap, then spread over the area."""
 
     def get(name: str) -> str | None:
@@ -365,7 +361,7 @@ def _pattern(walker: Walker, pattern: Node, box: Box, context: Context, depth: i
     return cost
 
 
-def _marker(walker: Walker, marker: Node, context: Context, depth: int, stroke_width: float) -> Cost:
+def _marker(walker: Walking, marker: Node, context: Context, depth: int, stroke_width: float) -> Cost:
     """One marker drawn: its content in a layer clipped to its viewport."""
     env = context.env
     width = length(marker.attrs.get("markerWidth"), reference=env.viewport[0]) or 3.0

@@ -6,7 +6,7 @@ import sys
 
 from fileapi.account.delivery import KeyDelivery
 from fileapi.account.mailer import create_mailer
-from fileapi.metering.store import AccountStore
+from fileapi.metering.storage import AccountStore
 from fileapi.settings import Settings
 
 

@@ -15,8 +15,8 @@ import time
 import urllib.error
 import urllib.request
 
-from fileapi.metering.dynamodb import DynamoTable, create_table
-from fileapi.metering.stores import open_table
+from fileapi.metering.dynamo.connect import open_table
+from fileapi.metering.dynamo.table import DynamoTable, create_table
 from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS, child_environment
 
 LOCAL_CREDENTIALS = {

@@ -17,8 +17,9 @@ from starlette.routing import Route
 from fileapi.account.standin import PORTAL_PATH, session_account
 from fileapi.account.stripe_events import sign, subscription_event
 from fileapi.errors import ApiError, InvalidInput
+from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.months import iso_millis, month_period, next_month_start, utc
-from fileapi.metering.plans import PlanCatalog, UnknownPlan
+from fileapi.metering.plans import UnknownPlan
 from fileapi.settings import get_settings
 from fileapi.web.errors import error_response
 from fileapi.web.services import get_billing_events, get_stores, webhook_secret

@@ -14,12 +14,13 @@ from fileapi.local.deliveries import send_pending_deliveries
 from fileapi.local.run_state import running_endpoint, use_local_credentials
 from fileapi.metering.accounts import Account
 from fileapi.metering.admin import change_account, create_key, limits_of
-from fileapi.metering.dynamodb import DynamoTable, create_table
+from fileapi.metering.catalog import PlanCatalog
+from fileapi.metering.dynamo.connect import dynamo_stores, open_table
+from fileapi.metering.dynamo.migrate import migrate_table
+from fileapi.metering.dynamo.table import DynamoTable, create_table
 from fileapi.metering.keys import generate_key
-from fileapi.metering.migrate import migrate_table
-from fileapi.metering.plans import CONTRACT_PLANS, Plan, PlanCatalog, UnknownPlan
-from fileapi.metering.store import AccountExists, AccountStore
-from fileapi.metering.stores import dynamo_stores, open_table
+from fileapi.metering.plans import CONTRACT_PLANS, Plan, UnknownPlan
+from fileapi.metering.storage import AccountExists, AccountStore
 from fileapi.settings import load_settings
 
 Commands = Any  # argparse's sub-parser action (its type is private to argparse)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from fileapi.metering.months import MICROS
 from fileapi.metering.plans import SHARD_HEADROOM, Plan, shards_needed
+from fileapi.metering.ratelimit import emission_interval_us
 
 ACTIVE_STATUSES = frozenset({"active", "trialing"})
 
@@ -27,7 +29,7 @@ class Limits:
     @property
     def interval_us(self) -> int:
         """GCRA emission interval of the whole key: microseconds between tokens at the sustained rate."""
-        return max(1, round(1_000_000 / self.sustained_per_second))
+        return emission_interval_us(self.sustained_per_second)
 
     @property
     def headroom(self) -> float:
@@ -37,7 +39,7 @@ class Limits:
     @property
     def shard_interval_us(self) -> int:
         """The emission interval of one shard's bucket."""
-        return max(1, round(1_000_000 * self.shards / (self.sustained_per_second * self.headroom)))
+        return max(1, round(MICROS * self.shards / (self.sustained_per_second * self.headroom)))
 
     @property
     def shard_burst(self) -> int:

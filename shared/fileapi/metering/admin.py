@@ -8,10 +8,10 @@ import uuid
 from dataclasses import replace
 
 from fileapi.metering.accounts import Account, Limits
+from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.keys import generate_key, hash_key, is_key
-from fileapi.metering.months import month_period, utc
-from fileapi.metering.plans import PlanCatalog
-from fileapi.metering.store import AccountStore
+from fileapi.metering.months import MICROS, month_period, utc
+from fileapi.metering.storage import AccountStore
 
 
 def create_key(
@@ -97,7 +97,7 @@ def change_account(
     :raises UnknownPlan: its plan does not exist.
     :raises NoSuchAccount: there is no such account.
     """
-    period = month_period(utc(int((time.time() if now is None else now) * 1_000_000)))
+    period = month_period(utc(int((time.time() if now is None else now) * MICROS)))
     store.update_account(account, limits_of(store, account, plans=plans), period=period)
 
 

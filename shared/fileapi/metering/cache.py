@@ -16,13 +16,13 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from fileapi.metering.months import MICROS
 from fileapi.metering.state import MeterState
 
 QUOTA_RECHECK_SECONDS = 30
 INACTIVE_SECONDS = 5
 UNKNOWN_KEY_SECONDS = 60
 MAX_ENTRIES = 10_000
-_MICROS = 1_000_000
 
 
 @dataclass
@@ -95,7 +95,7 @@ class KeyCache:
         """Forget the key's entry and remember for a while that no account holds it."""
         with self._lock:
             self._entries.pop(key_hash, None)
-            self._unknown[key_hash] = now_us + UNKNOWN_KEY_SECONDS * _MICROS
+            self._unknown[key_hash] = now_us + UNKNOWN_KEY_SECONDS * MICROS
             while len(self._unknown) > self.max_entries:
                 self._unknown.popitem(last=False)
 

@@ -7,74 +7,36 @@ request that then fails gets its unit back with one more write (only successes c
 condition brings back the item as it was, which says why without another read: 401, 403, 429
 rate_limited with an exact Retry-After, 429 quota_exceeded, a new month (started in a second write),
 or limits that changed (retried with the new ones). Refusals the process already knows the answer to
-are given from memory (`fileapi.metering.cache`).
-
-Faults are settled in the customer's favour without breaking the hard cap: a throttled write did not
-apply and is retried; a write whose reply was lost is never retried blindly: it is read back (a tag of
-the request id is written with it), and when that cannot prove it applied, the answer is 503 and its
-unit is forgiven: not charged, and not given back either (giving it back could let one request more
-than the quota through, if the write had not applied after all). Every such outcome is reported
-through `on_fault`, so the possible undercount is bounded and visible.
+are given from memory (`fileapi.metering.cache`). Which of a sharded key's items a request goes to is
+`fileapi.metering.placement`; refunds and lost replies are settled by `fileapi.metering.settling`.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from enum import Enum
 from functools import partial
-from typing import TypeVar
 
 from fileapi.errors import QuotaExceeded, RateLimited, ServiceUnavailable, SubscriptionInactive, Unauthorized
+from fileapi.metering import placement
 from fileapi.metering.cache import INACTIVE_SECONDS, QUOTA_RECHECK_SECONDS, KeyCache, KeyEntry
-from fileapi.metering.headers import DEPRECATED_KEY_HEADERS, KeyView, bucket_view
+from fileapi.metering.headers import DEPRECATED_KEY_HEADERS, KeyView
 from fileapi.metering.keys import hash_key, is_legacy_key, parse_bearer
 from fileapi.metering.months import MICROS, iso_millis, month_period, next_month_start, seconds_to_next_month, utc
 from fileapi.metering.ratelimit import Bucket
+from fileapi.metering.settling import Fault, Settler
 from fileapi.metering.state import MeterState
-from fileapi.metering.store import AdmissionStore, Ambiguous, Attempt, BucketCase, Refused, StoreUnavailable
+from fileapi.metering.storage import AdmissionStore, Ambiguous, Attempt, BucketCase, Refused, guarded
 
-_T = TypeVar("_T")
-# Attempts of one admission: a stale cache, a turned month and a wrong bucket case each cost one. A hot key
-# whose store round trip is longer than its interval can see its bucket case change under every write (CI saw
-# a 503 from 16 requests in flight on one item through moto's one-at-a-time server); a write that lost such a
-# race makes the next guess BUSY (see `_attempt`), and this bound only stops a store that never agrees (with
-# the pause below, 4 clients on a Business key through the local endpoint needed at most 5).
+# Writes one admission may try (plus one per shard) before 503: a stale cache, a turned month and a wrong
+# bucket case each cost one, so the bound stops only a store that never agrees (4 clients on one Business
+# key through the local endpoint need at most 5).
 MAX_ATTEMPTS = 16
-# From the second refused write of one admission on, the next waits a random part of the key's interval (at
-# most this long): a request whose writes kept landing just behind another process's, in the same rhythm,
-# lost every attempt (seen: IDLE refused 1.6 ms behind a competitor's write, BUSY refused 6 ms after the bucket
-# had gone idle again, 18 times over); a random pause breaks that rhythm.
+# From the second refused write of one admission on, each waits a random part of the key's interval, at most
+# this long, so that writes landing just behind another process's fall out of its rhythm.
 MAX_RETRY_PAUSE_US = 5_000
-SETTLE_ATTEMPTS = 5
-# After a lost admission reply, the read-back and the refund together take at most about this long.
-SETTLE_SECONDS = 1.5
-
-
-class Fault(Enum):
-    """Store faults met on the metered path, reported as metrics (MeteringFaults by kind)."""
-
-    # A lost admission reply, read back: it had applied (exact; the request went on).
-    ADMISSION_REPLY_LOST_APPLIED = "admission_reply_lost_applied"
-    # A lost admission reply that could not be proven applied: answered 503 and its unit forgiven (not
-    # charged, not given back). If it had not applied, one request less is charged than delivered.
-    ADMISSION_OUTCOME_UNKNOWN = "admission_outcome_unknown"
-    # A lost reply of a self-service admission (no unit reserved): answered 503; at most one extra rate token.
-    TOKEN_OUTCOME_UNKNOWN = "token_outcome_unknown"  # noqa: S105 (a rate token, not a secret)
-    # A refund whose reply was lost and that could not be proven applied: forgiven instead of refunded
-    # again (a second refund could free a unit a delivered request holds). One less charged if it had applied.
-    REFUND_OUTCOME_UNKNOWN = "refund_outcome_unknown"
-    # A forgiveness whose reply was lost, retried: at most one unit forgiven twice (one less charged).
-    FORGIVE_REPLY_LOST = "forgive_reply_lost"
-    # A refund or forgiveness that could not be written at all: one failed request stays charged.
-    SETTLE_FAILED = "settle_failed"
-
-
-# Faults after which the charged count may be below delivered successes by one each.
-UNDERCOUNT_FAULTS = frozenset({Fault.ADMISSION_OUTCOME_UNKNOWN, Fault.REFUND_OUTCOME_UNKNOWN, Fault.FORGIVE_REPLY_LOST})
 
 
 @dataclass(frozen=True)
@@ -145,9 +107,9 @@ class Meter:
         self.clock = clock
         self.sleep = sleep
         self.upgrade_url = upgrade_url
-        self.on_fault = on_fault
         self.cache = cache or KeyCache()
-        self.faults: Counter[Fault] = Counter()
+        self.settler = Settler(store, on_fault=on_fault)
+        self.faults = self.settler.faults
 
     # the request path
 
@@ -182,7 +144,7 @@ class Meter:
             self._know_first(entry, key_hash, now_us)
             if shard is None:
                 shard = self._pick(entry, now_us, period, counted=counted)
-            state = entry.states.get(shard) or _unseen(entry.states[0], shard)
+            state = entry.states.get(shard) or placement.unseen(entry.states[0], shard)
             busy_when_seen = state.tat_us > entry.seen_at_us.get(shard, 0) + state.interval_us
             attempt = _attempt(
                 state,
@@ -195,7 +157,7 @@ class Meter:
                 raced=raced,
             )
             try:
-                admitted = self._guarded(partial(self.store.admit, attempt))
+                admitted = guarded(partial(self.store.admit, attempt))
             except Refused as refused:
                 # Another request took a token while this one's IDLE write was under way: the key is hot, and
                 # one more will likely land before the next write; guess BUSY (a wrong guess costs one write).
@@ -203,10 +165,10 @@ class Meter:
                 shard = self._diagnose(refused.state, attempt, entry, key_hash)
                 continue
             except Ambiguous:
-                admitted = self._settle_unknown(attempt, started)
+                admitted = self.settler.lost_admission(attempt, started)
             self._learn(entry, admitted)
             entry.quota_dry.pop(admitted.shard, None)
-            view = self._view(entry, now_us, admitted.period if admitted.period > period else period)
+            view = placement.key_view(entry, now_us, admitted.period if admitted.period > period else period)
             return Admission(
                 entry.account_id,
                 key_hash,
@@ -224,14 +186,14 @@ class Meter:
         """Give back the unit a failed request reserved; returns the admission as it stands after it."""
         if not admission.counted:
             return admission
-        after = self._refund_unit(admission.account_id, admission.period, admission.request_id, admission.shard)
+        after = self.settler.refund(admission.account_id, admission.period, admission.request_id, admission.shard)
         state = after or replace(admission.state, used=max(0, admission.state.used - 1))
         entry = self.cache.get(admission.key_hash)
         view = admission.view
         if entry is not None and after is not None:
             self._learn(entry, after)
             entry.quota_dry.pop(after.shard, None)  # the unit given back can be used again
-            view = self._view(entry, admission.bucket.now_us, admission.period)
+            view = placement.key_view(entry, admission.bucket.now_us, admission.period)
         elif after is not None:
             view = replace(view, quota_remaining=view.quota_remaining + 1)
         return replace(admission, state=state, view=view, refunded=True)
@@ -241,7 +203,7 @@ class Meter:
         key's shards, read afresh when there are several)."""
         states = [admission.state]
         if admission.state.shards > 1:
-            states = self._guarded(lambda: self.store.read_shards(admission.account_id)) or states
+            states = guarded(lambda: self.store.read_shards(admission.account_id)) or states
         period = admission.period
         quota = sum(state.quota if state.period == period else state.base_quota for state in states)
         used = sum(state.used_in(period) for state in states)
@@ -266,7 +228,7 @@ class Meter:
         entry = self.cache.get(key_hash)
         if entry is not None:
             return entry
-        account_id = self._guarded(lambda: self.store.find_account_id(key_hash))
+        account_id = guarded(lambda: self.store.find_account_id(key_hash))
         if account_id is None:
             raise self._unknown_key(key_hash, now_us)
         return self.cache.add(key_hash, account_id)
@@ -275,7 +237,7 @@ class Meter:
         """Read the key's first item when this process does not know it (a new key, or one laid out again)."""
         if 0 in entry.states:
             return
-        first = self._guarded(lambda: self.store.read(entry.account_id))
+        first = guarded(lambda: self.store.read(entry.account_id))
         if first is None:
             raise self._unknown_key(key_hash, now_us)
         self._learn(entry, first)
@@ -295,29 +257,15 @@ class Meter:
         self._pick(entry, now_us, period, counted=counted, advance=False)
 
     def _pick(self, entry: KeyEntry, now_us: int, period: str, *, counted: bool, advance: bool = True) -> int:
-        """The next shard to try, in turn, among those not known to refuse; when every shard is known to
-        refuse, the refusal: rate_limited while any is only out of tokens, else quota_exceeded."""
-        open_shards = [
-            shard
-            for shard in range(entry.shards)
-            if not entry.blocked(shard, now_us) and not (counted and entry.dry(shard, period, now_us))
-        ]
-        if open_shards:
-            chosen = open_shards[entry.cursor % len(open_shards)]
-            if advance:
-                entry.cursor += 1
-            return chosen
-        movable = self._movable(entry, now_us, period)
-        if movable is not None:
-            if not advance:
-                return 0  # not known to be refused: a shard's quota can move to one that has tokens
-            taker = self._shift(entry, *movable, period=period)
-            if taker is not None:
-                return taker
-        blocked = [entry.rate_blocked_until_us[shard] for shard in range(entry.shards) if entry.blocked(shard, now_us)]
-        view = self._view(entry, now_us, period)
-        if blocked:
-            raise self._rate_limited(entry.states[0], view, wait_us=min(blocked) - now_us)
+        """The next shard to try (see `placement.pick`); when every shard is known to refuse, the refusal:
+        rate_limited while any is only out of tokens, else quota_exceeded."""
+        shard = placement.pick(self.store, entry, now_us, period, counted=counted, advance=advance)
+        if shard is not None:
+            return shard
+        wait_us = placement.rate_wait_us(entry, now_us)
+        view = placement.key_view(entry, now_us, period)
+        if wait_us is not None:
+            raise self._rate_limited(entry.states[0], view, wait_us=wait_us)
         raise self._quota_exceeded(entry.states[0], view, now_us)
 
     def _diagnose(self, old: MeterState | None, attempt: Attempt, entry: KeyEntry, key_hash: str) -> int | None:
@@ -335,148 +283,20 @@ class Meter:
             raise self._inactive(old)
         if (old.interval_us, old.burst, old.shards) != (attempt.interval_us, attempt.burst, entry.shards):
             return None  # the limits changed (or the key was laid out again): try with the stored ones
-        # Judged at this moment, not when the attempt was made: a process held up between its clock reading and
-        # the write (a busy machine) would otherwise call a bucket empty that has tokens by now.
+        # Judged now, not at the attempt's instant: a process held up between its clock reading and the write
+        # must not call a bucket empty that has a token by now.
         bucket = Bucket.of(max(now_us, self.clock()), interval_us=old.interval_us, burst=old.burst)
         if not bucket.admits(old.tat_us):
             entry.rate_blocked_until_us[old.shard] = bucket.available_at_us(old.tat_us)
             return None
         period = max(attempt.period, old.period)
         if attempt.reserve and old.remaining_in(period) == 0:
-            if self._rebalance(entry, old, period):
+            if placement.rebalance(self.store, entry, old, period):
                 return old.shard
             entry.quota_dry[old.shard] = period
             entry.quota_recheck_at_us = now_us + QUOTA_RECHECK_SECONDS * MICROS
             return None
         return old.shard  # another month or another bucket case than the attempt assumed: try it again
-
-    def _rebalance(self, entry: KeyEntry, dry: MeterState, period: str) -> bool:
-        """Move half the unused quota of the shard this process believes has most to the dry one `dry`;
-        True when moved (the move checks the donor's counts, so the hard cap holds whatever was believed)."""
-        donors = [
-            state
-            for shard, state in entry.states.items()
-            if shard != dry.shard and state.period == period and state.remaining_in(period) >= 2
-        ]
-        if not donors or dry.period != period:
-            return False
-        donor = max(donors, key=lambda state: state.remaining_in(period))
-        units = donor.remaining_in(period) // 2
-        if not self._guarded(lambda: self.store.move_quota(donor, dry.shard, units)):
-            return False
-        entry.states[donor.shard] = replace(donor, quota=donor.quota - units)
-        entry.states[dry.shard] = replace(dry, quota=dry.quota + units)
-        return True
-
-    @staticmethod
-    def _movable(entry: KeyEntry, now_us: int, period: str) -> tuple[MeterState, int] | None:
-        """A shard out of tokens that has quota left, and a shard out of quota that has tokens: the key as a
-        whole has both, so its quota should follow its tokens (None when there is no such pair)."""
-        donors = [
-            state
-            for shard, state in entry.states.items()
-            if entry.blocked(shard, now_us) and state.period == period and state.remaining_in(period) > 0
-        ]
-        takers = [
-            shard
-            for shard in range(entry.shards)
-            if entry.dry(shard, period, now_us) and not entry.blocked(shard, now_us) and shard in entry.states
-        ]
-        if not donors or not takers:
-            return None
-        return max(donors, key=lambda state: state.remaining_in(period)), takers[0]
-
-    def _shift(self, entry: KeyEntry, donor: MeterState, taker: int, *, period: str) -> int | None:
-        """Move half (at least one) of `donor`'s unused quota to shard `taker`; the taker when it moved."""
-        units = max(1, donor.remaining_in(period) // 2)
-        if not self._guarded(lambda: self.store.move_quota(donor, taker, units)):
-            entry.rate_blocked_until_us.pop(donor.shard, None)  # what was believed is stale: ask again
-            return None
-        entry.states[donor.shard] = replace(donor, quota=donor.quota - units)
-        entry.states[taker] = replace(entry.states[taker], quota=entry.states[taker].quota + units)
-        entry.quota_dry.pop(taker, None)
-        return taker
-
-    def _view(self, entry: KeyEntry, now_us: int, period: str) -> KeyView:
-        """The headers' figures for the key: exact on one item; summed over what this process knows of each
-        shard (a shard it has not seen counted as full) on several."""
-        first = entry.states[0]
-        bucket = Bucket.of(now_us, interval_us=first.interval_us, burst=first.burst)
-        if entry.shards == 1:
-            return bucket_view(bucket, first.tat_us, first.remaining_in(period))
-        states = [entry.states.get(shard) for shard in range(entry.shards)]
-        return KeyView(
-            limit=first.burst * entry.shards,
-            remaining=sum(bucket.remaining_after(state.tat_us) if state else first.burst for state in states),
-            reset_seconds=max(bucket.reset_seconds(state.tat_us) for state in states if state),
-            window_seconds=bucket.window_seconds,
-            quota_remaining=sum(
-                state.remaining_in(period) if state and state.period >= period else first.base_quota for state in states
-            ),
-        )
-
-    def _settle_unknown(self, attempt: Attempt, started: float) -> MeterState:
-        """An admission write whose reply was lost: go on if it provably applied, else charge nothing and 503.
-
-        Its unit is forgiven, not refunded: if the write had not applied, a refund would take back a
-        unit that another, delivered request holds, and let one request more than the quota through.
-        `started` (monotonic seconds) bounds the time spent here: the answer comes within SETTLE_SECONDS.
-        """
-        reachable = True
-        try:
-            current = self.store.read(attempt.account_id, shard=attempt.shard)
-        except StoreUnavailable:
-            current, reachable = None, False
-        if current is not None and current.admitted(attempt.request_id):
-            self._report(Fault.ADMISSION_REPLY_LOST_APPLIED)
-            return current
-        if attempt.reserve:
-            self._report(Fault.ADMISSION_OUTCOME_UNKNOWN)
-            # A store that answers is worth every attempt (a forgiveness not written is a 503 charged); one
-            # that does not answer gets until SETTLE_SECONDS, so that the 503 comes quickly.
-            until = None if reachable else started + SETTLE_SECONDS
-            self._forgive(attempt.account_id, attempt.period, attempt.request_id, attempt.shard, until=until)
-        else:
-            self._report(Fault.TOKEN_OUTCOME_UNKNOWN)
-        raise ServiceUnavailable(
-            "the account store did not confirm this request; nothing was charged and no work was done: retry"
-        )
-
-    def _refund_unit(self, account_id: str, period: str, request_id: str, shard: int) -> MeterState | None:
-        """Refund one unit of a failed request; a refund of unknown outcome is forgiven instead."""
-        for _ in range(SETTLE_ATTEMPTS):
-            try:
-                return self.store.refund(account_id, period, request_id, shard=shard)
-            except StoreUnavailable:
-                continue  # not applied: try again
-            except Ambiguous:
-                try:
-                    current = self.store.read(account_id, shard=shard)
-                except StoreUnavailable:
-                    current = None
-                if current is not None and current.refunded(request_id):
-                    return current
-                self._report(Fault.REFUND_OUTCOME_UNKNOWN)
-                return self._forgive(account_id, period, request_id, shard)
-        self._report(Fault.SETTLE_FAILED)
-        return None
-
-    def _forgive(
-        self, account_id: str, period: str, request_id: str, shard: int, *, until: float | None = None
-    ) -> MeterState | None:
-        """Forgive one unit (tagged, so a retry after a lost reply rarely forgives twice), up to
-        SETTLE_ATTEMPTS times or until the monotonic instant `until`."""
-        for _ in range(SETTLE_ATTEMPTS):
-            try:
-                return self.store.forgive(account_id, period, request_id, shard=shard)
-            except Ambiguous:
-                self._report(Fault.FORGIVE_REPLY_LOST)
-            except StoreUnavailable:
-                pass
-            if until is not None and time.monotonic() >= until:
-                break
-        self._report(Fault.SETTLE_FAILED)
-        return None
 
     # refusals
 
@@ -507,15 +327,6 @@ class Meter:
             headers=view.headers(),
         )
 
-    def _report(self, fault: Fault) -> None:
-        self.faults[fault] += 1
-        if self.on_fault is not None:
-            self.on_fault(fault)
-
-    @staticmethod
-    def _guarded(operation: Callable[[], _T]) -> _T:
-        return guarded(operation)
-
 
 def _attempt(
     state: MeterState,
@@ -528,12 +339,12 @@ def _attempt(
     busy_when_seen: bool = False,
     raced: bool = False,
 ) -> Attempt:
-    """The admission write to try, given the item as last seen. The bucket case is guessed from it: BUSY when
-    its TAT is still ahead of now, or, for a sharded key, when it was busy when seen (the other instances that
-    share a busy shard keep it busy; measured by the load model: 20 instances on 39 shards guessed wrong
-    1 time in 60 this way, against 1 in 2.5 from the TAT alone), and when the last attempt `raced` another
-    request (its IDLE write found a token taken after its instant). A wrong guess costs one refused write,
-    which brings the item as it is."""
+    """The admission write to try, given the item as last seen.
+
+    The bucket case is BUSY when the TAT is still ahead of now, when the last attempt `raced` another request
+    (its IDLE write found a token taken after its instant), or, for a sharded key, when the shard was busy
+    when seen (the other instances on a busy shard keep it busy: 1 wrong guess in 60 in the load model);
+    else IDLE. A wrong guess costs one refused write, which brings the item as it is."""
     period = max(period, state.period)  # another process's clock may already be in the next month
     return Attempt(
         account_id=state.account_id,
@@ -555,19 +366,3 @@ def _attempt(
 def _took_token_since(old: MeterState | None, attempt: Attempt) -> bool:
     """Whether the item refusing `attempt` had a token taken after the attempt's instant."""
     return old is not None and old.tat_us > attempt.bucket.now_us
-
-
-def _unseen(first: MeterState, shard: int) -> MeterState:
-    """A guess at shard `shard` from the first shard's item (the same limits and month, a full bucket): a
-    wrong guess costs one refused write, which brings the item as it is."""
-    return replace(first, shard=shard, tat_us=0, used=0, forgiven=0, quota=first.base_quota)
-
-
-def guarded(operation: Callable[[], _T]) -> _T:
-    """Run a store operation; a store that cannot be reached fails the request closed (503)."""
-    try:
-        return operation()
-    except StoreUnavailable as exc:
-        raise ServiceUnavailable(
-            f"the account store is unavailable ({exc}); the request was not processed or counted"
-        ) from None

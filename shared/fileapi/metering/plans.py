@@ -4,31 +4,22 @@ A plan gives a key its sustained rate, burst and monthly quota, and the number o
 needs: one item of the table takes at most `MAX_ITEM_WRITES_PER_SECOND` writes a second (a margin
 under DynamoDB's 1,000 per partition), and the worst second of a plan is a full burst on top of its
 sustained rate, so a plan whose `sustained + burst` passes that spreads its bucket and its quota over
-that many items. Custom plans are created with `fileapi plans create` and cached per process.
+that many items. Custom plans are created with `fileapi plans create` (see `fileapi.metering.catalog`).
 """
 
 from __future__ import annotations
 
 import math
 import re
-import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from fileapi.metering.store import AccountStore
 
 MAX_ITEM_WRITES_PER_SECOND = 800
-# A sharded key's items get this much more rate and burst than an even split: requests from many instances
-# never spread exactly evenly, and without it a key used at exactly its plan's rate sees one shard run dry
-# while others have tokens (each refused write costs a write unit too). Measured by the load model: with 0,
-# 9% of a 10,000 req/s key's requests were refused or throttled and 1.69 calls went to each success; with 2%,
-# none and 1.02. So a sharded key may admit up to 2% beyond its plan's rate and burst; its quota stays exact.
+# A sharded key's items get this much more rate and burst than an even split, because requests from many
+# instances never spread evenly: a key used at its plan's rate then sees no shard run dry while others have
+# tokens (the load model's 10,000 req/s key: no request refused, 1.02 calls per success; docs/metering.md).
+# So a sharded key may admit up to 2% beyond its plan's rate and burst; its quota gets none.
 SHARD_HEADROOM = 0.02
 MAX_SHARDS = 96  # a plan change rewrites every shard in one transaction (at most 100 items)
-CATALOG_TTL_SECONDS = 300
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
 
 
@@ -97,69 +88,11 @@ class UnknownPlan(KeyError):
         return str(self.args[0])
 
 
-class PlanCatalog:
-    """The plans a process knows: the contract's from code, custom ones from the store (cached).
-
-    :param store: where custom plans live (None: the contract's only).
-    :param ttl_seconds: how long a custom plan read from the store is used before it is read again.
-    """
-
-    def __init__(
-        self,
-        store: AccountStore | None = None,
-        *,
-        ttl_seconds: float = CATALOG_TTL_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.store = store
-        self.ttl_seconds = ttl_seconds
-        self.clock = clock
-        self._cache: dict[str, tuple[float, Plan | None]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, name: str) -> Plan:
-        """The plan called `name`.
-
-        :raises UnknownPlan: no such plan.
-        """
-        if name in CONTRACT_PLANS:
-            return CONTRACT_PLANS[name]
-        now = self.clock()
-        with self._lock:
-            cached = self._cache.get(name)
-        if cached is None or now - cached[0] > self.ttl_seconds:
-            plan = self.store.get_plan(name) if self.store is not None else None
-            with self._lock:
-                self._cache[name] = (now, plan)
-        else:
-            plan = cached[1]
-        if plan is None:
-            raise UnknownPlan(f"unknown plan {name!r}; plans are {', '.join(self.names())}")
-        return plan
-
-    def names(self) -> list[str]:
-        """The contract's plans, then the custom ones in the store (by name)."""
-        custom = [plan.name for plan in self.store.list_plans()] if self.store is not None else []
-        return [*CONTRACT_PLANS, *sorted(name for name in custom if name not in CONTRACT_PLANS)]
-
-    def create(self, plan: Plan) -> None:
-        """Store a custom plan (or replace one); accounts on it take the new limits when they are next
-        changed (`fileapi accounts set-plan`).
-
-        :raises ValueError: the name is one of the contract's plans, or there is no store.
-        """
-        if plan.name in CONTRACT_PLANS:
-            raise ValueError(f"{plan.name} is one of the contract's plans; give a custom plan another name")
-        if self.store is None:
-            raise ValueError("custom plans need a store")
-        self.store.put_plan(plan)
-        with self._lock:
-            self._cache.pop(plan.name, None)
-
-
-def get_plan(name: str) -> Plan:
+def contract_plan(name: str) -> Plan:
     """One of the contract's plans (accounts of the first item layout were on these only).
 
     :raises UnknownPlan: not a contract plan.
     """
-    return PlanCatalog().get(name)
+    if name not in CONTRACT_PLANS:
+        raise UnknownPlan(f"unknown plan {name!r}; plans are {', '.join(CONTRACT_PLANS)}")
+    return CONTRACT_PLANS[name]

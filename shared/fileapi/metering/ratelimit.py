@@ -12,9 +12,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from fileapi.metering.accounts import Limits
+from fileapi.metering.months import MICROS
 
-MICROS = 1_000_000
+
+def emission_interval_us(per_second: float) -> int:
+    """GCRA's emission interval at `per_second` (> 0) tokens a second: microseconds between tokens, >= 1."""
+    return max(1, round(MICROS / per_second))
 
 
 @dataclass(frozen=True)
@@ -26,8 +29,9 @@ class Bucket:
     tolerance_us: int
 
     @classmethod
-    def at(cls, now_us: int, limits: Limits) -> Bucket:
-        return cls.of(now_us, interval_us=limits.interval_us, burst=limits.burst)
+    def at_rate(cls, now_us: int, *, per_second: float, burst: int) -> Bucket:
+        """The bucket of `burst` tokens refilled at `per_second` (> 0) tokens a second, at `now_us`."""
+        return cls.of(now_us, interval_us=emission_interval_us(per_second), burst=burst)
 
     @classmethod
     def of(cls, now_us: int, *, interval_us: int, burst: int) -> Bucket:

@@ -182,7 +182,7 @@ def metering_outcome(admission: Any, status: int, code: str | None) -> str | Non
 
 
 def report_metering_fault(kind: str) -> None:
-    """A store fault met by metering (see fileapi.metering.meter.Fault): a warning record, and the
+    """A store fault met by metering (see fileapi.metering.settling.Fault): a warning record, and the
     MeteringFaults metric by kind where metrics are emitted, so that possible miscounts are visible."""
     logger.warning("metering fault", extra={"metering_fault": kind})
     from fileapi.settings import get_settings

@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from fileapi.account.portal import BillingPortal
     from fileapi.account.standin import LocalBillingPortal
     from fileapi.isolation.pool import WorkerPool
-    from fileapi.metering.meter import Fault, Meter
-    from fileapi.metering.store import Stores
+    from fileapi.metering.meter import Meter
+    from fileapi.metering.settling import Fault
+    from fileapi.metering.storage import Stores
 
 _lock = threading.Lock()
 _stores: Stores | None = None
@@ -44,7 +45,7 @@ def get_stores() -> Stores:
     if _stores is None:
         with _lock:
             if _stores is None:
-                from fileapi.metering.stores import dynamo_stores, open_table
+                from fileapi.metering.dynamo.connect import dynamo_stores, open_table
 
                 settings = get_settings()
                 table = open_table(

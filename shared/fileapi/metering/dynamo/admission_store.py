@@ -11,7 +11,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from fileapi.metering.dynamo_items import (
+from fileapi.metering.dynamo.items import (
     ADMISSION_READ,
     KEY_ITEM_READ,
     PROFILE_SK,
@@ -26,8 +26,10 @@ from fileapi.metering.dynamo_items import (
     slot_name,
     state_from_item,
 )
-from fileapi.metering.dynamodb import (
+from fileapi.metering.dynamo.table import (
     CONDITION_FAILED,
+    ITEM_ABSENT,
+    ITEM_PRESENT,
     ConditionFailed,
     DynamoTable,
     TransactionCanceled,
@@ -37,9 +39,9 @@ from fileapi.metering.dynamodb import (
     s,
     str_attr,
 )
-from fileapi.metering.plans import get_plan
+from fileapi.metering.plans import contract_plan
 from fileapi.metering.state import MeterState, request_tag
-from fileapi.metering.store import AdmissionStore, Attempt, BucketCase, Refused
+from fileapi.metering.storage import AdmissionStore, Attempt, BucketCase, Refused
 
 # Named parts of the admission condition.
 KEY_IS_CURRENT = "key_hash = :key_hash"
@@ -51,7 +53,7 @@ QUOTA_LEFT = "used < quota"
 QUOTA_NOT_ZERO = "quota > :zero"
 BUCKET_IDLE = "tat <= :now"
 BUCKET_BUSY = "tat BETWEEN :now AND :ceiling"
-LEGACY_ITEM = "attribute_exists(pk) AND attribute_not_exists(interval_us)"
+LEGACY_ITEM = f"{ITEM_PRESENT} AND attribute_not_exists(interval_us)"
 
 
 class DynamoAdmissionStore(AdmissionStore):
@@ -225,7 +227,7 @@ def upgrade_legacy_item(table: DynamoTable, item: dict[str, Any]) -> dict[str, A
     path (an old item met by an admission) and by `fileapi tables migrate`.
     """
     account = account_from_item(item)
-    limits = account.limits_under(get_plan(account.plan))
+    limits = account.limits_under(contract_plan(account.plan))
     for shard in range(1, limits.shards):  # a plan laid over several items gets the others (fresh) first
         _put_absent(table, shard_item(account, limits, shard))
     attributes = {**limit_attributes(limits), **fresh_meter_attributes()}
@@ -263,9 +265,7 @@ def _put_absent(table: DynamoTable, item: dict[str, Any]) -> None:
     """Put `item` unless an item with its key exists (then leave that one as it is)."""
     try:
         table.call(
-            lambda: table.client.put_item(
-                TableName=table.table_name, Item=item, ConditionExpression="attribute_not_exists(pk)"
-            ),
+            lambda: table.client.put_item(TableName=table.table_name, Item=item, ConditionExpression=ITEM_ABSENT),
             idempotent=True,
         )
     except ClientError as exc:

@@ -56,10 +56,12 @@ METERING = (
     "fileapi.metering.keys",
     "fileapi.metering.meter",
     "fileapi.metering.months",
+    "fileapi.metering.placement",
     "fileapi.metering.plans",
     "fileapi.metering.ratelimit",
+    "fileapi.metering.settling",
     "fileapi.metering.state",
-    "fileapi.metering.store",
+    "fileapi.metering.storage",
 )
 CONVERTING = (
     *LAMBDA,
@@ -94,6 +96,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.convert.pdf_edit",
         "fileapi.convert.pdf_errors",
         "fileapi.convert.pdf_forms",
+        "fileapi.convert.pdf_io",
     ),
     "codes": (
         *CONVERTING,

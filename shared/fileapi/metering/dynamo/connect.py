@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fileapi.metering.dynamo_accounts import DynamoAccountStore
-from fileapi.metering.dynamo_admission import DynamoAdmissionStore
-from fileapi.metering.dynamodb import (
+from fileapi.metering.dynamo.account_store import DynamoAccountStore
+from fileapi.metering.dynamo.admission_store import DynamoAdmissionStore
+from fileapi.metering.dynamo.table import (
     BUDGET_SECONDS,
     CONNECT_TIMEOUT_SECONDS,
     LOCAL_CONNECT_TIMEOUT_SECONDS,
@@ -12,7 +12,7 @@ from fileapi.metering.dynamodb import (
     DynamoTable,
     create_client,
 )
-from fileapi.metering.store import Stores
+from fileapi.metering.storage import Stores
 
 
 def dynamo_stores(table: DynamoTable) -> Stores:

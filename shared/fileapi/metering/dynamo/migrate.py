@@ -13,9 +13,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from fileapi.metering.dynamo_admission import upgrade_legacy_item
-from fileapi.metering.dynamo_items import OPTIONAL_INT, OPTIONAL_STR, PROFILE_FIELDS, PROFILE_SK, is_legacy
-from fileapi.metering.dynamodb import ConditionFailed, DynamoTable
+from fileapi.metering.dynamo.admission_store import upgrade_legacy_item
+from fileapi.metering.dynamo.items import OPTIONAL_INT, OPTIONAL_STR, PROFILE_FIELDS, PROFILE_SK, is_legacy
+from fileapi.metering.dynamo.table import ITEM_PRESENT, ConditionFailed, DynamoTable
 
 # Attributes the first layout copied into KEY items (only account_id is kept).
 _KEY_COPIES = (*PROFILE_FIELDS, *OPTIONAL_STR, *OPTIONAL_INT)
@@ -48,7 +48,7 @@ def migrate_table(table: DynamoTable) -> MigrationReport:
                     {"pk": item["pk"], "sk": item["sk"]},
                     idempotent=True,
                     UpdateExpression="REMOVE " + ", ".join(f"#{name}" for name in present),
-                    ConditionExpression="attribute_exists(pk)",
+                    ConditionExpression=ITEM_PRESENT,
                     ExpressionAttributeNames={f"#{name}": name for name in present},
                 )
                 keys += 1

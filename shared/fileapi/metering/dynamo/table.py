@@ -2,15 +2,17 @@
 
 Table: partition key `pk`, sort key `sk`, TTL attribute `expires_at`, on demand. Items:
 
-    ACCOUNT#<id> / PROFILE     the account (e-mail, plan, status, key hash, overrides, customer id)
-                               and its admission item: quota, interval_us, burst, tat, period, used,
-                               prev_period, prev_used, last_request (well under 1 KB: one write unit)
-    KEY#<sha256> / KEY         account_id of the active key (never changes; deleted on rotation)
-    EMAIL#<address> / EMAIL    account_id (unique e-mail index)
-    CUSTOMER#<id> / CUSTOMER   account_id (the payment provider's customer)
-    THROTTLE#<subject> / BUCKET  tat of an abuse bucket (recovery requests)
-    RECOVERY#<address> / CODE  the recovery code's hash, validity, tries
-    EVENT#<id> / EVENT         a claimed webhook event (TTL)
+    ACCOUNT#<id> / PROFILE       the account (e-mail, plan, status, key hash, overrides, customer id) and its
+                                 first admission item (`fileapi.metering.dynamo.items`; under 1 KB: one write unit)
+    ACCOUNT#<id>#<k> / SHARD     admission item k of a key spread over several (k >= 1)
+    KEY#<sha256> / KEY           account_id of the active key (never changes; deleted on rotation)
+    EMAIL#<address> / EMAIL      account_id (unique e-mail index; later accounts of the address: / ACCOUNT#<id>)
+    CUSTOMER#<id> / CUSTOMER     account_id (the payment provider's customer)
+    PLAN#<name> / PLAN           a custom plan
+    THROTTLE#<subject> / BUCKET  tat of an abuse bucket (recovery requests; TTL)
+    DELIVERY#<id> / DELIVERY     a key's e-mail delivery (`fileapi.metering.dynamo.mailed_secrets`)
+    RECOVERY#<address> / CODE#<sha256>  a recovery code (TTL)
+    EVENT#<id> / EVENT           a claimed webhook event (TTL)
 
 Faults: botocore's own retries are off (a blind retry of a write whose reply was lost counts it
 twice). `DynamoTable.call` retries what certainly did not apply (throttling, a connection that was
@@ -31,7 +33,7 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from botocore.exceptions import ConnectionError as NotConnected
 
-from fileapi.metering.store import Ambiguous, StoreUnavailable
+from fileapi.metering.storage import Ambiguous, StoreUnavailable
 from fileapi.settings import DYNAMODB_READ_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
@@ -52,6 +54,9 @@ NOT_APPLIED_CODES = frozenset(
 # Errors after which a write may or may not have been applied.
 UNKNOWN_OUTCOME_CODES = frozenset({"InternalServerError", "ServiceUnavailable"})
 CONDITION_FAILED = "ConditionalCheckFailedException"
+# Conditions on whether the item a write names exists (every item has a partition key).
+ITEM_PRESENT = "attribute_exists(pk)"
+ITEM_ABSENT = "attribute_not_exists(pk)"
 TRANSACTION_CANCELED = "TransactionCanceledException"
 
 # Timeouts sized so that a table that cannot be reached, or does not answer, gives 503 within 2 s:

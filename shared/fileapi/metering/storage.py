@@ -6,17 +6,19 @@
 - `AccountStore`: what account management needs: create, look up, change plan or status,
   rotate the key, recovery codes, webhook event claims, abuse throttles.
 
-The logic over them (`fileapi.metering.meter`) is plain code; `fileapi.metering.dynamo_admission`,
-`fileapi.metering.dynamo_accounts` and `fileapi.metering.memory` implement them, and one behavioural
-test suite runs against the DynamoDB and the in-memory implementations alike.
+The logic over them (`meter`, `placement`, `settling`, `admin`) is plain code; `fileapi.metering.dynamo`
+implements them, and the tests run the same behaviour against an in-memory implementation as well.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
+from typing import TypeVar
 
+from fileapi.errors import ServiceUnavailable
 from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
@@ -43,6 +45,22 @@ class Ambiguous(StoreError):
 
 class StoreUnavailable(StoreError):
     """The store could not be reached, or throttled us, after the bounded retries; nothing was applied."""
+
+
+_T = TypeVar("_T")
+
+
+def guarded(operation: Callable[[], _T]) -> _T:
+    """Run a store operation; a store that cannot be reached fails the request closed (503).
+
+    :raises ServiceUnavailable: the operation raised StoreUnavailable.
+    """
+    try:
+        return operation()
+    except StoreUnavailable as exc:
+        raise ServiceUnavailable(
+            f"the account store is unavailable ({exc}); the request was not processed or counted"
+        ) from None
 
 
 class BucketEmpty(StoreError):

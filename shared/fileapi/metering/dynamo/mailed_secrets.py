@@ -11,12 +11,11 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from fileapi.metering.dynamodb import ConditionFailed, DynamoTable, int_attr, key_of, n, s, str_attr
-from fileapi.metering.store import CodeRejected, PendingDelivery, RecoveryCode
+from fileapi.metering.dynamo.table import ITEM_PRESENT, ConditionFailed, DynamoTable, int_attr, key_of, n, s, str_attr
+from fileapi.metering.storage import CodeRejected, PendingDelivery, RecoveryCode
 
 DELIVERY_SK = "DELIVERY"
 CODE_PREFIX = "CODE#"
-ITEM_PRESENT = "attribute_exists(pk)"
 
 
 def delivery_pk(account_id: str) -> str:

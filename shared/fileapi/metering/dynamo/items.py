@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fileapi.metering.accounts import Account, Limits
-from fileapi.metering.dynamodb import int_attr, n, s, str_attr
+from fileapi.metering.dynamo.table import int_attr, n, s, str_attr
 from fileapi.metering.state import NO_PERIOD, RECENT_SLOTS, MeterState
 
 PROFILE_SK = "PROFILE"
@@ -60,6 +60,14 @@ def shard_key(account_id: str, shard: int) -> dict[str, Any]:
 
 def key_pk(key_hash: str) -> str:
     return f"KEY#{key_hash}"
+
+
+def email_pk(email: str) -> str:
+    return f"EMAIL#{email.lower()}"
+
+
+def customer_pk(customer_id: str) -> str:
+    return f"CUSTOMER#{customer_id}"
 
 
 def account_from_item(item: dict[str, Any]) -> Account:

@@ -1,8 +1,8 @@
-"""AccountStore on DynamoDB (see `fileapi.metering.dynamodb` for the items).
+"""AccountStore on DynamoDB (see `fileapi.metering.dynamo.table` for the items).
 
 Writes that can be repeated safely after a lost reply carry a token written with the change (or
 are plain puts/sets), so the call policy may retry them: create_account (a fresh account id),
-replace_key and claim_event (and use_recovery_code, in dynamo_mailed) recognise their own earlier attempt.
+replace_key and claim_event (and use_recovery_code, in mailed_secrets) recognise their own earlier attempt.
 """
 
 from __future__ import annotations
@@ -15,14 +15,16 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from fileapi.metering.accounts import Account, Limits
-from fileapi.metering.dynamo_admission import read_shards
-from fileapi.metering.dynamo_items import (
+from fileapi.metering.dynamo.admission_store import BUCKET_BUSY, BUCKET_IDLE, read_shards
+from fileapi.metering.dynamo.items import (
     OPTIONAL_INT,
     OPTIONAL_STR,
     PROFILE_SK,
     SHARDED_ONLY_FIELDS,
     account_from_item,
     account_pk,
+    customer_pk,
+    email_pk,
     fresh_meter_attributes,
     key_pk,
     limit_attributes,
@@ -30,9 +32,11 @@ from fileapi.metering.dynamo_items import (
     shard_item,
     shard_key,
 )
-from fileapi.metering.dynamo_mailed import DynamoMailedItems, delivery_item
-from fileapi.metering.dynamodb import (
+from fileapi.metering.dynamo.mailed_secrets import DynamoMailedItems, delivery_item
+from fileapi.metering.dynamo.table import (
     CONDITION_FAILED,
+    ITEM_ABSENT,
+    ITEM_PRESENT,
     ConditionFailed,
     DynamoTable,
     TransactionCanceled,
@@ -44,7 +48,7 @@ from fileapi.metering.dynamodb import (
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.resharding import Action, ShardChange, layout
-from fileapi.metering.store import (
+from fileapi.metering.storage import (
     AccountExists,
     AccountStore,
     BucketEmpty,
@@ -55,10 +59,6 @@ from fileapi.metering.store import (
 )
 
 UPDATE_ATTEMPTS = 10
-ITEM_ABSENT = "attribute_not_exists(pk)"
-ITEM_PRESENT = "attribute_exists(pk)"
-BUCKET_IDLE = "(attribute_not_exists(tat) OR tat <= :now)"
-BUCKET_BUSY = "(tat > :now AND tat <= :ceiling)"
 
 
 class DynamoAccountStore(DynamoMailedItems, AccountStore):
@@ -83,10 +83,10 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
             },
             *(shard_item(account, limits, shard) for shard in range(1, limits.shards)),
             {**key_of(key_pk(account.key_hash), "KEY"), "account_id": account_id},
-            {**key_of(f"EMAIL#{account.email.lower()}", email_sk), "account_id": account_id},
+            {**key_of(email_pk(account.email), email_sk), "account_id": account_id},
         ]
         if account.customer_id:
-            items.append({**key_of(f"CUSTOMER#{account.customer_id}", "CUSTOMER"), "account_id": account_id})
+            items.append({**key_of(customer_pk(account.customer_id), "CUSTOMER"), "account_id": account_id})
         if deliver_key is not None:
             delivery = PendingDelivery(account.account_id, account.email, account.plan, deliver_key)
             items.append(delivery_item(delivery))
@@ -107,14 +107,14 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
         return self._linked(key_pk(key_hash), "KEY")
 
     def get_account_by_email(self, email: str) -> Account | None:
-        return self._linked(f"EMAIL#{email.lower()}", "EMAIL")
+        return self._linked(email_pk(email), "EMAIL")
 
     def get_accounts_by_email(self, email: str) -> list[Account]:
         response = self.table.call(
             lambda: self.table.client.query(
                 TableName=self.table.table_name,
                 KeyConditionExpression="pk = :pk",
-                ExpressionAttributeValues={":pk": s(f"EMAIL#{email.lower()}")},
+                ExpressionAttributeValues={":pk": s(email_pk(email))},
                 ConsistentRead=True,
             ),
             idempotent=True,
@@ -124,7 +124,7 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
         return [account for account in found if account is not None]
 
     def get_account_by_customer(self, customer_id: str) -> Account | None:
-        return self._linked(f"CUSTOMER#{customer_id}", "CUSTOMER")
+        return self._linked(customer_pk(customer_id), "CUSTOMER")
 
     def update_account(self, account: Account, limits: Limits, *, period: str) -> None:
         for _ in range(UPDATE_ATTEMPTS):
@@ -137,7 +137,7 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
             except TransactionCanceled:
                 continue  # an item changed month or a removed item counted meanwhile: read again
             if account.customer_id:
-                link = key_of(f"CUSTOMER#{account.customer_id}", "CUSTOMER")
+                link = key_of(customer_pk(account.customer_id), "CUSTOMER")
                 self._put({**link, "account_id": s(account.account_id)})
             return
         raise StoreUnavailable("the account kept changing while its plan was changed; try again")
@@ -246,7 +246,7 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
         values: dict[str, Any] = {":now": n(bucket.now_us), ":expires": n(expires_at)}
         idle = {
             "UpdateExpression": "SET tat = :start, expires_at = :expires",
-            "ConditionExpression": BUCKET_IDLE,
+            "ConditionExpression": f"attribute_not_exists(tat) OR {BUCKET_IDLE}",  # the first take makes the item
             "ExpressionAttributeValues": {**values, ":start": n(bucket.now_us + bucket.interval_us)},
         }
         busy = {

@@ -11,7 +11,7 @@ from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.resharding import Action, layout
 from fileapi.metering.state import NO_PERIOD, MeterState, request_tag
-from fileapi.metering.store import (
+from fileapi.metering.storage import (
     AccountExists,
     AccountStore,
     AdmissionStore,
