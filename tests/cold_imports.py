@@ -4,7 +4,7 @@ A Lambda function pays at every cold start for each module its handler module im
 routes use it or not. The rule (docs/request-path.md, "Where imports go"): a heavy library (an image,
 PDF or barcode codec, a Markdown renderer, boto3 and the DynamoDB stores, Powertools' tracer and
 metrics, the account services) is imported inside the function that uses it, never at module level
-of the web layer or a converter module. tests/unit/test_import_sets.py imports each function's `app`
+of the web layer or a converter module. tests/build/test_import_sets.py imports each function's `app`
 in a fresh interpreter and fails on any module outside its set below (the standard library aside).
 
 A pattern is a module name (that module alone) or `name.*` (the module and everything under it).

@@ -16,7 +16,7 @@ The definitions are `regex` properties (\p{L}, \p{Han}, \s, \X, ...). To count a
 text is first mapped to a class string (text_classes.py: one Latin-1 character per character);
 words, sentences and paragraphs are then counted with `re` and bytes operations over it, and
 grapheme clusters are only searched for (with `regex`'s \X) when a character that can join one
-occurs. tests/unit/test_wordcount_equality.py checks the counts against the `regex` definitions.
+occurs. tests/unit/convert/test_wordcount_equality.py checks the counts against the `regex` definitions.
 """
 
 from __future__ import annotations

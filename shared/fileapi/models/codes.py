@@ -13,7 +13,7 @@ from fileapi.models import ApiModel, example
 Colour = Annotated[str, Field(max_length=40)]
 
 
-# The fields of the two generators' options are their converters' arguments (tests/unit/test_options_models.py):
+# The fields of the two generators' options are their converters' arguments (tests/unit/models/test_options_models.py):
 # a route calls `generate_qr(**options.model_dump())`.
 
 

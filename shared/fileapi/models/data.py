@@ -15,7 +15,7 @@ class DataCsvToJsonResult(RootModel[list[dict[str, str] | list[str]]]):
     model_config = ConfigDict(json_schema_extra={"examples": [[{"a": "1", "b": "2"}]]})
 
 
-# Each options model's fields are its converter's keyword arguments (tests/unit/test_options_models.py).
+# Each options model's fields are its converter's keyword arguments (tests/unit/models/test_options_models.py).
 Delimiter = Annotated[
     str | None,
     Field(

@@ -8,7 +8,7 @@ from fileapi.models import QueryOptions
 
 
 class SvgToPngOptions(QueryOptions):
-    """Fields named as svg_to_png's keyword arguments (tests/unit/test_options_models.py)."""
+    """Fields named as svg_to_png's keyword arguments (tests/unit/models/test_options_models.py)."""
 
     scale: float | None = Field(default=None, ge=0.1, le=10, description="Multiplies the intrinsic size.")
     width: int | None = Field(default=None, ge=1, description="Output width in pixels.")

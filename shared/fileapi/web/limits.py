@@ -79,7 +79,7 @@ def _content_length(scope: Scope) -> int | None:
 class PlainText(Response):
     """A text/plain answer over an alphabet JSON writes as itself (printable ASCII without the quote and the
     backslash: Base64, percent-encoding), declared by the route that knows it: its size in the payload is its
-    length, quoted, with no scan of its bytes. tests/unit/test_payload_size.py holds the converters to it."""
+    length, quoted, with no scan of its bytes. tests/unit/web/test_payload_size.py holds the converters to it."""
 
     media_type = "text/plain"
 

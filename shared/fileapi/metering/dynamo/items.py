@@ -18,7 +18,7 @@ LIMIT_FIELDS = ("quota", "base_quota", "plan_quota", "interval_us", "burst", "sh
 
 
 # What admission reads of an account's items (state_from_item) and of a key's item; the converter functions'
-# IAM policy allows these attributes and no others (template.yaml, tests/unit/test_template_policies.py).
+# IAM policy allows these attributes and no others (template.yaml, tests/build/test_template_policies.py).
 KEY_ITEM_READ = ("pk", "sk", "account_id")
 ADMISSION_READ = (
     "pk",

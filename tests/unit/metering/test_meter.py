@@ -561,7 +561,7 @@ def test_the_metering_doc_states_the_memory_times_the_code_uses() -> None:
 
     from fileapi.metering import cache
 
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "metering.md").read_text()
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "metering.md").read_text()
     for name in ("QUOTA_RECHECK_SECONDS", "INACTIVE_SECONDS", "UNKNOWN_KEY_SECONDS"):
         assert f"`{name}` ({getattr(cache, name)})" in doc
     for fault in Fault:
