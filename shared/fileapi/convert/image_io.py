@@ -4,18 +4,9 @@ Inputs: JPEG, PNG, WebP, AVIF, HEIC/HEIF (pillow-heif), GIF, BMP, TIFF, detected
 Outputs: jpeg, png, webp, avif. Default qualities: JPEG 85, WebP 80 (libwebp method 4, as cwebp),
 AVIF 60; PNG is lossless (quality does not apply; it is written with optimize).
 
-AVIF is encoded at libaom speed 9 (AVIF_SPEED), not 8: on four corpus photographs (0.5-3 MP) and the
-bench's 2 MP photo, speed 9 took 2.4-3.8x less time for files 2-6% larger (6% smaller on the bench
-photo) at an equal or lower butteraugli distance (e.g. 2.42 against 2.72, 3.91 against 4.10).
-Speed 10 is the same encoder setting (libavif maps both to aom's fastest all-intra cpu-used 9). The
-rest of libavif's defaults stay: 4:2:0, full range, aom's image tune (`tune=iq`, libavif's default for
-still images), one thread per core (two tiles). Measured on the bench photo and two corpus photos:
-`tune=psnr` or `tune=ssim` at quality 70 took 4-14% less CPU at an equal or lower butteraugli distance
-but lost up to 1.6 SSIMULACRA2 points on the bench photo and wrote files up to 19% larger; turning off
-aom's quantisation matrices or delta-q saved 7-12% for larger files or a worse distance; the other aom
-switches (partitions, intra tools, transform sets, superblock size) change nothing at cpu-used 9. On
-Lambda at 1769 MB the two cores share one vCPU-second per second, so the second thread shortens the
-wall time only on a machine with a core to spare; elsewhere it costs about 8% more CPU.
+AVIF is encoded at libaom speed 9 (AVIF_SPEED) with libavif's other defaults: 2.4-3.8x less time than
+speed 8 for files 2-6% larger at an equal butteraugli distance (the measurements behind each setting:
+docs/architecture.md, "Encoder settings").
 """
 
 from __future__ import annotations
