@@ -207,14 +207,24 @@ class WorkerPool:
             async with asyncio.timeout_at(loop.time() + max(0.0, deadline - time.monotonic())):
                 return await future
         except TimeoutError:
+            self._return_handed(future)
             raise ServiceUnavailable(
                 f"all {self.size} conversion workers stayed busy for the whole deadline; retry shortly",
                 retry_after_seconds=2,
             ) from None
+        except BaseException:
+            self._return_handed(future)
+            raise
         finally:
             if not future.done() or future.cancelled():
                 with self._lock, contextlib.suppress(ValueError):
                     self._waiters.remove((loop, future))
+
+    def _return_handed(self, future: asyncio.Future[Worker]) -> None:
+        """A worker handed to a job that stopped waiting in the same instant (timed out or cancelled while its
+        wake-up was queued) goes back to the pool instead of staying busy for ever."""
+        if future.done() and not future.cancelled() and future.exception() is None:
+            self._release(future.result())
 
     def _release(self, worker: Worker, *, new: bool = False) -> None:
         with self._lock:
