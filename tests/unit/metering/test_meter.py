@@ -530,9 +530,9 @@ def test_ensure_key_creates_then_updates_plan_and_quota(store: AccountStore) -> 
 
 
 def test_the_admission_item_stays_within_one_write_unit() -> None:
-    # GIVEN the largest account item: a 254-character address, a customer, every override, every slot used,
-    # the largest counts and a refund and a forgiveness recorded
-    from fileapi.metering.dynamo.items import fresh_meter_attributes, profile_attributes, slot_name
+    # GIVEN the largest admission item: every override in force (the address, customer and overrides themselves
+    # are on the contact item), every slot used, the largest counts and a refund and a forgiveness recorded
+    from fileapi.metering.dynamo.items import ADMISSION_READ, fresh_meter_attributes, profile_attributes, slot_name
     from fileapi.metering.state import RECENT_SLOTS, TAG_CHARS
     from tests.dynamo_proxy import item_size
 
@@ -552,7 +552,8 @@ def test_the_admission_item_stays_within_one_write_unit() -> None:
     item |= {name: {"N": str(10**16)} for name in ("tat", "used", "forgiven", "prev_used", "prev_forgiven")}
     item |= {slot_name(slot): {"S": "a" * TAG_CHARS} for slot in range(RECENT_SLOTS)}
     item |= {"last_refund": {"S": "a" * TAG_CHARS}, "last_forgiven": {"S": "a" * TAG_CHARS}}
-    # THEN it is under 1 KB: every admission costs one write unit
+    # THEN it holds admission attributes only, and is under 1 KB: every admission costs one write unit
+    assert set(item) <= set(ADMISSION_READ)
     assert item_size(item) < 1024
 
 

@@ -17,12 +17,14 @@ from botocore.exceptions import ClientError
 from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.dynamo.admission_store import BUCKET_BUSY, BUCKET_IDLE, read_shards
 from fileapi.metering.dynamo.items import (
-    OPTIONAL_INT,
-    OPTIONAL_STR,
+    CONTACT_FIELDS,
+    CONTACT_SK,
     PROFILE_SK,
     SHARDED_ONLY_FIELDS,
-    account_from_item,
+    account_from_items,
     account_pk,
+    contact_attributes,
+    contact_pk,
     customer_pk,
     email_pk,
     fresh_meter_attributes,
@@ -82,6 +84,7 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
                 **fresh_meter_attributes(),
             },
             *(shard_item(account, limits, shard) for shard in range(1, limits.shards)),
+            {**key_of(contact_pk(account.account_id), CONTACT_SK), **contact_attributes(account)},
             {**key_of(key_pk(account.key_hash), "KEY"), "account_id": account_id},
             {**key_of(email_pk(account.email), email_sk), "account_id": account_id},
         ]
@@ -100,8 +103,10 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
             raise AccountExists(f"an account for {account.email} or this key exists") from exc
 
     def get_account(self, account_id: str) -> Account | None:
-        item = self.table.get(account_pk(account_id), PROFILE_SK)
-        return None if item is None else account_from_item(item)
+        items = self.table.batch_get([key_of(account_pk(account_id), PROFILE_SK), _contact_key(account_id)])
+        profile = next((item for item in items if item["sk"]["S"] == PROFILE_SK), None)
+        contact = next((item for item in items if item["sk"]["S"] == CONTACT_SK), None)
+        return None if profile is None else account_from_items(profile, contact)
 
     def get_account_by_key(self, key_hash: str) -> Account | None:
         return self._linked(key_pk(key_hash), "KEY")
@@ -132,6 +137,7 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
             if not states:
                 raise NoSuchAccount(f"no account {account.account_id}")
             operations = [_operation(account, limits, change, period) for change in layout(states, limits, period)]
+            operations.append(_contact_update(account))
             try:
                 self.table.transact(operations)
             except TransactionCanceled:
@@ -143,10 +149,13 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
         raise StoreUnavailable("the account kept changing while its plan was changed; try again")
 
     def list_accounts(self, *, limit: int = 1000) -> list[Account]:
-        items = self.table.scan(
+        profiles = self.table.scan(
             limit=limit, FilterExpression="sk = :profile", ExpressionAttributeValues={":profile": s(PROFILE_SK)}
         )
-        return [account_from_item(item) for item in items]
+        ids = [profile["pk"]["S"].removeprefix("ACCOUNT#") for profile in profiles]
+        contacts = {item["pk"]["S"]: item for item in self.table.batch_get([_contact_key(id_) for id_ in ids])}
+        found = zip(profiles, ids, strict=True)
+        return [account_from_items(profile, contacts.get(contact_pk(id_))) for profile, id_ in found]
 
     def replace_key(self, account: Account, new_key_hash: str) -> Account:
         rotated = replace(account, key_hash=new_key_hash)
@@ -293,6 +302,29 @@ def _plan_from_item(item: dict[str, Any]) -> Plan:
     )
 
 
+def _contact_key(account_id: str) -> dict[str, Any]:
+    return key_of(contact_pk(account_id), CONTACT_SK)
+
+
+def _contact_update(account: Account) -> dict[str, Any]:
+    """The transaction operation that writes `account`'s customer and overrides to its contact item (its address
+    is kept; an account of the previous release gets its contact item, from the address it was read with)."""
+    attributes = contact_attributes(account)
+    email = attributes.pop("email")
+    removed = [name for name in CONTACT_FIELDS if name != "email" and name not in attributes]
+    sets = ["email = if_not_exists(email, :email)", *(f"#{name} = :{name}" for name in attributes)]
+    expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(f"#{name}" for name in removed) if removed else "")
+    operation: dict[str, Any] = {
+        "Key": _contact_key(account.account_id),
+        "UpdateExpression": expression,
+        "ExpressionAttributeValues": {":email": email, **{f":{name}": value for name, value in attributes.items()}},
+    }
+    names = {f"#{name}": name for name in (*attributes, *removed)}
+    if names:
+        operation["ExpressionAttributeNames"] = names
+    return {"Update": operation}
+
+
 def _operation(account: Account, limits: Limits, change: ShardChange, period: str) -> dict[str, Any]:
     """The transaction operation that makes one change of a re-layout (see fileapi.metering.resharding)."""
     key = shard_key(account.account_id, change.shard)
@@ -317,12 +349,7 @@ def _operation(account: Account, limits: Limits, change: ShardChange, period: st
     }
     removed = [name for name in SHARDED_ONLY_FIELDS if name not in assigned]
     if change.shard == 0:
-        own = profile_attributes(account, limits)
-        for name in (*OPTIONAL_STR, *OPTIONAL_INT):
-            if name in own:
-                assigned[name] = own[name]
-            else:
-                removed.append(name)
+        removed += CONTACT_FIELDS  # an item of the previous release held them: they live in the contact item now
     sets = [f"#{name} = :{name}" for name in assigned]
     values = {f":{name}": value for name, value in assigned.items()}
     values[":seen_period"] = s(seen.period)

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from botocore.exceptions import ClientError
-
 from fileapi.metering.dynamo.items import (
     ADMISSION_READ,
     KEY_ITEM_READ,
     PROFILE_SK,
-    account_from_item,
+    account_from_items,
     account_pk,
     fresh_meter_attributes,
     is_legacy,
@@ -27,8 +25,6 @@ from fileapi.metering.dynamo.items import (
     state_from_item,
 )
 from fileapi.metering.dynamo.table import (
-    CONDITION_FAILED,
-    ITEM_ABSENT,
     ITEM_PRESENT,
     ConditionFailed,
     DynamoTable,
@@ -226,10 +222,10 @@ def upgrade_legacy_item(table: DynamoTable, item: dict[str, Any]) -> dict[str, A
     any month is). Returns the upgraded item, or None when the account is gone. Used on the request
     path (an old item met by an admission) and by `fileapi tables migrate`.
     """
-    account = account_from_item(item)
+    account = account_from_items(item, None)  # a first-layout item holds the overrides itself
     limits = account.limits_under(contract_plan(account.plan))
     for shard in range(1, limits.shards):  # a plan laid over several items gets the others (fresh) first
-        _put_absent(table, shard_item(account, limits, shard))
+        table.put_absent(shard_item(account, limits, shard))
     attributes = {**limit_attributes(limits), **fresh_meter_attributes()}
     latest = table.call(
         lambda: table.client.query(
@@ -259,15 +255,3 @@ def upgrade_legacy_item(table: DynamoTable, item: dict[str, Any]) -> dict[str, A
         )
     except ConditionFailed as failed:  # upgraded meanwhile by another process, or gone
         return failed.item
-
-
-def _put_absent(table: DynamoTable, item: dict[str, Any]) -> None:
-    """Put `item` unless an item with its key exists (then leave that one as it is)."""
-    try:
-        table.call(
-            lambda: table.client.put_item(TableName=table.table_name, Item=item, ConditionExpression=ITEM_ABSENT),
-            idempotent=True,
-        )
-    except ClientError as exc:
-        if exc.response["Error"]["Code"] != CONDITION_FAILED:
-            raise
