@@ -35,6 +35,7 @@ from fileapi.metering.dynamo.table import DynamoTable, create_client, create_tab
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.meter import Meter
 from fileapi.metering.storage import Stores
+from tests.metering_doubles import Clock
 
 TEMPLATE = load_template()
 RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
@@ -182,14 +183,6 @@ def allowed(request: dict[str, Any], statements: list[dict[str, Any]]) -> bool:
     return False
 
 
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now_us = int(now.timestamp() * 1_000_000)
-
-    def __call__(self) -> int:
-        return self.now_us
-
-
 @pytest.fixture()
 def moto_stores() -> Iterator[Stores]:
     with mock_aws():
@@ -212,7 +205,7 @@ def test_what_admission_asks_of_dynamodb_is_within_the_converters_policy(moto_st
     )
     # WHEN a converter function's Meter admits, refunds and forgives across the turn of a month, and reads an
     # item back, until the small quota moves between the items
-    clock = Clock(datetime(2026, 11, 30, 23, 59, 55, tzinfo=UTC))
+    clock = Clock(int(datetime(2026, 11, 30, 23, 59, 55, tzinfo=UTC).timestamp() * 1_000_000))
     meter = Meter(moto_stores.admission, clock=clock, sleep=lambda _: None)
     last = None
     for round_ in range(16):
@@ -225,7 +218,7 @@ def test_what_admission_asks_of_dynamodb_is_within_the_converters_policy(moto_st
             if (key == pro and round_ % 3 == 0) or (key == business and last.shard == 0):
                 meter.refund(last)  # the spread key's first item keeps its quota: the second runs dry first
     assert last is not None
-    meter.settler.forgive(last.account_id, last.period, uuid.uuid4().hex, last.shard)
+    meter.settler.forgive(last.account_id, last.period, uuid.uuid4().hex, last.shard, day=last.day)
     moto_stores.admission.read(last.account_id, shard=last.shard)
     # THEN every request was one the converters' statements allow
     requests = [request for operation, params in recorded for request in requests_of(operation, params)]

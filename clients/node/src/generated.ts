@@ -636,6 +636,15 @@ export interface UsageResult {
   "resets_at": string;
   /** Subscription status: 'active' for a live subscription. */
   "status": string;
+  /** Every day of this UTC month from the 1st to today (0 where none); the requests add up to used_this_month. */
+  "daily": Array<DailyUsage>;
+}
+
+export interface DailyUsage {
+  /** The UTC day, YYYY-MM-DD. */
+  "date": string;
+  /** Successful requests counted that day. */
+  "requests": number;
 }
 
 export interface KeysRotateResult {

@@ -212,6 +212,12 @@ class UsageResult(TypedDict):
     remaining: int
     resets_at: str
     status: str
+    daily: list[DailyUsage]
+
+
+class DailyUsage(TypedDict):
+    date: str
+    requests: int
 
 
 class KeysRotateResult(TypedDict):

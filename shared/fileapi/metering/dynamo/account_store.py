@@ -17,10 +17,8 @@ from botocore.exceptions import ClientError
 from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.dynamo.admission_store import BUCKET_BUSY, BUCKET_IDLE, read_shards
 from fileapi.metering.dynamo.items import (
-    CONTACT_FIELDS,
     CONTACT_SK,
     PROFILE_SK,
-    SHARDED_ONLY_FIELDS,
     account_from_items,
     account_pk,
     contact_attributes,
@@ -29,12 +27,12 @@ from fileapi.metering.dynamo.items import (
     email_pk,
     fresh_meter_attributes,
     key_pk,
-    limit_attributes,
     profile_attributes,
     shard_item,
     shard_key,
 )
 from fileapi.metering.dynamo.mailed_secrets import DynamoMailedItems, delivery_item
+from fileapi.metering.dynamo.relayout import contact_key, contact_update, shard_operation
 from fileapi.metering.dynamo.table import (
     CONDITION_FAILED,
     ITEM_ABSENT,
@@ -49,7 +47,7 @@ from fileapi.metering.dynamo.table import (
 )
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
-from fileapi.metering.resharding import Action, ShardChange, layout
+from fileapi.metering.resharding import layout
 from fileapi.metering.storage import (
     AccountExists,
     AccountStore,
@@ -103,7 +101,7 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
             raise AccountExists(f"an account for {account.email} or this key exists") from exc
 
     def get_account(self, account_id: str) -> Account | None:
-        items = self.table.batch_get([key_of(account_pk(account_id), PROFILE_SK), _contact_key(account_id)])
+        items = self.table.batch_get([key_of(account_pk(account_id), PROFILE_SK), contact_key(account_id)])
         profile = next((item for item in items if item["sk"]["S"] == PROFILE_SK), None)
         contact = next((item for item in items if item["sk"]["S"] == CONTACT_SK), None)
         return None if profile is None else account_from_items(profile, contact)
@@ -136,8 +134,8 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
             states = read_shards(self.table, account.account_id)
             if not states:
                 raise NoSuchAccount(f"no account {account.account_id}")
-            operations = [_operation(account, limits, change, period) for change in layout(states, limits, period)]
-            operations.append(_contact_update(account))
+            operations = [shard_operation(account, limits, change, period) for change in layout(states, limits, period)]
+            operations.append(contact_update(account))
             try:
                 self.table.transact(operations)
             except TransactionCanceled:
@@ -153,7 +151,7 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
             limit=limit, FilterExpression="sk = :profile", ExpressionAttributeValues={":profile": s(PROFILE_SK)}
         )
         ids = [profile["pk"]["S"].removeprefix("ACCOUNT#") for profile in profiles]
-        contacts = {item["pk"]["S"]: item for item in self.table.batch_get([_contact_key(id_) for id_ in ids])}
+        contacts = {item["pk"]["S"]: item for item in self.table.batch_get([contact_key(id_) for id_ in ids])}
         found = zip(profiles, ids, strict=True)
         return [account_from_items(profile, contacts.get(contact_pk(id_))) for profile, id_ in found]
 
@@ -300,74 +298,3 @@ def _plan_from_item(item: dict[str, Any]) -> Plan:
         quota_monthly=int(item["quota_monthly"]["N"]),
         shards=int(item["shards"]["N"]),
     )
-
-
-def _contact_key(account_id: str) -> dict[str, Any]:
-    return key_of(contact_pk(account_id), CONTACT_SK)
-
-
-def _contact_update(account: Account) -> dict[str, Any]:
-    """The transaction operation that writes `account`'s customer and overrides to its contact item (its address
-    is kept; an account of the previous release gets its contact item, from the address it was read with)."""
-    attributes = contact_attributes(account)
-    email = attributes.pop("email")
-    removed = [name for name in CONTACT_FIELDS if name != "email" and name not in attributes]
-    sets = ["email = if_not_exists(email, :email)", *(f"#{name} = :{name}" for name in attributes)]
-    expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(f"#{name}" for name in removed) if removed else "")
-    operation: dict[str, Any] = {
-        "Key": _contact_key(account.account_id),
-        "UpdateExpression": expression,
-        "ExpressionAttributeValues": {":email": email, **{f":{name}": value for name, value in attributes.items()}},
-    }
-    names = {f"#{name}": name for name in (*attributes, *removed)}
-    if names:
-        operation["ExpressionAttributeNames"] = names
-    return {"Update": operation}
-
-
-def _operation(account: Account, limits: Limits, change: ShardChange, period: str) -> dict[str, Any]:
-    """The transaction operation that makes one change of a re-layout (see fileapi.metering.resharding)."""
-    key = shard_key(account.account_id, change.shard)
-    if change.action is Action.CREATE:
-        item = {**shard_item(account, limits, change.shard), "period": s(period), "quota": n(change.quota)}
-        return {"Put": {"Item": item, "ConditionExpression": ITEM_ABSENT}}
-    seen = change.seen
-    assert seen is not None
-    if change.action is Action.REMOVE:
-        return {
-            "Delete": {
-                "Key": key,
-                "ConditionExpression": "period = :period AND used = :used",
-                "ExpressionAttributeValues": {":period": s(seen.period), ":used": n(seen.used)},
-            }
-        }
-    assigned: dict[str, Any] = {
-        **limit_attributes(limits, change.shard),
-        "quota": n(change.quota),
-        "plan": s(account.plan),
-        "status": s(account.status),
-    }
-    removed = [name for name in SHARDED_ONLY_FIELDS if name not in assigned]
-    if change.shard == 0:
-        removed += CONTACT_FIELDS  # an item of the previous release held them: they live in the contact item now
-    sets = [f"#{name} = :{name}" for name in assigned]
-    values = {f":{name}": value for name, value in assigned.items()}
-    values[":seen_period"] = s(seen.period)
-    if change.action is Action.START:
-        sets += ["prev_period = period", "prev_used = used", "prev_forgiven = forgiven", "period = :period"]
-        sets += ["used = :moved_used", "forgiven = :moved_forgiven"]
-        values[":period"] = s(period)
-    elif change.add_used or change.add_forgiven:
-        sets += ["used = used + :moved_used", "forgiven = forgiven + :moved_forgiven"]
-    if change.action is Action.START or change.add_used or change.add_forgiven:
-        values.update({":moved_used": n(change.add_used), ":moved_forgiven": n(change.add_forgiven)})
-    expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(f"#{name}" for name in removed) if removed else "")
-    return {
-        "Update": {
-            "Key": key,
-            "UpdateExpression": expression,
-            "ConditionExpression": "period = :seen_period",
-            "ExpressionAttributeNames": {f"#{name}": name for name in (*assigned, *removed)},
-            "ExpressionAttributeValues": values,
-        }
-    }

@@ -13,7 +13,7 @@ from typing import Any
 
 from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.dynamo.table import int_attr, n, s, str_attr
-from fileapi.metering.state import NO_PERIOD, RECENT_SLOTS, MeterState
+from fileapi.metering.state import DAYS, NO_PERIOD, RECENT_SLOTS, MeterState
 
 PROFILE_SK = "PROFILE"
 SHARD_SK = "SHARD"
@@ -26,6 +26,13 @@ CONTACT_FIELDS = ("email", *OPTIONAL_STR, *OPTIONAL_INT)
 # The limits the admission write enforces, kept on each admission item (derived from plan and overrides).
 LIMIT_FIELDS = ("quota", "base_quota", "plan_quota", "interval_us", "burst", "shard", "shards")
 
+
+def day_name(day: int) -> str:
+    """The attribute of the count of day `day` (1-31) of the item's month."""
+    return f"d{day}"
+
+
+DAY_NAMES = tuple(day_name(day) for day in range(1, DAYS + 1))
 
 # What admission reads of an account's items (state_from_item) and of a key's item; the converter functions'
 # IAM policy allows these attributes and no others (template.yaml, tests/build/test_template_policies.py).
@@ -50,6 +57,7 @@ ADMISSION_READ = (
     "prev_period",
     "prev_used",
     "prev_forgiven",
+    *DAY_NAMES,
     *(f"r{slot}" for slot in range(RECENT_SLOTS)),
     "last_refund",
     "last_forgiven",
@@ -136,6 +144,7 @@ def state_from_item(item: dict[str, Any]) -> MeterState:
         prev_period=str_attr(item, "prev_period", NO_PERIOD) or NO_PERIOD,
         prev_used=number("prev_used"),
         prev_forgiven=number("prev_forgiven"),
+        days=tuple(number(name) for name in DAY_NAMES),
         recent=tuple(str_attr(item, slot_name(slot), "") or "" for slot in range(RECENT_SLOTS)),
         last_refund=str_attr(item, "last_refund", "") or "",
         last_forgiven=str_attr(item, "last_forgiven", "") or "",
