@@ -26,8 +26,11 @@ from tests.helpers import CORPUS
 
 for _name, _value in dynamo.LOCAL_CREDENTIALS.items():
     os.environ.setdefault(_name, _value)
-# E-mail written by the API under test goes to a temporary outbox, not the developer's .local/outbox.
-os.environ.setdefault("FILEAPI_OUTBOX", tempfile.mkdtemp(prefix="fileapi-outbox-"))
+# E-mail written by the API under test goes to a temporary outbox, not the developer's .local/outbox: one per
+# xdist worker (a test that makes the outbox unwritable must not fail another worker's mail).
+if "FILEAPI_OUTBOX" not in os.environ or "PYTEST_XDIST_WORKER" in os.environ:
+    _worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    os.environ["FILEAPI_OUTBOX"] = tempfile.mkdtemp(prefix=f"fileapi-outbox-{_worker}")
 # The Stripe endpoint secret the webhook tests sign with.
 os.environ.setdefault("FILEAPI_STRIPE_WEBHOOK_SECRET", "whsec_test_secret_for_the_suite")
 

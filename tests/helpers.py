@@ -18,6 +18,20 @@ def auth(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
+def newest_mail_to(address: str) -> str:
+    """The text of the newest message to `address` in the API's outbox (local mailer)."""
+    import email
+    import email.policy
+
+    from fileapi.settings import get_settings
+
+    for path in sorted(get_settings().outbox_dir.glob("*.eml"), key=lambda p: p.stat().st_mtime_ns, reverse=True):
+        message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
+        if message["To"] == address:
+            return str(message.get_body().get_content())  # type: ignore[union-attr]
+    raise AssertionError(f"no mail to {address}")
+
+
 def corpus_dir(name: str) -> Path:
     """A folder of ../shared/corpus, or skip the test when the corpus is absent."""
     path = CORPUS / name

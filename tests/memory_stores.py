@@ -10,7 +10,7 @@ from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.resharding import Action, layout
-from fileapi.metering.state import NO_PERIOD, MeterState, request_tag
+from fileapi.metering.state import NO_DAYS, NO_PERIOD, MeterState, request_tag, settle_target
 from fileapi.metering.storage import (
     AccountExists,
     AccountStore,
@@ -87,11 +87,13 @@ class MemoryAdmissionStore(AdmissionStore):
             if state is None or not _holds(state, attempt):
                 raise Refused(state)
             tat = attempt.new_tat_if_idle if attempt.case is BucketCase.IDLE else state.tat_us + attempt.interval_us
+            first = 1 if attempt.reserve else 0
             if attempt.new_month:
-                started = _start_month(state, attempt.period, used=1 if attempt.reserve else 0, forgiven=0)
+                started = _start_month(state, attempt.period, used=first, forgiven=0, days=NO_DAYS)
                 updated = replace(started, quota=state.base_quota)
             else:
-                updated = replace(state, used=state.used + (1 if attempt.reserve else 0))
+                updated = replace(state, used=state.used + first)
+            updated = replace(updated, days=_add_day(updated.days, attempt.day, first))
             slot, tag = attempt.tag
             recent = list(updated.recent)
             recent[slot] = tag
@@ -99,16 +101,18 @@ class MemoryAdmissionStore(AdmissionStore):
             self.table.meters[(attempt.account_id, attempt.shard)] = updated
             return updated
 
-    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
-        return self._settle((account_id, shard), period, request_id, counter="used", step=-1, tag="last_refund")
+    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
+        return self._settle((account_id, shard), period, request_id, day, counter="used", step=-1, tag="last_refund")
 
-    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
-        return self._settle((account_id, shard), period, request_id, counter="forgiven", step=1, tag="last_forgiven")
+    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
+        return self._settle(
+            (account_id, shard), period, request_id, day, counter="forgiven", step=1, tag="last_forgiven"
+        )
 
     def _settle(
-        self, key: tuple[str, int], period: str, request_id: str, *, counter: str, step: int, tag: str
+        self, key: tuple[str, int], period: str, request_id: str, day: int, *, counter: str, step: int, tag: str
     ) -> MeterState | None:
-        """One tagged change of a month's counter, as DynamoAdmissionStore._settle makes it."""
+        """One tagged change of a month's counter and day, where settle_target says (as DynamoAdmissionStore does)."""
         with self.table.lock:
             state = self.table.meters.get(key)
             if state is None:
@@ -116,13 +120,15 @@ class MemoryAdmissionStore(AdmissionStore):
             marker = request_tag(request_id)[1]
             if getattr(state, tag) == marker:
                 return state
-            for prefix, month in (("", state.period), ("prev_", state.prev_period)):
-                value = getattr(state, prefix + counter)
-                if month == period and (step > 0 or value > 0):
-                    updated = replace(state, **{prefix + counter: value + step, tag: marker})
-                    self.table.meters[key] = updated
-                    return updated
-            return None
+            target = settle_target(state, period, day, refund=counter == "used")
+            if target is None:
+                return None
+            name = ("prev_" if target.closed else "") + counter
+            updated = replace(state, **{name: getattr(state, name) + step, tag: marker})
+            if target.day is not None:
+                updated = replace(updated, days=_add_day(updated.days, target.day, -1))
+            self.table.meters[key] = updated
+            return updated
 
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         with self.table.lock:
@@ -147,8 +153,8 @@ class MemoryAdmissionStore(AdmissionStore):
             return True
 
 
-def _start_month(state: MeterState, period: str, *, used: int, forgiven: int) -> MeterState:
-    """`state` with `period` started (the closed month's counts kept as prev_*)."""
+def _start_month(state: MeterState, period: str, *, used: int, forgiven: int, days: tuple[int, ...]) -> MeterState:
+    """`state` with `period` started (the closed month's counts kept as prev_*; its days dropped)."""
     return replace(
         state,
         prev_period=state.period,
@@ -157,7 +163,13 @@ def _start_month(state: MeterState, period: str, *, used: int, forgiven: int) ->
         period=period,
         used=used,
         forgiven=forgiven,
+        days=days,
     )
+
+
+def _add_day(days: tuple[int, ...], day: int, count: int) -> tuple[int, ...]:
+    """`days` with `count` added to day `day` (1-31)."""
+    return (*days[: day - 1], days[day - 1] + count, *days[day:])
 
 
 def _holds(state: MeterState, attempt: Attempt) -> bool:
@@ -240,10 +252,16 @@ class MemoryAccountStore(AccountStore):
                 seen = change.seen or replace(fresh_state(updated, limits, change.shard), period=period)
                 state = self.table.meters.get(key, seen)
                 if change.action is Action.START:
-                    state = _start_month(state, period, used=change.add_used, forgiven=change.add_forgiven)
+                    state = _start_month(
+                        state, period, used=change.add_used, forgiven=change.add_forgiven, days=change.add_days
+                    )
                 else:
+                    days = tuple(mine + theirs for mine, theirs in zip(state.days, change.add_days, strict=True))
                     state = replace(
-                        state, used=state.used + change.add_used, forgiven=state.forgiven + change.add_forgiven
+                        state,
+                        used=state.used + change.add_used,
+                        forgiven=state.forgiven + change.add_forgiven,
+                        days=days,
                     )
                 self.table.meters[key] = replace(
                     state,

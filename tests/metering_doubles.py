@@ -1,16 +1,33 @@
-"""Test doubles around an AdmissionStore: one that counts calls, one that injects faults."""
+"""Test doubles of metering: an AdmissionStore that counts calls, one that injects faults, and a clock."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
 from collections.abc import Callable
+from datetime import datetime
 from typing import TypeVar
 
 from fileapi.metering.state import MeterState
 from fileapi.metering.storage import AdmissionStore, Ambiguous, Attempt, StoreUnavailable
 
 T = TypeVar("T")
+
+
+class Clock:
+    """A clock of epoch microseconds that moves only when told (a Meter's `clock`)."""
+
+    def __init__(self, now_us: int) -> None:
+        self.now_us = now_us
+
+    def __call__(self) -> int:
+        return self.now_us
+
+    def advance(self, seconds: float) -> None:
+        self.now_us += round(seconds * 1_000_000)
+
+    def set(self, instant: datetime) -> None:
+        self.now_us = int(instant.timestamp() * 1_000_000)
 
 
 class CountingStore(AdmissionStore):
@@ -32,13 +49,13 @@ class CountingStore(AdmissionStore):
         self.calls["admit"] += 1
         return self.inner.admit(attempt)
 
-    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
         self.calls["refund"] += 1
-        return self.inner.refund(account_id, period, request_id, shard=shard)
+        return self.inner.refund(account_id, period, request_id, shard=shard, day=day)
 
-    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
         self.calls["forgive"] += 1
-        return self.inner.forgive(account_id, period, request_id, shard=shard)
+        return self.inner.forgive(account_id, period, request_id, shard=shard, day=day)
 
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         self.calls["read"] += 1
@@ -108,11 +125,11 @@ class FaultyStore(AdmissionStore):
     def admit(self, attempt: Attempt) -> MeterState:
         return self._write(lambda: self.inner.admit(attempt))
 
-    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
-        return self._write(lambda: self.inner.refund(account_id, period, request_id, shard=shard))
+    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
+        return self._write(lambda: self.inner.refund(account_id, period, request_id, shard=shard, day=day))
 
-    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
-        return self._write(lambda: self.inner.forgive(account_id, period, request_id, shard=shard))
+    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
+        return self._write(lambda: self.inner.forgive(account_id, period, request_id, shard=shard, day=day))
 
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         return self.inner.read(account_id, shard=shard)

@@ -24,7 +24,7 @@ from fileapi.models.account import (
 )
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.metering import SelfServiceRoute, self_service
-from fileapi.web.routes import Routes, answers_redirect, json_response
+from fileapi.web.routes import Routes, answers_bytes, answers_redirect, json_response
 from fileapi.web.services import get_billing_portal, get_key_service, get_meter
 
 router = APIRouter(route_class=SelfServiceRoute, tags=["Account"])
@@ -35,6 +35,10 @@ recovery = Routes(public, statuses=(400, 429, 500, 503), metered=False)
 # Recovery answers are padded to this many seconds, so that an existing account (an e-mail is sent)
 # and an unknown address take the same time.
 RECOVER_MIN_SECONDS = 0.6
+SVG = "image/svg+xml"
+# The chart is an image of one account's usage: never stored by a shared cache, and never a document that runs
+# anything, even when opened on its own.
+CHART_HEADERS = {"Cache-Control": "private, no-store", "Content-Security-Policy": "default-src 'none'"}
 
 
 def _source(request: Request) -> str:
@@ -46,6 +50,21 @@ def _source(request: Request) -> str:
 async def usage(admission: Annotated[Admission, Depends(self_service)]) -> Response:
     """Plan, monthly quota, requests counted this UTC month and when the count resets. Not counted."""
     return json_response(UsageResult.model_validate(get_meter().usage(admission)))
+
+
+@accounts.get(
+    "/v1/usage/chart",
+    "This month's usage as a chart",
+    answers_bytes((SVG,), "An SVG image of the month's requests against the quota"),
+    statuses=(401, 403, 429, 500, 503),
+)
+async def usage_chart(admission: Annotated[Admission, Depends(self_service)]) -> Response:
+    """An SVG image of this UTC month, drawn on the server: requests per day as bars, their running total as a line
+    against the monthly quota, the days along the bottom; its title and description say the figures in words. The
+    same figures as GET /v1/usage. Not counted."""
+    from fileapi.account.usage_chart import usage_chart_svg
+
+    return Response(usage_chart_svg(get_meter().usage(admission)), media_type=SVG, headers=CHART_HEADERS)
 
 
 @accounts.post("/v1/keys/rotate", "Rotate the API key", KeysRotateResult)

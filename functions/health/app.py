@@ -1,9 +1,9 @@
-"""Health function: the unauthenticated liveness probe, the API's OpenAPI document, its error page and the
-interactive reference (/docs, fileapi.web.docs_page).
+"""Health function: the unauthenticated liveness probe, the API's OpenAPI document, its error page, the
+interactive reference (/docs, fileapi.web.docs_page) and the usage page (/usage, fileapi.web.usage_page).
 
 Its Lambda handler serves a FastAPI-free app (fileapi.web.plain): importing FastAPI alone takes longer
 than this function's cold-start budget. `app`, the FastAPI app that declares the routes (the OpenAPI
-build, the template check), is built on first use; the page's routes are not in the document.
+build, the template check), is built on first use; the pages' routes are not in the document.
 """
 
 from __future__ import annotations
@@ -12,11 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.responses import PlainTextResponse, Response
 
+from fileapi.web import docs_page, usage_page
 from fileapi.web.app import lambda_handler
-from fileapi.web.docs_page import page_routes
 from fileapi.web.errors import ERROR_DOCS_PATH
 from fileapi.web.plain import plain_app
 from fileapi.web.spec import load_openapi_bytes
+
+# The pages a person opens (their files and redirects too): not operations of the API.
+PAGES = {**docs_page.page_routes(), **usage_page.page_routes()}
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -79,7 +82,7 @@ def build_app() -> FastAPI:
             metered=False,
         ),
     )(error_page)
-    for path, endpoint in page_routes().items():  # the document's viewer, not an operation of the API
+    for path, endpoint in PAGES.items():  # the document's viewer and the usage page, not operations of the API
         router.add_api_route(path, endpoint, methods=["GET"], include_in_schema=False)
     return create_app(router, title="Health")
 
@@ -90,7 +93,7 @@ asgi = plain_app(
         ("GET", "/health"): health,
         ("GET", "/openapi.json"): openapi_document,
         ("GET", ERROR_DOCS_PATH): error_page,
-        **{("GET", path): endpoint for path, endpoint in page_routes().items()},
+        **{("GET", path): endpoint for path, endpoint in PAGES.items()},
     }
 )
 handler = lambda_handler(asgi)

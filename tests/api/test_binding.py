@@ -46,9 +46,10 @@ def test_the_binder_was_checked_against_the_installed_frameworks() -> None:
 
 def test_every_metered_endpoint_is_bound() -> None:
     binders = {route.path: Binder.of(route.endpoint, provided=(Admission,)) for route in metered_routes()}
-    assert len(binders) == 39 + 3  # the contract tables' conversions; usage, key rotation, billing portal
+    assert len(binders) == 39 + 4  # the contract tables' conversions; usage and its chart, key rotation, billing portal
     assert {path for path, binder in binders.items() if Admission in binder.provided} == {
         "/v1/usage",
+        "/v1/usage/chart",
         "/v1/keys/rotate",
         "/v1/billing/portal",
     }

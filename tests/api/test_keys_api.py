@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import email
-import email.policy
 import io
 import re
 import time
@@ -12,18 +10,9 @@ from fastapi.testclient import TestClient
 
 from fileapi.account.keys import RECOVERY_MESSAGE
 from fileapi.metering.keys import hash_key
-from fileapi.settings import get_settings
 from fileapi.web.services import get_stores
 from tests.conftest import MakeKey
-from tests.helpers import auth
-
-
-def newest_mail_to(address: str) -> str:
-    for path in sorted(get_settings().outbox_dir.glob("*.eml"), key=lambda p: p.stat().st_mtime_ns, reverse=True):
-        message = email.message_from_bytes(path.read_bytes(), policy=email.policy.default)
-        if message["To"] == address:
-            return str(message.get_body().get_content())  # type: ignore[union-attr]
-    raise AssertionError(f"no mail to {address}")
+from tests.helpers import auth, newest_mail_to
 
 
 def test_rotate_over_http(api: TestClient, make_key: MakeKey) -> None:

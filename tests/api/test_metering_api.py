@@ -87,12 +87,25 @@ def test_failed_requests_do_not_count(api: TestClient, make_key: MakeKey) -> Non
 def test_usage_shape_and_not_counted(api: TestClient, make_key: MakeKey) -> None:
     key = make_key(plan="starter", quota=7)
     first = usage(api, key)
-    assert set(first) == {"plan", "quota_monthly", "used_this_month", "remaining", "resets_at", "status"}
+    assert set(first) == {"plan", "quota_monthly", "used_this_month", "remaining", "resets_at", "status", "daily"}
     assert (first["plan"], first["quota_monthly"], first["used_this_month"], first["remaining"]) == ("starter", 7, 0, 7)
     assert first["status"] == "active"
     assert isinstance(first["resets_at"], str)
     assert first["resets_at"].endswith("-01T00:00:00.000Z")
     assert usage(api, key)["used_this_month"] == 0
+
+
+def test_usage_lists_this_months_days_adding_up_to_the_count(api: TestClient, make_key: MakeKey) -> None:
+    key = make_key(plan="pro")
+    before = time.strftime("%Y-%m-%d", time.gmtime())
+    for _ in range(3):
+        assert api.post(ENCODE, content=b"x", headers=auth(key)).status_code == 200
+    body = usage(api, key)
+    days = body["daily"]
+    assert isinstance(days, list) and days[-1]["date"] in (before, time.strftime("%Y-%m-%d", time.gmtime()))
+    month = days[-1]["date"][:8]
+    assert [day["date"] for day in days] == [f"{month}{number:02d}" for number in range(1, len(days) + 1)]
+    assert (sum(day["requests"] for day in days), body["used_this_month"]) == (3, 3)
 
 
 def test_quota_exceeded_returns_429_with_the_seconds_to_next_month(api: TestClient, make_key: MakeKey) -> None:

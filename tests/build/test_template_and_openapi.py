@@ -13,8 +13,8 @@ from fileapi.local.documents import render_openapi
 from fileapi.local.server import function_app
 from fileapi.local.template import load_functions, load_template
 from fileapi.settings import DEFAULT_DEADLINE_SECONDS
+from fileapi.web import docs_page, usage_page
 from fileapi.web.docs import build_openapi
-from fileapi.web.docs_page import page_routes
 from fileapi.web.spec import OPENAPI_PATH
 
 FUNCTIONS = load_functions()
@@ -81,8 +81,9 @@ def test_openapi_is_valid_and_documents_every_route() -> None:
     spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
     validate(spec)
     documented = {(method.upper(), path) for path, item in spec["paths"].items() for method in item}
-    # The interactive reference is the document's viewer, not an operation (no SDK method, no MCP tool).
-    page = {("GET", path) for path in page_routes()}
+    # The interactive reference is the document's viewer, and the usage page a page to open: not operations (no
+    # SDK method, no MCP tool).
+    page = {("GET", path) for path in {**docs_page.page_routes(), **usage_page.page_routes()}}
     routes = {route for function in FUNCTIONS for route in function.routes}
     assert page < routes
     assert documented == routes - page

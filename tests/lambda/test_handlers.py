@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_module, load_functions
 from fileapi.metering.plans import CONTRACT_PLANS
 from fileapi.metering.storage import Stores
+from fileapi.web import usage_page
 from fileapi.web.docs_page import ASSETS, CONTENT_SECURITY_POLICY, PAGE_PATH, REDIRECTS, asset_bytes
 from fileapi.web.services import stores_installed
 from tests.conftest import MakeKey
@@ -25,7 +26,7 @@ from tests.stripe_events import signed
 EVENTS = sorted((PROJECT_ROOT / "events").glob("*.json"))
 FUNCTIONS = load_functions()
 # Answered for the key's account and never counted.
-SELF_SERVICE = {"GET /v1/usage", "POST /v1/keys/rotate"}
+SELF_SERVICE = {"GET /v1/usage", "GET /v1/usage/chart", "POST /v1/keys/rotate"}
 EXPECTED_BODIES: dict[str, bytes] = {
     "GET /health": b"ok",
     "POST /v1/data/base64-encode": base64.b64encode(b"\x00\xffhello\r\n"),
@@ -153,6 +154,18 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
     elif event["rawPath"] == PAGE_PATH:
         assert headers["content-security-policy"] == CONTENT_SECURITY_POLICY
         assert b'<div id="swagger-ui">' in body_of(response)
+    elif event["rawPath"] in usage_page.ASSETS:
+        assert (response["isBase64Encoded"], body_of(response)) == (
+            False,
+            usage_page.PAGE.asset_bytes(event["rawPath"]),
+        )
+        assert headers["content-type"] == usage_page.ASSETS[event["rawPath"]].media_type
+    elif event["rawPath"] == usage_page.PAGE_PATH:
+        assert headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+        assert b'<form id="key-form"' in body_of(response)
+    elif event["routeKey"] == "GET /v1/usage/chart":
+        assert headers["content-type"] == "image/svg+xml"
+        assert body_of(response).startswith(b'<svg xmlns="http://www.w3.org/2000/svg"')
     elif event["routeKey"] == "GET /docs/errors":
         assert headers["content-type"].startswith("text/html")
         assert b'<h2 id="rate_limited">' in body_of(response)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import time
 import urllib.error
@@ -9,7 +10,7 @@ import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pytest
 
@@ -19,7 +20,21 @@ from fileapi.metering.dynamo.connect import dynamo_stores
 from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.storage import AccountStore
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
 pytestmark = pytest.mark.server
+# The network is closed here and on CI: nothing in the background of a browser may try to reach out.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def wait_for_health(base_url: str, process: subprocess.Popen[bytes], timeout_seconds: float = 30) -> None:
@@ -84,3 +99,28 @@ def start_servers(dynamodb_endpoint: str, server_table: DynamoTable) -> Iterator
         process.terminate()
     for process in processes:
         process.wait(timeout=10)
+
+
+@pytest.fixture()
+def page(tmp_path: Path) -> Iterator[Page]:
+    """A page of a fresh chromium profile: Debian's chromium driven by Playwright, never a downloaded browser
+    (skipped, saying why, without chromium or Playwright)."""
+    chromium = shutil.which("chromium")
+    if chromium is None:
+        pytest.skip("chromium is not installed: `make tools` installs Debian's chromium (apt-get, as root)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("playwright is not installed: `make install` installs it (requirements-dev.txt)")
+    with sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(tmp_path / "profile"),
+            executable_path=chromium,
+            args=CHROMIUM_ARGS,
+            headless=True,
+            viewport={"width": 1280, "height": 1000},
+        )
+        try:
+            yield context.new_page()
+        finally:
+            context.close()

@@ -244,6 +244,9 @@ def test_the_paid_flow_runs_locally_on_the_billing_standin(tmp_path: Path, stop:
     assert location.startswith(f"{base_url}/local/billing/portal?session=")
     page = httpx.get(location)
     assert page.status_code == 200 and 'id="plan">pro<' in page.text and 'id="used">1 of 10000' in page.text
+    # AND the month's chart, the one GET /v1/usage/chart draws
+    chart = page.text.split('<figure id="chart">', 1)[1].split("</figure>", 1)[0]
+    assert chart == httpx.get(f"{base_url}/v1/usage/chart", headers=auth(key)).text
     # WHEN the plan is changed on the page THEN the account is on it at once, through the webhook's code
     session = location.split("session=", 1)[1]
     changed = httpx.post(

@@ -9,8 +9,6 @@ FILEAPI_DOCS_SCREENSHOT=/path/to/file.png saves a screenshot of the page after t
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -26,42 +24,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
 pytestmark = pytest.mark.server
-# The network is closed here and on CI: nothing in the background may try to reach out.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 WAIT_MS = 30_000  # the longest the page may take to answer one step (a cold worker's first resize included)
-
-
-@pytest.fixture()
-def page(tmp_path: Path) -> Iterator[Page]:
-    """A page of a fresh chromium profile (skipped, saying why, without chromium or Playwright)."""
-    chromium = shutil.which("chromium")
-    if chromium is None:
-        pytest.skip("chromium is not installed: `make tools` installs Debian's chromium (apt-get, as root)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip("playwright is not installed: `make install` installs it (requirements-dev.txt)")
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path / "profile"),
-            executable_path=chromium,
-            args=CHROMIUM_ARGS,
-            headless=True,
-            viewport={"width": 1280, "height": 1000},
-        )
-        try:
-            yield context.new_page()
-        finally:
-            context.close()
 
 
 @pytest.fixture()

@@ -636,6 +636,15 @@ export interface UsageResult {
   "resets_at": string;
   /** Subscription status: 'active' for a live subscription. */
   "status": string;
+  /** Every day of this UTC month from the 1st to today (0 where none); the requests add up to used_this_month. */
+  "daily": Array<DailyUsage>;
+}
+
+export interface DailyUsage {
+  /** The UTC day, YYYY-MM-DD. */
+  "date": string;
+  /** Successful requests counted that day. */
+  "requests": number;
 }
 
 export interface KeysRotateResult {
@@ -782,6 +791,7 @@ export const OPERATIONS: Record<string, Operation> = {
   text_markdown_to_html: { id: "text_markdown_to_html", method: "POST", path: "/v1/text/markdown-to-html", auth: true, body: "text", contentType: "text/markdown", query: ["allowHtml"], fields: ["text"], files: [], result: "text" },
   color_convert: { id: "color_convert", method: "POST", path: "/v1/color/convert", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["color"], files: [], result: "json" },
   usage: { id: "usage", method: "GET", path: "/v1/usage", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
+  usage_chart: { id: "usage_chart", method: "GET", path: "/v1/usage/chart", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "text" },
   keys_rotate: { id: "keys_rotate", method: "POST", path: "/v1/keys/rotate", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
   billing_portal: { id: "billing_portal", method: "GET", path: "/v1/billing/portal", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "redirect" },
   keys_recover: { id: "keys_recover", method: "POST", path: "/v1/keys/recover", auth: false, body: "fields", contentType: "application/json", query: [], fields: ["email"], files: [], result: "json" },
@@ -1222,6 +1232,16 @@ export class FileApiOperations extends FileApiBase {
    */
   usage(options?: CallOptions): Promise<Result<UsageResult>> {
     return this.call("usage", {}, options) as Promise<Result<UsageResult>>;
+  }
+  /**
+   * This month's usage as a chart.
+   *
+   * An SVG image of this UTC month, drawn on the server: requests per day as bars, their running total as a line against the monthly quota, the days along the bottom; its title and description say the figures in words. The same figures as GET /v1/usage. Not counted.
+   *
+   * GET /v1/usage/chart
+   */
+  usageChart(options?: CallOptions): Promise<Result<string>> {
+    return this.call("usage_chart", {}, options) as Promise<Result<string>>;
   }
   /**
    * Rotate the API key.

@@ -212,6 +212,12 @@ class UsageResult(TypedDict):
     remaining: int
     resets_at: str
     status: str
+    daily: list[DailyUsage]
+
+
+class DailyUsage(TypedDict):
+    date: str
+    requests: int
 
 
 class KeysRotateResult(TypedDict):
@@ -838,6 +844,18 @@ OPERATIONS: dict[str, Operation] = {
         fields=(),
         files=(),
         result="json",
+    ),
+    "usage_chart": Operation(
+        "usage_chart",
+        "GET",
+        "/v1/usage/chart",
+        auth=True,
+        body="none",
+        content_type=None,
+        query=(),
+        fields=(),
+        files=(),
+        result="text",
     ),
     "keys_rotate": Operation(
         "keys_rotate",
@@ -1473,6 +1491,15 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("usage", {})
 
+    def usage_chart(self) -> Result[str]:
+        """This month's usage as a chart.
+
+        An SVG image of this UTC month, drawn on the server: requests per day as bars, their running total as a line against the monthly quota, the days along the bottom; its title and description say the figures in words. The same figures as GET /v1/usage. Not counted.
+
+        GET /v1/usage/chart
+        """
+        return self._call("usage_chart", {})
+
     def keys_rotate(self) -> Result[KeysRotateResult]:
         """Rotate the API key.
 
@@ -2098,6 +2125,15 @@ class AsyncFileApiOperations(AsyncOperations):
         GET /v1/usage
         """
         return await self._call("usage", {})
+
+    async def usage_chart(self) -> Result[str]:
+        """This month's usage as a chart.
+
+        An SVG image of this UTC month, drawn on the server: requests per day as bars, their running total as a line against the monthly quota, the days along the bottom; its title and description say the figures in words. The same figures as GET /v1/usage. Not counted.
+
+        GET /v1/usage/chart
+        """
+        return await self._call("usage_chart", {})
 
     async def keys_rotate(self) -> Result[KeysRotateResult]:
         """Rotate the API key.

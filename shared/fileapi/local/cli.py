@@ -9,7 +9,7 @@ fileapi keys generate       print a new random key (stores nothing)
 fileapi checkout ...        the local billing stand-in: a paid checkout (the key goes to the outbox)
 fileapi plans create|list   custom plans (rate, burst, monthly quota, shards) and the contract's
 fileapi tables create       create the table (local endpoints)
-fileapi tables migrate      bring items of the first layout to the current one (idempotent)
+fileapi tables migrate      bring items of earlier layouts to the current one (idempotent)
 fileapi openapi [--write]   print or regenerate shared/fileapi/openapi.json
 fileapi settings [--write]  print the environment variables' table (or write it into docs/operations.md)
 """

@@ -1,6 +1,7 @@
 """The local billing stand-in's portal page (see fileapi.account.standin): served by `fileapi run` only,
-never deployed. It shows the account's plan and this month's usage, and changes the plan or the
-subscription through signed Stripe events handled by the webhook's own code."""
+never deployed. It shows the account's plan and this month's usage with its chart (the one GET /v1/usage/chart
+answers), and changes the plan or the subscription through signed Stripe events handled by the webhook's own
+code."""
 
 from __future__ import annotations
 
@@ -16,10 +17,11 @@ from starlette.routing import Route
 
 from fileapi.account.standin import PORTAL_PATH, session_account
 from fileapi.account.stripe_events import sign, subscription_event
+from fileapi.account.usage_chart import usage_chart_svg
 from fileapi.errors import ApiError, InvalidInput
 from fileapi.metering.catalog import PlanCatalog
-from fileapi.metering.months import iso_millis, month_period, next_month_start, utc
 from fileapi.metering.plans import UnknownPlan
+from fileapi.metering.usage import usage_report
 from fileapi.settings import get_settings
 from fileapi.web.errors import error_response
 from fileapi.web.services import get_billing_events, get_stores, webhook_secret
@@ -39,23 +41,22 @@ def _page(account_id: str, token: str, notice: str = "") -> str:
     account = stores.accounts.get_account(account_id)
     if account is None:
         raise InvalidInput("this portal session's account no longer exists")
-    now = utc(time.time_ns() // 1000)
-    period = month_period(now)
     shards = stores.admission.read_shards(account_id)
-    used = sum(state.counted_in(period) for state in shards)
-    quota = sum(state.base_quota for state in shards) if len(shards) > 1 else (shards[0].quota if shards else 0)
+    if not shards:
+        raise InvalidInput("this portal session's account has no usage items")
+    report = usage_report(shards, now_us=time.time_ns() // 1000)
     plans = PlanCatalog(stores.accounts).names()
     options = "".join(
         f'<option value="{html.escape(name)}"{" selected" if name == account.plan else ""}>{html.escape(name)}</option>'
         for name in plans
     )
-    resets = iso_millis(next_month_start(now))
     escaped_token = html.escape(token)
     active = account.is_active
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Billing portal (local stand-in)</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem}}
-dt{{font-weight:600}}form{{margin:1rem 0}}.notice{{background:#eef;padding:.5rem 1rem}}</style></head>
+<style>body{{font-family:system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}}
+dt{{font-weight:600}}form{{margin:1rem 0}}.notice{{background:#eef;padding:.5rem 1rem}}
+figure{{margin:1rem 0}}figure svg{{width:100%;height:auto}}</style></head>
 <body>
 <h1>Billing portal</h1>
 <p>This is the local stand-in of the payment provider's customer portal (<code>fileapi run</code> only).</p>
@@ -64,8 +65,10 @@ dt{{font-weight:600}}form{{margin:1rem 0}}.notice{{background:#eef;padding:.5rem
 <dt>Account</dt><dd>{html.escape(account.email)}</dd>
 <dt>Plan</dt><dd id="plan">{html.escape(account.plan)}</dd>
 <dt>Subscription</dt><dd id="status">{html.escape(account.status)}</dd>
-<dt>Used this month</dt><dd id="used">{used} of {quota} (resets {resets})</dd>
+<dt>Used this month</dt>
+<dd id="used">{report.used_this_month} of {report.quota_monthly} (resets {report.resets_at})</dd>
 </dl>
+<figure id="chart">{usage_chart_svg(report)}</figure>
 <form method="post" action="{PORTAL_PATH}">
 <input type="hidden" name="session" value="{escaped_token}"><input type="hidden" name="action" value="change">
 <label>Change plan <select name="plan">{options}</select></label> <button type="submit">Change</button>

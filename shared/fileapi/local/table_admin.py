@@ -80,7 +80,7 @@ def add_commands(commands: Commands, keys: Commands) -> None:
     _store_options(tables_create)
     tables_create.set_defaults(command=cmd_tables_create)
     tables_migrate = tables.add_parser(
-        "migrate", help="bring accounts of the first item layout to the current one (idempotent)"
+        "migrate", help="bring accounts of earlier item layouts to the current one (idempotent)"
     )
     _store_options(tables_migrate)
     tables_migrate.set_defaults(command=cmd_tables_migrate)
@@ -208,5 +208,8 @@ def cmd_tables_create(args: argparse.Namespace) -> int:
 
 def cmd_tables_migrate(args: argparse.Namespace) -> int:
     report = migrate_table(_table(args))
-    print(f"accounts upgraded: {report.accounts}, key links trimmed: {report.keys}, already current: {report.current}")
+    print(
+        f"accounts upgraded: {report.accounts}, contact items made: {report.contacts}, "
+        f"key links trimmed: {report.keys}, already current: {report.current}"
+    )
     return 0

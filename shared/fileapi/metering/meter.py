@@ -18,17 +18,29 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import TYPE_CHECKING
 
 from fileapi.errors import QuotaExceeded, RateLimited, ServiceUnavailable, SubscriptionInactive, Unauthorized
 from fileapi.metering import placement
 from fileapi.metering.cache import INACTIVE_SECONDS, QUOTA_RECHECK_SECONDS, KeyCache, KeyEntry
 from fileapi.metering.headers import DEPRECATED_KEY_HEADERS, KeyView
 from fileapi.metering.keys import hash_key, is_legacy_key, parse_bearer
-from fileapi.metering.months import MICROS, iso_millis, month_period, next_month_start, seconds_to_next_month, utc
+from fileapi.metering.months import (
+    MICROS,
+    day_of,
+    iso_millis,
+    month_period,
+    next_month_start,
+    seconds_to_next_month,
+    utc,
+)
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.settling import Fault, Settler
 from fileapi.metering.state import MeterState
 from fileapi.metering.storage import AdmissionStore, Ambiguous, Attempt, BucketCase, Refused, guarded
+
+if TYPE_CHECKING:
+    from fileapi.metering.usage import UsageReport
 
 # Writes one admission may try (plus one per shard) before 503: a stale cache, a turned month and a wrong
 # bucket case each cost one, so the bound stops only a store that never agrees (4 clients on one Business
@@ -59,6 +71,11 @@ class Admission:
         return self.state.shard
 
     @property
+    def day(self) -> int:
+        """The day of `period` (1-31) its unit counts on; a refund or forgiveness takes it back from that day."""
+        return day_of(self.bucket.now_us, self.period)
+
+    @property
     def quota_remaining(self) -> int:
         return self.view.quota_remaining
 
@@ -70,18 +87,6 @@ class Admission:
         """X-Quota-Remaining and the RateLimit-* headers of the answer (and Deprecation for an earlier-format key)."""
         headers = self.view.headers()
         return {**headers, **DEPRECATED_KEY_HEADERS} if self.legacy_key else headers
-
-
-@dataclass(frozen=True)
-class UsageReport:
-    """The contract's Usage resource."""
-
-    plan: str
-    quota_monthly: int
-    used_this_month: int
-    remaining: int
-    resets_at: str
-    status: str
 
 
 class Meter:
@@ -186,7 +191,9 @@ class Meter:
         """Give back the unit a failed request reserved; returns the admission as it stands after it."""
         if not admission.counted:
             return admission
-        after = self.settler.refund(admission.account_id, admission.period, admission.request_id, admission.shard)
+        after = self.settler.refund(
+            admission.account_id, admission.period, admission.request_id, admission.shard, day=admission.day
+        )
         state = after or replace(admission.state, used=max(0, admission.state.used - 1))
         entry = self.cache.get(admission.key_hash)
         view = admission.view
@@ -200,21 +207,13 @@ class Meter:
 
     def usage(self, admission: Admission) -> UsageReport:
         """The contract's Usage resource of the admitted request's account, this UTC month (summed over the
-        key's shards, read afresh when there are several)."""
+        key's shards, read afresh when there are several), with its count per day so far."""
+        from fileapi.metering.usage import usage_report  # the Account function's only: not on the request path
+
         states = [admission.state]
         if admission.state.shards > 1:
             states = guarded(lambda: self.store.read_shards(admission.account_id)) or states
-        period = admission.period
-        quota = sum(state.quota if state.period == period else state.base_quota for state in states)
-        used = sum(state.used_in(period) for state in states)
-        return UsageReport(
-            plan=admission.state.plan,
-            quota_monthly=sum(state.base_quota for state in states) if len(states) > 1 else quota,
-            used_this_month=sum(state.counted_in(period) for state in states),
-            remaining=max(0, quota - used),
-            resets_at=iso_millis(next_month_start(utc(admission.bucket.now_us))),
-            status=admission.state.status,
-        )
+        return usage_report(states, now_us=admission.bucket.now_us)
 
     def account_changed(self, account_id: str) -> None:
         """Forget what this process remembers of the account's keys (its plan or status changed here)."""

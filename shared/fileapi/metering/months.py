@@ -33,3 +33,17 @@ def seconds_to_next_month(now_us: int) -> int:
 def iso_millis(instant: datetime) -> str:
     """ISO 8601 in UTC with milliseconds, e.g. 2026-12-01T00:00:00.000Z."""
     return instant.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{instant.microsecond // 1000:03d}Z"
+
+
+def days_in_month(period: str) -> int:
+    """The number of days of the UTC month 'YYYY-MM'."""
+    year, month = (int(part) for part in period.split("-"))
+    start = datetime(year, month, 1, tzinfo=UTC)
+    return (next_month_start(start) - start).days
+
+
+def day_of(now_us: int, period: str) -> int:
+    """The day of `period` (1 to 31) that an instant counts on: its own UTC day when it is in `period`, else the
+    period's first (an instant before it: another instance's clock had turned the month already)."""
+    now = utc(now_us)
+    return now.day if month_period(now) == period else 1

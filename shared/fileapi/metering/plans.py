@@ -19,14 +19,16 @@ MAX_ITEM_WRITES_PER_SECOND = 800
 # tokens (the load model's 10,000 req/s key: no request refused, 1.02 calls per success; docs/metering.md).
 # So a sharded key may admit up to 2% beyond its plan's rate and burst; its quota gets none.
 SHARD_HEADROOM = 0.02
-MAX_SHARDS = 96  # a plan change rewrites every shard in one transaction (at most 100 items)
+# An account is created in one transaction of at most 100 items: its shards, and its key, e-mail, contact,
+# customer and delivery items.
+MAX_SHARDS = 95
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,31}")
 
 
 def shards_needed(sustained_per_second: float, burst: int) -> int:
     """Items a bucket of `burst` refilled at `sustained_per_second` needs so that none takes more than
     MAX_ITEM_WRITES_PER_SECOND writes in its worst second (a full burst plus a second of refill), at most
-    MAX_SHARDS (a plan beyond 96 x 800 = 76,800 writes a second is not sold)."""
+    MAX_SHARDS (a plan beyond 95 x 800 = 76,000 writes a second is not sold)."""
     worst_second = sustained_per_second + burst
     if worst_second <= MAX_ITEM_WRITES_PER_SECOND:
         return 1

@@ -1,7 +1,7 @@
 """How a plan change lays a key's admission items out again (pure: both stores apply the result).
 
-The month's count is kept: a removed item's count moves to the first item, and what is left of the new
-quota is spread over the items, so the items' quotas add up to the new quota and the hard cap holds
+The month's count is kept: a removed item's count (and its count per day) moves to the first item, and what is
+left of the new quota is spread over the items, so the items' quotas add up to the new quota and the hard cap holds
 whatever requests are admitted meanwhile (each item's quota is set to the count read plus its share,
 and requests admitted after the read take from that share).
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from fileapi.metering.accounts import Limits
-from fileapi.metering.state import MeterState
+from fileapi.metering.state import DAYS, NO_DAYS, MeterState
 
 
 class Action(Enum):
@@ -24,7 +24,7 @@ class Action(Enum):
 
 @dataclass(frozen=True)
 class ShardChange:
-    """What happens to one item. `quota` is its absolute quota for the month; `add_used`/`add_forgiven`
+    """What happens to one item. `quota` is its absolute quota for the month; `add_used`/`add_forgiven`/`add_days`
     are counts moved into it from removed items (shard 0 only); `seen` is the item as read (conditions)."""
 
     shard: int
@@ -33,6 +33,7 @@ class ShardChange:
     base_quota: int
     add_used: int = 0
     add_forgiven: int = 0
+    add_days: tuple[int, ...] = NO_DAYS
     seen: MeterState | None = None
 
 
@@ -43,13 +44,14 @@ def layout(states: list[MeterState], limits: Limits, period: str) -> list[ShardC
     removed = [state for state in states if state.shard >= limits.shards]
     moved_used = sum(used[state.shard] for state in removed)
     moved_forgiven = sum(forgiven[state.shard] for state in removed)
+    moved_days = tuple(sum(state.days[day] for state in removed if state.period == period) for day in range(DAYS))
     remaining = max(0, limits.quota_monthly - sum(used.values()))
     by_shard = {state.shard: state for state in states}
     changes: list[ShardChange] = []
     for shard in range(limits.shards):
         share = limits.quota_share(shard, remaining)
         seen = by_shard.get(shard)
-        moved = (moved_used, moved_forgiven) if shard == 0 else (0, 0)
+        moved = (moved_used, moved_forgiven, moved_days) if shard == 0 else (0, 0, NO_DAYS)
         changes.append(
             ShardChange(
                 shard=shard,
@@ -58,6 +60,7 @@ def layout(states: list[MeterState], limits: Limits, period: str) -> list[ShardC
                 base_quota=limits.quota_share(shard),
                 add_used=moved[0],
                 add_forgiven=moved[1],
+                add_days=moved[2],
                 seen=seen,
             )
         )

@@ -78,18 +78,21 @@ class Settler:
             # A store that answers is worth every attempt (a forgiveness not written is a 503 charged); one
             # that does not answer gets until SETTLE_SECONDS, so that the 503 comes quickly.
             until = None if reachable else started + SETTLE_SECONDS
-            self.forgive(attempt.account_id, attempt.period, attempt.request_id, attempt.shard, until=until)
+            self.forgive(
+                attempt.account_id, attempt.period, attempt.request_id, attempt.shard, day=attempt.day, until=until
+            )
         else:
             self.report(Fault.TOKEN_OUTCOME_UNKNOWN)
         raise ServiceUnavailable(
             "the account store did not confirm this request; nothing was charged and no work was done: retry"
         )
 
-    def refund(self, account_id: str, period: str, request_id: str, shard: int) -> MeterState | None:
-        """Refund one unit of a failed request; a refund of unknown outcome is forgiven instead."""
+    def refund(self, account_id: str, period: str, request_id: str, shard: int, *, day: int) -> MeterState | None:
+        """Refund one unit of a failed request, admitted in `period` on its `day` (1-31: see `Admission.day`); a
+        refund of unknown outcome is forgiven instead."""
         for _ in range(SETTLE_ATTEMPTS):
             try:
-                return self.store.refund(account_id, period, request_id, shard=shard)
+                return self.store.refund(account_id, period, request_id, shard=shard, day=day)
             except StoreUnavailable:
                 continue  # not applied: try again
             except Ambiguous:
@@ -100,18 +103,18 @@ class Settler:
                 if current is not None and current.refunded(request_id):
                     return current
                 self.report(Fault.REFUND_OUTCOME_UNKNOWN)
-                return self.forgive(account_id, period, request_id, shard)
+                return self.forgive(account_id, period, request_id, shard, day=day)
         self.report(Fault.SETTLE_FAILED)
         return None
 
     def forgive(
-        self, account_id: str, period: str, request_id: str, shard: int, *, until: float | None = None
+        self, account_id: str, period: str, request_id: str, shard: int, *, day: int, until: float | None = None
     ) -> MeterState | None:
-        """Forgive one unit (tagged, so a retry after a lost reply rarely forgives twice), up to
-        SETTLE_ATTEMPTS times or until the monotonic instant `until`."""
+        """Forgive one unit taken in `period` on `day` (tagged, so a retry after a lost reply rarely forgives twice),
+        up to SETTLE_ATTEMPTS times or until the monotonic instant `until`."""
         for _ in range(SETTLE_ATTEMPTS):
             try:
-                return self.store.forgive(account_id, period, request_id, shard=shard)
+                return self.store.forgive(account_id, period, request_id, shard=shard, day=day)
             except Ambiguous:
                 self.report(Fault.FORGIVE_REPLY_LOST)
             except StoreUnavailable:

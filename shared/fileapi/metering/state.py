@@ -2,8 +2,8 @@
 
 It lives in the account's own item (well under 1 KB, so one write unit): the key hash and status
 (so that a cached key is checked on every request), the limits in force, the rate bucket's
-theoretical arrival time (independent of the month), and the current month with its count and the
-closed month's final count.
+theoretical arrival time (independent of the month), the current month with its count and its count
+per day, and the closed month's final count.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ NO_PERIOD = "0000-00"
 # 32 slots of 5 characters keep the item under 1 KB (one write unit) with the longest e-mail address.
 RECENT_SLOTS = 32
 TAG_CHARS = 5
+# The count of each day of the current month is kept on the item, in the admission's own write.
+DAYS = 31
+NO_DAYS = (0,) * DAYS
 
 
 def request_tag(request_id: str) -> tuple[int, str]:
@@ -46,6 +49,10 @@ class MeterState:
         outcome the store left unknown; the hard cap is `used < quota`.
     :param forgiven: of `used`, the units of unknown outcome that are not charged (answered 503).
     :param prev_period: the month before, whose final counts are `prev_used` and `prev_forgiven`.
+    :param days: of `used - forgiven`, the units charged on each day of `period` (index 0: the 1st): an
+        admission adds one to its day, and its refund or forgiveness takes it back from there (see
+        `settle_target`). They add up to `used - forgiven`, but for units counted before the item kept
+        days (an item of an earlier release, in the month it was upgraded): `daily_in` shows those on the 1st.
     :param recent: the tags of recent admissions, by slot (see `request_tag`).
     :param last_refund: tag of the last refund's request (a retried refund recognises itself); `last_forgiven`
         alike.
@@ -69,6 +76,7 @@ class MeterState:
     prev_period: str = NO_PERIOD
     prev_used: int = 0
     prev_forgiven: int = 0
+    days: tuple[int, ...] = NO_DAYS
     recent: tuple[str, ...] = ("",) * RECENT_SLOTS
     last_refund: str = ""
     last_forgiven: str = ""
@@ -93,6 +101,14 @@ class MeterState:
             return self.prev_used - self.prev_forgiven
         return 0
 
+    def daily_in(self, period: str) -> tuple[int, ...]:
+        """Successful requests charged on each day of `period` (DAYS figures, the 1st first), adding up to
+        `counted_in(period)`: units counted before the item kept days are on the 1st."""
+        if period != self.period:
+            return NO_DAYS
+        earlier = max(0, self.used - self.forgiven - sum(self.days))
+        return (self.days[0] + earlier, *self.days[1:])
+
     def remaining_in(self, period: str) -> int:
         """Requests that may still be admitted in `period` (X-Quota-Remaining)."""
         return max(0, self.quota - self.used_in(period))
@@ -105,3 +121,35 @@ class MeterState:
     def refunded(self, request_id: str) -> bool:
         """True when the last refund recorded is that of `request_id`."""
         return self.last_refund == request_tag(request_id)[1]
+
+
+@dataclass(frozen=True)
+class SettleTarget:
+    """Where a refund or a forgiveness takes its unit from: the closed month's counts, or the current month's
+    and one of its days (None: no day has a count left; the unit is one counted before the item kept days)."""
+
+    closed: bool
+    day: int | None = None
+
+
+def settle_target(state: MeterState, period: str, day: int, *, refund: bool) -> SettleTarget | None:
+    """Where a unit that an admission took in `period`, on `day`, is given back (refund) or forgiven, on `state`.
+
+    In the current month: from `day` while it has a count, else the nearest day before it that has one, else
+    the nearest after (a day can run out before its own admissions are settled: a forgiven admission of unknown
+    outcome that had not applied took a unit that another admission of its day holds), else from the count
+    itself when it is left with units counted before the item kept days. In the closed month: from its count
+    (its days are gone). None when there is nothing to take: a refund needs a unit reserved, and no charge goes
+    below zero.
+    """
+    if state.period == period:
+        if refund and state.used <= 0:
+            return None
+        before = [other for other in range(day, 0, -1) if state.days[other - 1] > 0]
+        after = [other for other in range(day + 1, DAYS + 1) if state.days[other - 1] > 0]
+        if before or after:
+            return SettleTarget(closed=False, day=(before or after)[0])
+        return SettleTarget(closed=False) if state.used > state.forgiven else None
+    if state.prev_period == period and (state.prev_used > 0 or not refund):
+        return SettleTarget(closed=True)
+    return None

@@ -20,6 +20,7 @@ from typing import TypeVar
 
 from fileapi.errors import ServiceUnavailable
 from fileapi.metering.accounts import Account, Limits
+from fileapi.metering.months import day_of
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.state import MeterState, request_tag
@@ -159,6 +160,11 @@ class Attempt:
         """The slot and the tag this admission writes (see `fileapi.metering.state.request_tag`)."""
         return request_tag(self.request_id)
 
+    @property
+    def day(self) -> int:
+        """The day of `period` this admission's unit counts on (see `fileapi.metering.months.day_of`)."""
+        return day_of(self.bucket.now_us, self.period)
+
 
 class AdmissionStore(ABC):
     """Primitives of the metered request path. Every method may raise StoreUnavailable (nothing applied)."""
@@ -180,31 +186,35 @@ class AdmissionStore(ABC):
         `attempt.period` (for `new_month`: older than it); for `reserve`, used < quota (for
         `new_month`: quota > 0); and the bucket case holds (IDLE: tat <= now; BUSY: now <= tat <=
         ceiling). The effect: TAT moves (IDLE: now + interval; BUSY: tat + interval); for `reserve`
-        used grows by one (`new_month`: the closed month's counts move to prev_*, and used starts at
-        1, or 0 without `reserve`, forgiven at 0, quota at base_quota); the attempt's tag is written in
-        its slot. All of it on the item of `attempt.shard`.
+        used and the count of `attempt.day` grow by one (`new_month`: the closed month's counts move to
+        prev_*, and used starts at 1, or 0 without `reserve`, forgiven at 0, quota at base_quota, the days
+        at none but `attempt.day`'s); the attempt's tag is written in its slot. All of it on the item of
+        `attempt.shard`.
 
         Raise Refused(item as it was, or None) when any part of the condition fails; nothing changes.
         Raise Ambiguous when the write was sent and its outcome is unknown.
         """
 
     @abstractmethod
-    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
-        """Give back the unit that request `request_id` reserved in `period` on `shard` (it failed).
+    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
+        """Give back the unit that request `request_id` reserved in `period`, on its `day` (1-31), on `shard`.
 
-        One conditional write: used - 1 when the item's period is `period` and used > 0, else
+        One conditional write, where `fileapi.metering.state.settle_target` says: used - 1 and the day's
+        count - 1 when the item's period is `period` (usually one write: the admission's own day), else
         prev_used - 1 when prev_period is `period` and prev_used > 0 (the month turned meanwhile);
         `last_refund` becomes `request_id`, and a refund whose `last_refund` is already `request_id`
         changes nothing. Returns the item after the refund (or as it was, when this refund had
-        applied), or None when there was nothing to refund. May raise Ambiguous.
+        applied), or None when there was nothing to refund. May raise Ambiguous, and StoreUnavailable
+        when the item kept changing under the write.
         """
 
     @abstractmethod
-    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
         """Do not charge the unit of `request_id`, whose outcome is unknown, without giving it back:
-        forgiven + 1 in `period` (or prev_forgiven + 1 when the month turned), so the hard cap keeps
-        counting it and the charge does not. `last_forgiven` works as `last_refund` does for refund.
-        Returns the item after it, or None when the item has no such month. May raise Ambiguous.
+        forgiven + 1 and its `day`'s count - 1 in `period` (or prev_forgiven + 1 when the month turned), so
+        the hard cap keeps counting it and the charge does not. `last_forgiven` works as `last_refund` does
+        for refund. Returns the item after it, or None when the item has no such month or nothing charged.
+        May raise Ambiguous, and StoreUnavailable as refund does.
         """
 
     @abstractmethod

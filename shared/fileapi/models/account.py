@@ -12,6 +12,15 @@ ROTATED = "Your key was rotated; the previous key no longer works."
 RECOVERED = "Your key was recovered; the previous key no longer works."
 
 
+class DailyUsage(ContractModel):
+    """Successful requests counted on one UTC day."""
+
+    model_config = example({"date": "2026-11-03", "requests": 30})
+
+    date: str = Field(description="The UTC day, YYYY-MM-DD.", json_schema_extra={"format": "date"})
+    requests: int = Field(description="Successful requests counted that day.")
+
+
 class UsageResult(ContractModel):
     """Usage of the key's account this UTC month."""
 
@@ -23,6 +32,11 @@ class UsageResult(ContractModel):
             "remaining": 9958,
             "resets_at": "2026-12-01T00:00:00.000Z",
             "status": "active",
+            "daily": [
+                {"date": "2026-11-01", "requests": 12},
+                {"date": "2026-11-02", "requests": 0},
+                {"date": "2026-11-03", "requests": 30},
+            ],
         }
     )
 
@@ -32,6 +46,10 @@ class UsageResult(ContractModel):
     remaining: int = Field(description="quota_monthly minus used_this_month.")
     resets_at: str = Field(description="1st of next month, 00:00:00.000Z.", json_schema_extra={"format": "date-time"})
     status: str = Field(description="Subscription status: 'active' for a live subscription.")
+    daily: list[DailyUsage] = Field(
+        description="Every day of this UTC month from the 1st to today (0 where none); the requests add up to "
+        "used_this_month."
+    )
 
 
 class NewKey(ContractModel):

@@ -19,29 +19,15 @@ from fileapi.metering.settling import UNDERCOUNT_FAULTS, Fault
 from fileapi.metering.state import MeterState
 from fileapi.metering.storage import AccountExists, AccountStore, AdmissionStore, Attempt, Refused, Stores
 from tests.memory_stores import memory_stores
-from tests.metering_doubles import CountingStore, FaultyStore
+from tests.metering_doubles import Clock, CountingStore, FaultyStore
 
 # 10 s before the end of November 2026 (UTC).
 T0 = int(datetime(2026, 11, 30, 23, 59, 50, tzinfo=UTC).timestamp() * 1_000_000)
 
 
-class Clock:
-    def __init__(self, now_us: int = T0) -> None:
-        self.now_us = now_us
-
-    def __call__(self) -> int:
-        return self.now_us
-
-    def advance(self, seconds: float) -> None:
-        self.now_us += round(seconds * 1_000_000)
-
-    def set(self, instant: datetime) -> None:
-        self.now_us = int(instant.timestamp() * 1_000_000)
-
-
 @pytest.fixture()
 def clock() -> Clock:
-    return Clock()
+    return Clock(T0)
 
 
 @pytest.fixture()
@@ -365,8 +351,8 @@ def test_refund_after_the_month_turned_goes_to_the_closed_month(
 def test_refund_repeated_after_a_lost_reply_refunds_once(stores: Stores, store: AccountStore, meter: Meter) -> None:
     key = create_key(store, email="rr@example.com", plan="pro")
     admission = admit(meter, key)
-    stores.admission.refund(admission.account_id, admission.period, admission.request_id)
-    again = stores.admission.refund(admission.account_id, admission.period, admission.request_id)
+    stores.admission.refund(admission.account_id, admission.period, admission.request_id, day=admission.day)
+    again = stores.admission.refund(admission.account_id, admission.period, admission.request_id, day=admission.day)
     assert again is not None and again.used == 0
 
 
@@ -530,9 +516,17 @@ def test_ensure_key_creates_then_updates_plan_and_quota(store: AccountStore) -> 
 
 
 def test_the_admission_item_stays_within_one_write_unit() -> None:
-    # GIVEN the largest account item: a 254-character address, a customer, every override, every slot used,
-    # the largest counts and a refund and a forgiveness recorded
-    from fileapi.metering.dynamo.items import fresh_meter_attributes, profile_attributes, slot_name
+    # GIVEN the largest admission item: every override in force (the address, customer and overrides themselves
+    # are on the contact item), every slot used, the largest counts, every day of a 31-day month counted at the
+    # largest count its quota of a trillion allows (Business volumes are a millionth of it), and a refund and a
+    # forgiveness recorded
+    from fileapi.metering.dynamo.items import (
+        ADMISSION_READ,
+        DAY_NAMES,
+        fresh_meter_attributes,
+        profile_attributes,
+        slot_name,
+    )
     from fileapi.metering.state import RECENT_SLOTS, TAG_CHARS
     from tests.dynamo_proxy import item_size
 
@@ -552,7 +546,9 @@ def test_the_admission_item_stays_within_one_write_unit() -> None:
     item |= {name: {"N": str(10**16)} for name in ("tat", "used", "forgiven", "prev_used", "prev_forgiven")}
     item |= {slot_name(slot): {"S": "a" * TAG_CHARS} for slot in range(RECENT_SLOTS)}
     item |= {"last_refund": {"S": "a" * TAG_CHARS}, "last_forgiven": {"S": "a" * TAG_CHARS}}
-    # THEN it is under 1 KB: every admission costs one write unit
+    item |= {name: {"N": str(10**12 - 1)} for name in DAY_NAMES}
+    # THEN it holds admission attributes only, and is under 1 KB: every admission costs one write unit
+    assert set(item) <= set(ADMISSION_READ)
     assert item_size(item) < 1024
 
 

@@ -9,6 +9,7 @@ from fileapi.metering.dynamo.migrate import migrate_table
 from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import hash_key, key_from_random
 from fileapi.metering.meter import Meter
+from fileapi.metering.usage import usage_report
 
 NOW_US = int(datetime(2026, 11, 20, 12, 0, tzinfo=UTC).timestamp() * 1_000_000)
 KEY = key_from_random("L" * 43)
@@ -65,3 +66,19 @@ def test_migrate_table_converts_every_account_once(dynamo_table: DynamoTable) ->
     assert state is not None and (state.quota, state.period, state.used, state.plan) == (500, "2026-11", 3, "pro")
     account = dynamo_stores(dynamo_table).accounts.get_account("first")
     assert account is not None and (account.email, account.quota_override) == ("first@example.com", 500)
+
+
+def test_a_legacy_months_count_shows_on_its_first_day_and_is_forgiven_last(dynamo_table: DynamoTable) -> None:
+    # GIVEN an account of the first layout, 41 requests into November (their days unknown), used on the 20th
+    put_legacy_account(dynamo_table, "legacy", key=KEY, used=41)
+    meter = Meter(dynamo_stores(dynamo_table).admission, clock=lambda: NOW_US)
+    admission = meter.admit(f"Bearer {KEY}", counted=True, request_id="r1")
+    # THEN the 41 show on the 1st and the new request on the 20th
+    report = meter.usage(admission)
+    assert (report.daily[0].requests, report.daily[19].requests, report.used_this_month) == (41, 1, 42)
+    # WHEN two lost admissions of the 20th that had not applied are forgiven
+    for request_id in ("lost-1", "lost-2"):
+        meter.settler.forgive("legacy", "2026-11", request_id, 0, day=20)
+    # THEN the first takes the 20th's unit, the second one of the units without a day
+    report = usage_report(dynamo_stores(dynamo_table).admission.read_shards("legacy"), now_us=NOW_US)
+    assert (report.daily[0].requests, report.daily[19].requests, report.used_this_month) == (40, 0, 40)

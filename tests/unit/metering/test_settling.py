@@ -41,14 +41,14 @@ def counts(stores: Stores, admission: Admission) -> tuple[int, int]:
 
 def test_a_refund_gives_the_unit_back(stores: Stores, admitted: Admission) -> None:
     settle, reported = settler(stores)
-    after = settle.refund(admitted.account_id, PERIOD, "r1", 0)
+    after = settle.refund(admitted.account_id, PERIOD, "r1", 0, day=admitted.day)
     assert after is not None and after.used == 0
     assert reported == [] and settle.faults == {}
 
 
 def test_a_refund_whose_reply_was_lost_is_read_back_and_not_repeated(stores: Stores, admitted: Admission) -> None:
     settle, reported = settler(stores, "lost")
-    after = settle.refund(admitted.account_id, PERIOD, "r1", 0)
+    after = settle.refund(admitted.account_id, PERIOD, "r1", 0, day=admitted.day)
     assert after is not None and after.refunded("r1")
     assert counts(stores, admitted) == (0, 0)
     assert reported == []
@@ -56,7 +56,7 @@ def test_a_refund_whose_reply_was_lost_is_read_back_and_not_repeated(stores: Sto
 
 def test_a_refund_of_unknown_outcome_is_forgiven_instead(stores: Stores, admitted: Admission) -> None:
     settle, reported = settler(stores, "unsent")
-    after = settle.refund(admitted.account_id, PERIOD, "r1", 0)
+    after = settle.refund(admitted.account_id, PERIOD, "r1", 0, day=admitted.day)
     assert after is not None
     assert counts(stores, admitted) == (1, 1)  # taken, not charged, not given back
     assert reported == [Fault.REFUND_OUTCOME_UNKNOWN]
@@ -64,7 +64,7 @@ def test_a_refund_of_unknown_outcome_is_forgiven_instead(stores: Stores, admitte
 
 def test_a_refund_that_cannot_be_written_leaves_the_unit_charged(stores: Stores, admitted: Admission) -> None:
     settle, reported = settler(stores, *["unavailable"] * SETTLE_ATTEMPTS)
-    assert settle.refund(admitted.account_id, PERIOD, "r1", 0) is None
+    assert settle.refund(admitted.account_id, PERIOD, "r1", 0, day=admitted.day) is None
     assert counts(stores, admitted) == (1, 0)
     assert reported == [Fault.SETTLE_FAILED]
     assert settle.faults == {Fault.SETTLE_FAILED: 1}
@@ -72,7 +72,7 @@ def test_a_refund_that_cannot_be_written_leaves_the_unit_charged(stores: Stores,
 
 def test_a_forgiveness_whose_reply_was_lost_is_retried_and_counted(stores: Stores, admitted: Admission) -> None:
     settle, reported = settler(stores, "unsent")
-    after = settle.forgive(admitted.account_id, PERIOD, "r1", 0)
+    after = settle.forgive(admitted.account_id, PERIOD, "r1", 0, day=admitted.day)
     assert after is not None
     assert counts(stores, admitted) == (1, 1)
     assert reported == [Fault.FORGIVE_REPLY_LOST]

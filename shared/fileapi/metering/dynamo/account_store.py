@@ -17,22 +17,22 @@ from botocore.exceptions import ClientError
 from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.dynamo.admission_store import BUCKET_BUSY, BUCKET_IDLE, read_shards
 from fileapi.metering.dynamo.items import (
-    OPTIONAL_INT,
-    OPTIONAL_STR,
+    CONTACT_SK,
     PROFILE_SK,
-    SHARDED_ONLY_FIELDS,
-    account_from_item,
+    account_from_items,
     account_pk,
+    contact_attributes,
+    contact_pk,
     customer_pk,
     email_pk,
     fresh_meter_attributes,
     key_pk,
-    limit_attributes,
     profile_attributes,
     shard_item,
     shard_key,
 )
 from fileapi.metering.dynamo.mailed_secrets import DynamoMailedItems, delivery_item
+from fileapi.metering.dynamo.relayout import contact_key, contact_update, shard_operation
 from fileapi.metering.dynamo.table import (
     CONDITION_FAILED,
     ITEM_ABSENT,
@@ -47,7 +47,7 @@ from fileapi.metering.dynamo.table import (
 )
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
-from fileapi.metering.resharding import Action, ShardChange, layout
+from fileapi.metering.resharding import layout
 from fileapi.metering.storage import (
     AccountExists,
     AccountStore,
@@ -82,6 +82,7 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
                 **fresh_meter_attributes(),
             },
             *(shard_item(account, limits, shard) for shard in range(1, limits.shards)),
+            {**key_of(contact_pk(account.account_id), CONTACT_SK), **contact_attributes(account)},
             {**key_of(key_pk(account.key_hash), "KEY"), "account_id": account_id},
             {**key_of(email_pk(account.email), email_sk), "account_id": account_id},
         ]
@@ -100,8 +101,10 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
             raise AccountExists(f"an account for {account.email} or this key exists") from exc
 
     def get_account(self, account_id: str) -> Account | None:
-        item = self.table.get(account_pk(account_id), PROFILE_SK)
-        return None if item is None else account_from_item(item)
+        items = self.table.batch_get([key_of(account_pk(account_id), PROFILE_SK), contact_key(account_id)])
+        profile = next((item for item in items if item["sk"]["S"] == PROFILE_SK), None)
+        contact = next((item for item in items if item["sk"]["S"] == CONTACT_SK), None)
+        return None if profile is None else account_from_items(profile, contact)
 
     def get_account_by_key(self, key_hash: str) -> Account | None:
         return self._linked(key_pk(key_hash), "KEY")
@@ -131,7 +134,8 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
             states = read_shards(self.table, account.account_id)
             if not states:
                 raise NoSuchAccount(f"no account {account.account_id}")
-            operations = [_operation(account, limits, change, period) for change in layout(states, limits, period)]
+            operations = [shard_operation(account, limits, change, period) for change in layout(states, limits, period)]
+            operations.append(contact_update(account))
             try:
                 self.table.transact(operations)
             except TransactionCanceled:
@@ -143,10 +147,13 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
         raise StoreUnavailable("the account kept changing while its plan was changed; try again")
 
     def list_accounts(self, *, limit: int = 1000) -> list[Account]:
-        items = self.table.scan(
+        profiles = self.table.scan(
             limit=limit, FilterExpression="sk = :profile", ExpressionAttributeValues={":profile": s(PROFILE_SK)}
         )
-        return [account_from_item(item) for item in items]
+        ids = [profile["pk"]["S"].removeprefix("ACCOUNT#") for profile in profiles]
+        contacts = {item["pk"]["S"]: item for item in self.table.batch_get([contact_key(id_) for id_ in ids])}
+        found = zip(profiles, ids, strict=True)
+        return [account_from_items(profile, contacts.get(contact_pk(id_))) for profile, id_ in found]
 
     def replace_key(self, account: Account, new_key_hash: str) -> Account:
         rotated = replace(account, key_hash=new_key_hash)
@@ -291,56 +298,3 @@ def _plan_from_item(item: dict[str, Any]) -> Plan:
         quota_monthly=int(item["quota_monthly"]["N"]),
         shards=int(item["shards"]["N"]),
     )
-
-
-def _operation(account: Account, limits: Limits, change: ShardChange, period: str) -> dict[str, Any]:
-    """The transaction operation that makes one change of a re-layout (see fileapi.metering.resharding)."""
-    key = shard_key(account.account_id, change.shard)
-    if change.action is Action.CREATE:
-        item = {**shard_item(account, limits, change.shard), "period": s(period), "quota": n(change.quota)}
-        return {"Put": {"Item": item, "ConditionExpression": ITEM_ABSENT}}
-    seen = change.seen
-    assert seen is not None
-    if change.action is Action.REMOVE:
-        return {
-            "Delete": {
-                "Key": key,
-                "ConditionExpression": "period = :period AND used = :used",
-                "ExpressionAttributeValues": {":period": s(seen.period), ":used": n(seen.used)},
-            }
-        }
-    assigned: dict[str, Any] = {
-        **limit_attributes(limits, change.shard),
-        "quota": n(change.quota),
-        "plan": s(account.plan),
-        "status": s(account.status),
-    }
-    removed = [name for name in SHARDED_ONLY_FIELDS if name not in assigned]
-    if change.shard == 0:
-        own = profile_attributes(account, limits)
-        for name in (*OPTIONAL_STR, *OPTIONAL_INT):
-            if name in own:
-                assigned[name] = own[name]
-            else:
-                removed.append(name)
-    sets = [f"#{name} = :{name}" for name in assigned]
-    values = {f":{name}": value for name, value in assigned.items()}
-    values[":seen_period"] = s(seen.period)
-    if change.action is Action.START:
-        sets += ["prev_period = period", "prev_used = used", "prev_forgiven = forgiven", "period = :period"]
-        sets += ["used = :moved_used", "forgiven = :moved_forgiven"]
-        values[":period"] = s(period)
-    elif change.add_used or change.add_forgiven:
-        sets += ["used = used + :moved_used", "forgiven = forgiven + :moved_forgiven"]
-    if change.action is Action.START or change.add_used or change.add_forgiven:
-        values.update({":moved_used": n(change.add_used), ":moved_forgiven": n(change.add_forgiven)})
-    expression = "SET " + ", ".join(sets) + (" REMOVE " + ", ".join(f"#{name}" for name in removed) if removed else "")
-    return {
-        "Update": {
-            "Key": key,
-            "UpdateExpression": expression,
-            "ConditionExpression": "period = :seen_period",
-            "ExpressionAttributeNames": {f"#{name}": name for name in (*assigned, *removed)},
-            "ExpressionAttributeValues": values,
-        }
-    }

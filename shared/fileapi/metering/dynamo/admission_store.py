@@ -7,16 +7,17 @@ tells which part failed without another read.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
-
-from botocore.exceptions import ClientError
 
 from fileapi.metering.dynamo.items import (
     ADMISSION_READ,
+    DAY_NAMES,
     KEY_ITEM_READ,
     PROFILE_SK,
-    account_from_item,
+    account_from_items,
     account_pk,
+    day_name,
     fresh_meter_attributes,
     is_legacy,
     key_pk,
@@ -27,8 +28,6 @@ from fileapi.metering.dynamo.items import (
     state_from_item,
 )
 from fileapi.metering.dynamo.table import (
-    CONDITION_FAILED,
-    ITEM_ABSENT,
     ITEM_PRESENT,
     ConditionFailed,
     DynamoTable,
@@ -40,8 +39,8 @@ from fileapi.metering.dynamo.table import (
     str_attr,
 )
 from fileapi.metering.plans import contract_plan
-from fileapi.metering.state import MeterState, request_tag
-from fileapi.metering.storage import AdmissionStore, Attempt, BucketCase, Refused
+from fileapi.metering.state import MeterState, SettleTarget, request_tag, settle_target
+from fileapi.metering.storage import AdmissionStore, Attempt, BucketCase, Refused, StoreUnavailable
 
 # Named parts of the admission condition.
 KEY_IS_CURRENT = "key_hash = :key_hash"
@@ -54,6 +53,53 @@ QUOTA_NOT_ZERO = "quota > :zero"
 BUCKET_IDLE = "tat <= :now"
 BUCKET_BUSY = "tat BETWEEN :now AND :ceiling"
 LEGACY_ITEM = f"{ITEM_PRESENT} AND attribute_not_exists(interval_us)"
+
+
+# A settlement's writes: the admission's own day, then where the refused write's item says (another day, the
+# closed month); more only when the item keeps changing between them.
+SETTLE_WRITES = 6
+
+
+@dataclass(frozen=True)
+class Charge:
+    """A change of the charge: a refund (used - 1) or a forgiveness (forgiven + 1); either takes the unit off a
+    day of the month, and tags the item with the request (`tag`), so that a retry recognises itself."""
+
+    counter: str
+    step: str
+    tag: str
+
+
+REFUND = Charge("used", "- :one", "last_refund")
+FORGIVE = Charge("forgiven", "+ :one", "last_forgiven")
+
+
+def _settle_write(target: SettleTarget, charge: Charge, period: str, marker: str) -> dict[str, Any]:
+    """The UpdateItem of one settlement at `target` (see `fileapi.metering.state.settle_target`)."""
+    counter = ("prev_" if target.closed else "") + charge.counter
+    conditions = [
+        f"{'prev_period' if target.closed else 'period'} = :period",
+        f"(attribute_not_exists({charge.tag}) OR {charge.tag} <> :rid)",
+    ]
+    updates = [f"{counter} = {counter} {charge.step}", f"{charge.tag} = :rid"]
+    if charge is REFUND:
+        conditions.append(f"{counter} > :zero")  # a refund never takes a count below zero
+    if not target.closed and target.day is not None:
+        day = day_name(target.day)
+        conditions.append(f"{day} > :zero")
+        updates.append(f"{day} = {day} - :one")
+    elif not target.closed:  # no day has a count: the unit is one counted before the item kept days
+        conditions.append("used > forgiven")
+        conditions += [f"(attribute_not_exists({day}) OR {day} = :zero)" for day in DAY_NAMES]
+    condition = " AND ".join(conditions)
+    values = {":period": s(period), ":one": n(1), ":rid": s(marker)}
+    if ":zero" in condition:
+        values[":zero"] = n(0)
+    return {
+        "UpdateExpression": "SET " + ", ".join(updates),
+        "ConditionExpression": condition,
+        "ExpressionAttributeValues": values,
+    }
 
 
 class DynamoAdmissionStore(AdmissionStore):
@@ -86,6 +132,8 @@ class DynamoAdmissionStore(AdmissionStore):
             conditions.append(BUCKET_BUSY)
             updates = ["tat = tat + :interval"]
             values[":ceiling"] = n(attempt.bucket.ceiling_us)
+        day = day_name(attempt.day)
+        removed: list[str] = []
         if attempt.new_month:
             conditions.append(MONTH_BEHIND)
             updates += [
@@ -96,7 +144,9 @@ class DynamoAdmissionStore(AdmissionStore):
                 "used = :first",
                 "forgiven = :zero",
                 "quota = base_quota",
+                f"{day} = :first",
             ]
+            removed = [name for name in DAY_NAMES if name != day]  # the closed month's days
             values[":zero"] = n(0)
             values[":first"] = n(1 if attempt.reserve else 0)
             if attempt.reserve:
@@ -105,15 +155,16 @@ class DynamoAdmissionStore(AdmissionStore):
             conditions.append(SAME_MONTH)
             if attempt.reserve:
                 conditions.append(QUOTA_LEFT)
-                updates.append("used = used + :one")
+                updates += ["used = used + :one", f"{day} = if_not_exists({day}, :zero) + :one"]
                 values[":one"] = n(1)
+                values[":zero"] = n(0)
         slot, tag = attempt.tag
         updates.append(f"{slot_name(slot)} = :tag")
         values[":tag"] = s(tag)
         try:
             item = self.table.conditional_update(
                 key,
-                UpdateExpression="SET " + ", ".join(updates),
+                UpdateExpression="SET " + ", ".join(updates) + (" REMOVE " + ", ".join(removed) if removed else ""),
                 ConditionExpression=" AND ".join(conditions),
                 ExpressionAttributeNames={"#status": "status"},
                 ExpressionAttributeValues=values,
@@ -125,39 +176,33 @@ class DynamoAdmissionStore(AdmissionStore):
                 return self.admit(attempt)
             raise Refused(state_from_item(failed.item) if failed.item is not None else None) from None
 
-    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
-        return self._settle(shard_key(account_id, shard), period, request_id, "used", "- :one", "last_refund")
+    def refund(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
+        return self._settle(shard_key(account_id, shard), period, request_id, day, REFUND)
 
-    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
-        return self._settle(shard_key(account_id, shard), period, request_id, "forgiven", "+ :one", "last_forgiven")
+    def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
+        return self._settle(shard_key(account_id, shard), period, request_id, day, FORGIVE)
 
-    def _settle(
-        self, key: dict[str, Any], period: str, request_id: str, counter: str, step: str, tag: str
-    ) -> MeterState | None:
-        """One tagged change of a month's counter: the current month's, else the closed month's."""
+    def _settle(self, key: dict[str, Any], period: str, request_id: str, day: int, charge: Charge) -> MeterState | None:
+        """One tagged change of a month's counter, where `settle_target` says; the first write assumes the
+        admission's own day in the current month (a refused one brings the item, which says where)."""
         marker = request_tag(request_id)[1]
-        values = {":period": s(period), ":one": n(1), ":rid": s(marker)}
-        if step.startswith("-"):
-            values[":zero"] = n(0)
-        for prefix, month in (("", "period"), ("prev_", "prev_period")):
-            target = prefix + counter
-            condition = f"{month} = :period AND (attribute_not_exists({tag}) OR {tag} <> :rid)"
-            if step.startswith("-"):
-                condition += f" AND {target} > :zero"  # a refund never takes a count below zero
+        target = SettleTarget(closed=False, day=day)
+        for _ in range(SETTLE_WRITES):
             try:
-                item = self.table.conditional_update(
-                    key,
-                    UpdateExpression=f"SET {target} = {target} {step}, {tag} = :rid",
-                    ConditionExpression=condition,
-                    ExpressionAttributeValues=values,
-                )
-                return state_from_item(item)
+                item = self.table.conditional_update(key, **_settle_write(target, charge, period, marker))
             except ConditionFailed as failed:
                 if failed.item is None:
                     return None
-                if str_attr(failed.item, tag) == marker:
-                    return state_from_item(failed.item)  # an earlier attempt of this very change applied
-        return None
+                seen = state_from_item(failed.item)
+                if str_attr(failed.item, charge.tag) == marker:
+                    return seen  # an earlier attempt of this very change applied
+                next_target = settle_target(seen, period, day, refund=charge is REFUND)
+                if next_target is None:
+                    return None
+                target = next_target
+                continue
+            return state_from_item(item)
+        raise StoreUnavailable("the account's usage kept changing while a unit was settled")
 
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         key = shard_key(account_id, shard)
@@ -226,10 +271,10 @@ def upgrade_legacy_item(table: DynamoTable, item: dict[str, Any]) -> dict[str, A
     any month is). Returns the upgraded item, or None when the account is gone. Used on the request
     path (an old item met by an admission) and by `fileapi tables migrate`.
     """
-    account = account_from_item(item)
+    account = account_from_items(item, None)  # a first-layout item holds the overrides itself
     limits = account.limits_under(contract_plan(account.plan))
     for shard in range(1, limits.shards):  # a plan laid over several items gets the others (fresh) first
-        _put_absent(table, shard_item(account, limits, shard))
+        table.put_absent(shard_item(account, limits, shard))
     attributes = {**limit_attributes(limits), **fresh_meter_attributes()}
     latest = table.call(
         lambda: table.client.query(
@@ -259,15 +304,3 @@ def upgrade_legacy_item(table: DynamoTable, item: dict[str, Any]) -> dict[str, A
         )
     except ConditionFailed as failed:  # upgraded meanwhile by another process, or gone
         return failed.item
-
-
-def _put_absent(table: DynamoTable, item: dict[str, Any]) -> None:
-    """Put `item` unless an item with its key exists (then leave that one as it is)."""
-    try:
-        table.call(
-            lambda: table.client.put_item(TableName=table.table_name, Item=item, ConditionExpression=ITEM_ABSENT),
-            idempotent=True,
-        )
-    except ClientError as exc:
-        if exc.response["Error"]["Code"] != CONDITION_FAILED:
-            raise

@@ -1,4 +1,11 @@
-"""How accounts and admission items are written as DynamoDB items (one place for both stores)."""
+"""How accounts and admission items are written as DynamoDB items (one place for both stores).
+
+An account is two kinds of items: its admission items (`ACCOUNT#<id>` / `PROFILE`, and `ACCOUNT#<id>#<k>` /
+`SHARD` for a key spread over several), which hold only what admission reads (`ADMISSION_READ`), and its
+contact item (`CONTACT#<id>` / `CONTACT`: e-mail address, payment customer, overrides), which only the
+account and billing functions read. The converter functions' IAM policy reaches `ACCOUNT#*` and `KEY#*`
+partitions only, so no write of theirs can return the contact item's attributes.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +13,26 @@ from typing import Any
 
 from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.dynamo.table import int_attr, n, s, str_attr
-from fileapi.metering.state import NO_PERIOD, RECENT_SLOTS, MeterState
+from fileapi.metering.state import DAYS, NO_PERIOD, RECENT_SLOTS, MeterState
 
 PROFILE_SK = "PROFILE"
 SHARD_SK = "SHARD"
-PROFILE_FIELDS = ("email", "plan", "status", "key_hash")
+CONTACT_SK = "CONTACT"
+PROFILE_FIELDS = ("plan", "status", "key_hash")
 OPTIONAL_STR = ("customer_id",)
 OPTIONAL_INT = ("quota_override", "sustained_override", "burst_override")  # numbers (sustained may be fractional)
+# What the contact item holds; an account item of the previous release held these too (until migrated).
+CONTACT_FIELDS = ("email", *OPTIONAL_STR, *OPTIONAL_INT)
 # The limits the admission write enforces, kept on each admission item (derived from plan and overrides).
 LIMIT_FIELDS = ("quota", "base_quota", "plan_quota", "interval_us", "burst", "shard", "shards")
 
+
+def day_name(day: int) -> str:
+    """The attribute of the count of day `day` (1-31) of the item's month."""
+    return f"d{day}"
+
+
+DAY_NAMES = tuple(day_name(day) for day in range(1, DAYS + 1))
 
 # What admission reads of an account's items (state_from_item) and of a key's item; the converter functions'
 # IAM policy allows these attributes and no others (template.yaml, tests/build/test_template_policies.py).
@@ -40,6 +57,7 @@ ADMISSION_READ = (
     "prev_period",
     "prev_used",
     "prev_forgiven",
+    *DAY_NAMES,
     *(f"r{slot}" for slot in range(RECENT_SLOTS)),
     "last_refund",
     "last_forgiven",
@@ -70,11 +88,30 @@ def customer_pk(customer_id: str) -> str:
     return f"CUSTOMER#{customer_id}"
 
 
-def account_from_item(item: dict[str, Any]) -> Account:
-    """The Account of a PROFILE item."""
-    fields: dict[str, Any] = {name: item[name]["S"] for name in (*PROFILE_FIELDS, *OPTIONAL_STR) if name in item}
-    fields.update({name: _number(item[name]["N"]) for name in OPTIONAL_INT if name in item})
-    return Account(account_id=item["pk"]["S"].removeprefix("ACCOUNT#"), **fields)
+def contact_pk(account_id: str) -> str:
+    return f"CONTACT#{account_id}"
+
+
+def account_from_items(profile: dict[str, Any], contact: dict[str, Any] | None) -> Account:
+    """The Account of a PROFILE item and the account's contact item (None: an item of the previous release
+    not migrated yet, which holds the contact fields itself)."""
+    own = profile if contact is None else contact
+    fields: dict[str, Any] = {name: profile[name]["S"] for name in PROFILE_FIELDS}
+    fields.update({name: own[name]["S"] for name in ("email", *OPTIONAL_STR) if name in own})
+    fields.update({name: _number(own[name]["N"]) for name in OPTIONAL_INT if name in own})
+    return Account(account_id=profile["pk"]["S"].removeprefix("ACCOUNT#"), **fields)
+
+
+def contact_attributes(account: Account) -> dict[str, Any]:
+    """The contact fields of `account` that are set (the address in lower case)."""
+    attributes: dict[str, Any] = {"email": s(account.email.lower())}
+    for name in OPTIONAL_STR:
+        if getattr(account, name) is not None:
+            attributes[name] = s(getattr(account, name))
+    for name in OPTIONAL_INT:
+        if getattr(account, name) is not None:
+            attributes[name] = {"N": str(getattr(account, name))}
+    return attributes
 
 
 def is_legacy(item: dict[str, Any]) -> bool:
@@ -107,6 +144,7 @@ def state_from_item(item: dict[str, Any]) -> MeterState:
         prev_period=str_attr(item, "prev_period", NO_PERIOD) or NO_PERIOD,
         prev_used=number("prev_used"),
         prev_forgiven=number("prev_forgiven"),
+        days=tuple(number(name) for name in DAY_NAMES),
         recent=tuple(str_attr(item, slot_name(slot), "") or "" for slot in range(RECENT_SLOTS)),
         last_refund=str_attr(item, "last_refund", "") or "",
         last_forgiven=str_attr(item, "last_forgiven", "") or "",
@@ -151,15 +189,9 @@ def shard_item(account: Account, limits: Limits, shard: int) -> dict[str, Any]:
 
 
 def profile_attributes(account: Account, limits: Limits) -> dict[str, Any]:  # the account's own item (shard 0)
-    """The account's own attributes and the limits derived from them (not the bucket or the counts)."""
+    """What the account's admission item holds of it: key hash, plan, status and the limits derived from its
+    plan and overrides (not the bucket or the counts; nothing of the contact item)."""
     attributes: dict[str, Any] = {name: s(getattr(account, name)) for name in PROFILE_FIELDS}
-    attributes["email"] = s(account.email.lower())
-    for name in OPTIONAL_STR:
-        if getattr(account, name) is not None:
-            attributes[name] = s(getattr(account, name))
-    for name in OPTIONAL_INT:
-        if getattr(account, name) is not None:
-            attributes[name] = {"N": str(getattr(account, name))}
     attributes.update(limit_attributes(limits))
     return attributes
 

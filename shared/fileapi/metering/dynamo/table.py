@@ -207,6 +207,19 @@ class DynamoTable:
             raise ConditionFailed(dict(old) if old is not None else None) from exc
         return dict(response.get("Attributes", {}))
 
+    def put_absent(self, item: dict[str, Any]) -> bool:
+        """Put `item` unless an item with its key exists (then leave that one as it is); True when put."""
+        try:
+            self.call(
+                lambda: self.client.put_item(TableName=self.table_name, Item=item, ConditionExpression=ITEM_ABSENT),
+                idempotent=True,
+            )
+        except ClientError as exc:
+            if exc.response["Error"]["Code"] != CONDITION_FAILED:
+                raise
+            return False
+        return True
+
     def scan(self, *, limit: int, **request: Any) -> list[dict[str, Any]]:
         """The items a Scan with `request` (a filter, its values) finds, page after page, at most `limit`."""
         found: list[dict[str, Any]] = []
