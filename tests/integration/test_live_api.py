@@ -70,4 +70,5 @@ def test_image_pdf_and_codes(client: httpx.Client) -> None:
 
 def test_usage(client: httpx.Client) -> None:
     usage = client.get("/v1/usage").json()
-    assert set(usage) == {"plan", "quota_monthly", "used_this_month", "remaining", "resets_at", "status"}
+    assert set(usage) == {"plan", "quota_monthly", "used_this_month", "remaining", "resets_at", "status", "daily"}
+    assert sum(day["requests"] for day in usage["daily"]) == usage["used_this_month"]
