@@ -1,7 +1,8 @@
 """The conversion workers of one process: started ahead of time, reused, one conversion each at a time.
 
 A job goes to an idle worker (or waits for one, within its seconds) over the worker's socket; the answer
-comes back as an outcome. A worker that does not answer within the job's seconds is killed; one that dies
+comes back as an outcome. A worker that does not answer within the job's seconds, counted from when the job got
+it, is killed (so an answer takes at most twice the seconds, and a 413 for time is the file's own cost); one that dies
 (a crash, the kernel's out-of-memory killer, SIGXCPU) or runs out of its address space is replaced. Each way
 a job can end is an answer for its caller alone:
 
@@ -118,7 +119,8 @@ class WorkerPool:
         max_response_bytes: int,
         **kwargs: Any,
     ) -> R:
-        """`function(*args, **kwargs)` in a worker, answered within `seconds` (see the module's table).
+        """`function(*args, **kwargs)` in a worker: it waits at most `seconds` for a free worker, then works at
+        most `seconds` (see the module's table).
 
         :param function: a module-level function (it travels by reference: its module and name).
         :raises ApiError: the converter's own refusal, or the answer for how the worker ended.
@@ -126,10 +128,9 @@ class WorkerPool:
         payload = pickle.dumps(
             Job(function, args, kwargs, seconds, max_response_bytes), protocol=pickle.HIGHEST_PROTOCOL
         )
-        deadline = time.monotonic() + seconds
-        worker = await self._acquire(deadline)
-        try:
-            outcome = await self._exchange(worker, payload, deadline)
+        worker = await self._acquire(time.monotonic() + seconds)
+        try:  # the job's seconds of work start with its worker: a wait behind others is not its cost
+            outcome = await self._exchange(worker, payload, time.monotonic() + seconds)
         except TimeoutError:
             self._discard(worker, kill=True)
             raise TooLarge(exceeded_message(seconds)) from None

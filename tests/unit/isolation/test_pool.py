@@ -174,6 +174,23 @@ def test_a_job_that_finds_no_free_worker_within_its_seconds_is_503() -> None:
         single.close()
 
 
+def test_a_job_that_waited_for_its_worker_still_gets_its_whole_seconds_of_work() -> None:
+    single = WorkerPool(1, memory_bytes=128 * MIB)
+    try:
+
+        async def queued() -> float:
+            busy = asyncio.ensure_future(single.run(worker_jobs.spin, 1.0, seconds=5, max_response_bytes=LIMIT))
+            await asyncio.sleep(0.2)
+            # 0.8 s behind the busy job, then 1.0 s of its own work: over 1.5 s in all, within 1.5 s of work.
+            waited = await single.run(worker_jobs.spin, 1.0, seconds=1.5, max_response_bytes=LIMIT)
+            await busy
+            return float(waited)
+
+        assert asyncio.run(queued()) >= 1.0
+    finally:
+        single.close()
+
+
 def test_a_cancelled_job_kills_its_worker(pool: WorkerPool) -> None:
     before = set(pool.pids())
 
