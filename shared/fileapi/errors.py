@@ -128,6 +128,24 @@ class ServiceUnavailable(ApiError):
         super().__init__(message, headers={"Retry-After": str(max(1, retry_after_seconds))})
 
 
+class IdempotencyInFlight(ApiError):
+    """A request with the same Idempotency-Key is still being answered (documented addition: 409
+    idempotency_in_flight, with Retry-After)."""
+
+    code = "idempotency_in_flight"
+    http_status = 409
+
+    def __init__(self, message: str, *, retry_after_seconds: int = 1) -> None:
+        super().__init__(message, headers={"Retry-After": str(max(1, retry_after_seconds))})
+
+
+class IdempotencyKeyReused(ApiError):
+    """The Idempotency-Key was used with a different request (documented addition: 422 idempotency_key_reused)."""
+
+    code = "idempotency_key_reused"
+    http_status = 422
+
+
 ALL_ERRORS: tuple[type[ApiError], ...] = (
     Unauthorized,
     SubscriptionInactive,
@@ -141,4 +159,6 @@ ALL_ERRORS: tuple[type[ApiError], ...] = (
     NotFound,
     MethodNotAllowed,
     ServiceUnavailable,
+    IdempotencyInFlight,
+    IdempotencyKeyReused,
 )

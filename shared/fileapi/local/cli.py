@@ -321,6 +321,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             read_timeout=settings.dynamodb_read_timeout,
         )
         create_table(table.client, table.table_name)
+        _local_files(endpoint)
         key = _dev_key(dynamo_stores(table).accounts)
         base_url = f"http://{args.host}:{args.port}"
         os.environ["FILEAPI_LOCAL_BASE_URL"] = base_url
@@ -335,12 +336,30 @@ def cmd_run(args: argparse.Namespace) -> int:
         if standin:
             print("Billing stand-in: fileapi checkout --email you@example.com --plan pro  (the key goes to the outbox)")
         sys.stdout.flush()
-        _uvicorn(args)
+        from fileapi.local.queues import start_consumers
+
+        consumers = start_consumers()
+        try:
+            _uvicorn(args)
+        finally:
+            for consumer in consumers:
+                consumer.stop()
     finally:
         process.terminate()
         process.wait(timeout=10)
         (load_settings().state_dir / RUN_STATE_FILE).unlink(missing_ok=True)
     return 0
+
+
+def _local_files(endpoint: str) -> None:
+    """Serve S3 and SQS from the local endpoint too (moto serves every service on one port): the bucket and
+    the queues are made, the settings pointed at them, and webhooks to loopback allowed."""
+    from fileapi.operations.aws import create_local_resources
+
+    os.environ["FILEAPI_S3_ENDPOINT"] = endpoint
+    os.environ["FILEAPI_SQS_ENDPOINT"] = endpoint
+    os.environ["FILEAPI_WEBHOOKS_ALLOW_LOOPBACK"] = "1"
+    os.environ.update(create_local_resources(load_settings()).environment())
 
 
 def _billing_standin(settings: Settings) -> bool:
