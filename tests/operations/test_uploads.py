@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 import httpx
 from fastapi.testclient import TestClient
@@ -18,8 +19,8 @@ from tests.operations.conftest import account_of, bearer
 from tests.operations.helpers import upload_file
 
 
-def _policy(fields: dict[str, str]) -> dict[str, object]:
-    decoded: dict[str, object] = json.loads(base64.b64decode(fields["policy"]))
+def _policy(fields: dict[str, str]) -> dict[str, Any]:
+    decoded: dict[str, Any] = json.loads(base64.b64decode(fields["policy"]))
     return decoded
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mypy_boto3_s3.client import S3Client
+    from mypy_boto3_s3.type_defs import CompletedPartTypeDef
 
 CHUNK_BYTES = 1024 * 1024
 # S3's parts are 5 MiB to 5 GiB, at most 10,000 of them: 16 MiB parts carry up to 156 GiB.
@@ -50,7 +51,7 @@ def upload(s3: S3Client, bucket: str, key: str, path: Path, *, content_type: str
             return Stored(size, digest.hexdigest())
         upload_id = s3.create_multipart_upload(Bucket=bucket, Key=key, ContentType=content_type)["UploadId"]
         try:
-            parts = []
+            parts: list[CompletedPartTypeDef] = []
             number = 1
             while part := source.read(PART_BYTES):
                 digest.update(part)

@@ -46,8 +46,10 @@ def carried_ipv4(address: IPAddress) -> IPAddress:
 
 
 def is_public(address: IPAddress) -> bool:
-    """Whether `address` (and any IPv4 address it carries) is a public unicast address."""
-    for candidate in {address, carried_ipv4(address)}:
+    """Whether `address` (and any IPv4 address it carries) is a public unicast address; an IPv4-mapped
+    address is judged as its IPv4 address alone (the mapped block itself is not routed)."""
+    mapped = isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None
+    for candidate in {carried_ipv4(address)} if mapped else {address, carried_ipv4(address)}:
         if (
             not candidate.is_global
             or candidate.is_multicast
