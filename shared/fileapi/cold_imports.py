@@ -103,6 +103,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     ),
     "account": (*CONVERTING, "fileapi.account", "fileapi.account.keys", "fileapi.account.mailer"),
     "billing": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
+    "files": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
 }
 
 

@@ -657,79 +657,6 @@ export interface KeysRecoverConfirmResult {
   "api_key": string;
 }
 
-export interface UploadsParams {
-  /** The file's name (kept for the client only). */
-  filename: string;
-  /** Its media type; the form must send the same. */
-  contentType: string;
-  /** Its size in bytes; at most the plan's upload limit (413 above). */
-  size: number;
-}
-
-export interface OperationResult {
-  /** The operation's id. */
-  "id": string;
-  /** running, succeeded, failed or cancelled. */
-  "status": "running" | "succeeded" | "failed" | "cancelled";
-  /** The endpoint whose work it runs. */
-  "route": string;
-  /** When it was accepted. */
-  "createdAt": string;
-  /** When its state last changed. */
-  "updatedAt": string;
-  /** Succeeded, one file: the file. */
-  "result"?: OperationFile;
-  /** Succeeded, several files (split, favicon set): every file, in order. */
-  "results"?: Array<OperationFile>;
-  /** The endpoint's JSON fields beside its file (e.g. compress's sizes). */
-  "details"?: Record<string, unknown>;
-  /** Failed or cancelled: why. */
-  "error"?: OperationError;
-}
-
-export interface OperationFile {
-  /** A file name for it, e.g. part-3.pdf. */
-  "name": string;
-  /** Presigned GET link of the file (no key needed). */
-  "url": string;
-  /** Its media type. */
-  "contentType": string;
-  /** Its size in bytes. */
-  "size": number;
-  /** Lowercase hex SHA-256 of the file. */
-  "sha256": string;
-  /** When the link stops working. */
-  "expiresAt": string;
-}
-
-export interface OperationError {
-  /** The error code, as a synchronous request would have answered it. */
-  "code": string;
-  /** What was wrong and what to do. */
-  "message": string;
-}
-
-export interface WebhookList {
-  /** Every endpoint, oldest first (without secrets). */
-  "webhooks": Array<WebhookResult>;
-}
-
-export interface WebhookResult {
-  /** The endpoint's id. */
-  "id": string;
-  /** Where deliveries go. */
-  "url": string;
-  /** When it was registered. */
-  "createdAt": string;
-  /** Only in the answer that registers it: the signing secret. */
-  "secret"?: string;
-}
-
-export interface WebhooksParams {
-  /** A public HTTPS URL. */
-  url: string;
-}
-
 /** The API answered `conversion_failed`. */
 export class ConversionFailed extends ApiError {
   override readonly code: string = "conversion_failed";
@@ -852,12 +779,6 @@ export const OPERATIONS: Record<string, Operation> = {
   billing_portal: { id: "billing_portal", method: "GET", path: "/v1/billing/portal", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "redirect" },
   keys_recover: { id: "keys_recover", method: "POST", path: "/v1/keys/recover", auth: false, body: "fields", contentType: "application/json", query: [], fields: ["email"], files: [], result: "json" },
   keys_recover_confirm: { id: "keys_recover_confirm", method: "POST", path: "/v1/keys/recover/confirm", auth: false, body: "fields", contentType: "application/json", query: [], fields: ["email", "code"], files: [], result: "json" },
-  uploads: { id: "uploads", method: "POST", path: "/v1/uploads", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["filename", "contentType", "size"], files: [], result: "redirect" },
-  operations__operation_id_: { id: "operations__operation_id_", method: "GET", path: "/v1/operations/{operation_id}", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
-  operations__operation_id_: { id: "operations__operation_id_", method: "DELETE", path: "/v1/operations/{operation_id}", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "redirect" },
-  webhooks: { id: "webhooks", method: "GET", path: "/v1/webhooks", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
-  webhooks: { id: "webhooks", method: "POST", path: "/v1/webhooks", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["url"], files: [], result: "redirect" },
-  webhooks__webhook_id_: { id: "webhooks__webhook_id_", method: "DELETE", path: "/v1/webhooks/{webhook_id}", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "redirect" },
 };
 
 /** One method per API operation. */
@@ -1334,65 +1255,5 @@ export class FileApiOperations extends FileApiBase {
    */
   keysRecoverConfirm(params: KeysRecoverConfirmParams, options?: CallOptions): Promise<Result<KeysRecoverConfirmResult>> {
     return this.call("keys_recover_confirm", params, options) as Promise<Result<KeysRecoverConfirmResult>>;
-  }
-  /**
-   * Start an upload of a large file.
-   *
-   * JSON {filename, contentType, size}. Answers 201 with a presigned POST: send the file as multipart/form-data to `url`, with every field of `fields` first and the file last as the part named `file` (curl: one -F per field, then -F file=@scan.pdf). The POST is accepted until expiresAt; the file must be at most maxBytes, the plan's upload limit (a size over it is 413 here). Then name the upload on a file endpoint with ?upload=<id>: the answer is 202 and an operation. The file and the upload expire after 24 hours, and are deleted with the operation that used them. Not counted.
-   *
-   * POST /v1/uploads
-   */
-  uploads(params: UploadsParams, options?: CallOptions): Promise<Result<string>> {
-    return this.call("uploads", params, options) as Promise<Result<string>>;
-  }
-  /**
-   * An operation's state and result.
-   *
-   * status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several, e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and sha256; `details` holds the endpoint's other fields (e.g. compress's sizes). Failed: `error` {code, message} as the synchronous endpoint would have answered it; a failed or cancelled operation is not counted. While running, poll after Retry-After seconds. Another account's operation is 404. Not counted.
-   *
-   * GET /v1/operations/{operation_id}
-   */
-  operationsOperationId(options?: CallOptions): Promise<Result<OperationResult>> {
-    return this.call("operations__operation_id_", {}, options) as Promise<Result<OperationResult>>;
-  }
-  /**
-   * Cancel or delete an operation.
-   *
-   * A running operation is cancelled (not counted; GET shows it as cancelled until it expires); an ended one is deleted with its result files and its uploads (GET is then 404). Answers 204. Not counted.
-   *
-   * DELETE /v1/operations/{operation_id}
-   */
-  operationsOperationId(options?: CallOptions): Promise<Result<string>> {
-    return this.call("operations__operation_id_", {}, options) as Promise<Result<string>>;
-  }
-  /**
-   * List the webhook endpoints.
-   *
-   * The account's endpoints, oldest first, without their secrets. Not counted.
-   *
-   * GET /v1/webhooks
-   */
-  webhooks(options?: CallOptions): Promise<Result<WebhookList>> {
-    return this.call("webhooks", {}, options) as Promise<Result<WebhookList>>;
-  }
-  /**
-   * Register a webhook endpoint.
-   *
-   * JSON {url}: a public HTTPS URL (checked after DNS resolution: private, loopback and link-local addresses are 400). Answers 201 with the endpoint and its secret (whsec_..., shown once). When an operation of the account ends, the endpoint receives {type: operation.succeeded|operation.failed|operation.cancelled, timestamp, data: the operation}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; verify with the standardwebhooks library). A delivery not answered 2xx within 15 s is retried, 8 attempts over 27.6 hours; webhook-id is the same on every attempt. At most 10 per account.
-   *
-   * POST /v1/webhooks
-   */
-  webhooks(params: WebhooksParams, options?: CallOptions): Promise<Result<string>> {
-    return this.call("webhooks", params, options) as Promise<Result<string>>;
-  }
-  /**
-   * Delete a webhook endpoint.
-   *
-   * Deliveries to it stop, queued ones included. Answers 204. Not counted.
-   *
-   * DELETE /v1/webhooks/{webhook_id}
-   */
-  webhooksWebhookId(options?: CallOptions): Promise<Result<string>> {
-    return this.call("webhooks__webhook_id_", {}, options) as Promise<Result<string>>;
   }
 }

@@ -228,43 +228,6 @@ class KeysRecoverConfirmResult(TypedDict):
     api_key: str
 
 
-class OperationResult(TypedDict):
-    id: str
-    status: Literal["running", "succeeded", "failed", "cancelled"]
-    route: str
-    createdAt: str
-    updatedAt: str
-    result: NotRequired[OperationFile]
-    results: NotRequired[list[OperationFile]]
-    details: NotRequired[dict[str, Any]]
-    error: NotRequired[OperationError]
-
-
-class OperationFile(TypedDict):
-    name: str
-    url: str
-    contentType: str
-    size: int
-    sha256: str
-    expiresAt: str
-
-
-class OperationError(TypedDict):
-    code: str
-    message: str
-
-
-class WebhookList(TypedDict):
-    webhooks: list[WebhookResult]
-
-
-class WebhookResult(TypedDict):
-    id: str
-    url: str
-    createdAt: str
-    secret: NotRequired[str]
-
-
 class ConversionFailed(ApiError):
     """The API answered `conversion_failed`."""
 
@@ -931,78 +894,6 @@ OPERATIONS: dict[str, Operation] = {
         files=(),
         result="json",
     ),
-    "uploads": Operation(
-        "uploads",
-        "POST",
-        "/v1/uploads",
-        auth=True,
-        body="fields",
-        content_type="application/json",
-        query=(),
-        fields=("filename", "contentType", "size"),
-        files=(),
-        result="redirect",
-    ),
-    "operations__operation_id_": Operation(
-        "operations__operation_id_",
-        "GET",
-        "/v1/operations/{operation_id}",
-        auth=True,
-        body="none",
-        content_type=None,
-        query=(),
-        fields=(),
-        files=(),
-        result="json",
-    ),
-    "operations__operation_id_": Operation(
-        "operations__operation_id_",
-        "DELETE",
-        "/v1/operations/{operation_id}",
-        auth=True,
-        body="none",
-        content_type=None,
-        query=(),
-        fields=(),
-        files=(),
-        result="redirect",
-    ),
-    "webhooks": Operation(
-        "webhooks",
-        "GET",
-        "/v1/webhooks",
-        auth=True,
-        body="none",
-        content_type=None,
-        query=(),
-        fields=(),
-        files=(),
-        result="json",
-    ),
-    "webhooks": Operation(
-        "webhooks",
-        "POST",
-        "/v1/webhooks",
-        auth=True,
-        body="fields",
-        content_type="application/json",
-        query=(),
-        fields=("url",),
-        files=(),
-        result="redirect",
-    ),
-    "webhooks__webhook_id_": Operation(
-        "webhooks__webhook_id_",
-        "DELETE",
-        "/v1/webhooks/{webhook_id}",
-        auth=True,
-        body="none",
-        content_type=None,
-        query=(),
-        fields=(),
-        files=(),
-        result="redirect",
-    ),
 }
 
 
@@ -1591,60 +1482,6 @@ class FileApiOperations(SyncOperations):
         POST /v1/keys/recover/confirm
         """
         return self._call("keys_recover_confirm", {"email": email, "code": code})
-
-    def uploads(self, *, filename: str, contentType: str, size: int) -> Result[str]:
-        """Start an upload of a large file.
-
-        JSON {filename, contentType, size}. Answers 201 with a presigned POST: send the file as multipart/form-data to `url`, with every field of `fields` first and the file last as the part named `file` (curl: one -F per field, then -F file=@scan.pdf). The POST is accepted until expiresAt; the file must be at most maxBytes, the plan's upload limit (a size over it is 413 here). Then name the upload on a file endpoint with ?upload=<id>: the answer is 202 and an operation. The file and the upload expire after 24 hours, and are deleted with the operation that used them. Not counted.
-
-        POST /v1/uploads
-        """
-        return self._call("uploads", {"filename": filename, "contentType": contentType, "size": size})
-
-    def operations__operation_id_(self) -> Result[OperationResult]:
-        """An operation's state and result.
-
-        status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several, e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and sha256; `details` holds the endpoint's other fields (e.g. compress's sizes). Failed: `error` {code, message} as the synchronous endpoint would have answered it; a failed or cancelled operation is not counted. While running, poll after Retry-After seconds. Another account's operation is 404. Not counted.
-
-        GET /v1/operations/{operation_id}
-        """
-        return self._call("operations__operation_id_", {})
-
-    def operations__operation_id_(self) -> Result[str]:
-        """Cancel or delete an operation.
-
-        A running operation is cancelled (not counted; GET shows it as cancelled until it expires); an ended one is deleted with its result files and its uploads (GET is then 404). Answers 204. Not counted.
-
-        DELETE /v1/operations/{operation_id}
-        """
-        return self._call("operations__operation_id_", {})
-
-    def webhooks(self) -> Result[WebhookList]:
-        """List the webhook endpoints.
-
-        The account's endpoints, oldest first, without their secrets. Not counted.
-
-        GET /v1/webhooks
-        """
-        return self._call("webhooks", {})
-
-    def webhooks(self, *, url: str) -> Result[str]:
-        """Register a webhook endpoint.
-
-        JSON {url}: a public HTTPS URL (checked after DNS resolution: private, loopback and link-local addresses are 400). Answers 201 with the endpoint and its secret (whsec_..., shown once). When an operation of the account ends, the endpoint receives {type: operation.succeeded|operation.failed|operation.cancelled, timestamp, data: the operation}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; verify with the standardwebhooks library). A delivery not answered 2xx within 15 s is retried, 8 attempts over 27.6 hours; webhook-id is the same on every attempt. At most 10 per account.
-
-        POST /v1/webhooks
-        """
-        return self._call("webhooks", {"url": url})
-
-    def webhooks__webhook_id_(self) -> Result[str]:
-        """Delete a webhook endpoint.
-
-        Deliveries to it stop, queued ones included. Answers 204. Not counted.
-
-        DELETE /v1/webhooks/{webhook_id}
-        """
-        return self._call("webhooks__webhook_id_", {})
 
 
 class AsyncFileApiOperations(AsyncOperations):
@@ -2242,57 +2079,3 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/keys/recover/confirm
         """
         return await self._call("keys_recover_confirm", {"email": email, "code": code})
-
-    async def uploads(self, *, filename: str, contentType: str, size: int) -> Result[str]:
-        """Start an upload of a large file.
-
-        JSON {filename, contentType, size}. Answers 201 with a presigned POST: send the file as multipart/form-data to `url`, with every field of `fields` first and the file last as the part named `file` (curl: one -F per field, then -F file=@scan.pdf). The POST is accepted until expiresAt; the file must be at most maxBytes, the plan's upload limit (a size over it is 413 here). Then name the upload on a file endpoint with ?upload=<id>: the answer is 202 and an operation. The file and the upload expire after 24 hours, and are deleted with the operation that used them. Not counted.
-
-        POST /v1/uploads
-        """
-        return await self._call("uploads", {"filename": filename, "contentType": contentType, "size": size})
-
-    async def operations__operation_id_(self) -> Result[OperationResult]:
-        """An operation's state and result.
-
-        status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several, e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and sha256; `details` holds the endpoint's other fields (e.g. compress's sizes). Failed: `error` {code, message} as the synchronous endpoint would have answered it; a failed or cancelled operation is not counted. While running, poll after Retry-After seconds. Another account's operation is 404. Not counted.
-
-        GET /v1/operations/{operation_id}
-        """
-        return await self._call("operations__operation_id_", {})
-
-    async def operations__operation_id_(self) -> Result[str]:
-        """Cancel or delete an operation.
-
-        A running operation is cancelled (not counted; GET shows it as cancelled until it expires); an ended one is deleted with its result files and its uploads (GET is then 404). Answers 204. Not counted.
-
-        DELETE /v1/operations/{operation_id}
-        """
-        return await self._call("operations__operation_id_", {})
-
-    async def webhooks(self) -> Result[WebhookList]:
-        """List the webhook endpoints.
-
-        The account's endpoints, oldest first, without their secrets. Not counted.
-
-        GET /v1/webhooks
-        """
-        return await self._call("webhooks", {})
-
-    async def webhooks(self, *, url: str) -> Result[str]:
-        """Register a webhook endpoint.
-
-        JSON {url}: a public HTTPS URL (checked after DNS resolution: private, loopback and link-local addresses are 400). Answers 201 with the endpoint and its secret (whsec_..., shown once). When an operation of the account ends, the endpoint receives {type: operation.succeeded|operation.failed|operation.cancelled, timestamp, data: the operation}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; verify with the standardwebhooks library). A delivery not answered 2xx within 15 s is retried, 8 attempts over 27.6 hours; webhook-id is the same on every attempt. At most 10 per account.
-
-        POST /v1/webhooks
-        """
-        return await self._call("webhooks", {"url": url})
-
-    async def webhooks__webhook_id_(self) -> Result[str]:
-        """Delete a webhook endpoint.
-
-        Deliveries to it stop, queued ones included. Answers 204. Not counted.
-
-        DELETE /v1/webhooks/{webhook_id}
-        """
-        return await self._call("webhooks__webhook_id_", {})

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from pydantic import Field
 
 from fileapi.models import ApiModel, example
+
+
+def iso_seconds(epoch_seconds: float) -> str:
+    """An instant as RFC 3339 UTC to the second, e.g. 2026-11-02T12:00:00Z."""
+    return datetime.fromtimestamp(int(epoch_seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
 
 MEDIA_TYPE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$"
 

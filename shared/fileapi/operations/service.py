@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from fileapi.errors import NotFound, ServiceUnavailable
 from fileapi.metering.meter import Admission, Meter
+from fileapi.models.files import iso_seconds
 from fileapi.operations.records import (
     OPERATION_PREFIX,
     Charge,
@@ -27,7 +28,7 @@ from fileapi.operations.records import (
 )
 from fileapi.operations.store import FileStore
 from fileapi.operations.transfer import delete_prefix
-from fileapi.operations.uploads import DAY_SECONDS, UploadService, iso_seconds
+from fileapi.operations.uploads import DAY_SECONDS, UploadService
 from fileapi.operations.work import work_for
 
 if TYPE_CHECKING:

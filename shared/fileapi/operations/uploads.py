@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
@@ -33,11 +32,6 @@ class PresignedPost:
     url: str
     fields: dict[str, str]
     expires_at: int  # epoch seconds
-
-
-def iso_seconds(epoch_seconds: float) -> str:
-    """An instant as RFC 3339 UTC to the second, e.g. 2026-11-02T12:00:00Z."""
-    return datetime.fromtimestamp(int(epoch_seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class UploadService:

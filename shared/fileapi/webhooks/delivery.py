@@ -195,6 +195,6 @@ class Deliverer:
 
 
 def _iso(epoch_seconds: int) -> str:
-    from fileapi.operations.uploads import iso_seconds
+    from fileapi.models.files import iso_seconds
 
     return iso_seconds(epoch_seconds)
