@@ -359,7 +359,8 @@ def _local_files(endpoint: str) -> None:
     os.environ["FILEAPI_S3_ENDPOINT"] = endpoint
     os.environ["FILEAPI_SQS_ENDPOINT"] = endpoint
     os.environ["FILEAPI_WEBHOOKS_ALLOW_LOOPBACK"] = "1"
-    os.environ.update(create_local_resources(load_settings()).environment())
+    for name, value in create_local_resources(load_settings()).environment().items():
+        os.environ[name] = value
 
 
 def _billing_standin(settings: Settings) -> bool:

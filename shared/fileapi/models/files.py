@@ -60,6 +60,17 @@ class UploadResult(ApiModel):
 class OperationFile(ApiModel):
     """One file of an operation's result: a presigned GET link, valid until `expiresAt`."""
 
+    model_config = example(
+        {
+            "name": "part-1.pdf",
+            "url": "https://fileapi-prod-files.s3.amazonaws.com/results/...",
+            "contentType": "application/pdf",
+            "size": 52000,
+            "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+            "expiresAt": "2026-11-03T12:00:41Z",
+        }
+    )
+
     name: str = Field(description="A file name for it, e.g. part-3.pdf.")
     url: str = Field(description="Presigned GET link of the file (no key needed).")
     content_type: str = Field(description="Its media type.")
@@ -70,6 +81,8 @@ class OperationFile(ApiModel):
 
 class OperationError(ApiModel):
     """Why an operation failed: an error code of /docs/errors and a message saying what to do."""
+
+    model_config = example({"code": "invalid_input", "message": "the file is not a PDF (no %PDF- header)"})
 
     code: str = Field(description="The error code, as a synchronous request would have answered it.")
     message: str = Field(description="What was wrong and what to do.")
@@ -126,6 +139,15 @@ class WebhookResult(ApiModel):
     """A webhook endpoint. `secret` (whsec_...) verifies its deliveries; it is shown when the endpoint is
     made, and never again."""
 
+    model_config = example(
+        {
+            "id": "wh_4f8k2m0q6s1u3w5y7a9c1e3g5i",
+            "url": "https://example.com/hooks/fileapi",
+            "createdAt": "2026-11-02T12:00:00Z",
+            "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        }
+    )
+
     id: str = Field(description="The endpoint's id.")
     url: str = Field(description="Where deliveries go.")
     created_at: str = Field(description="When it was registered.", json_schema_extra={"format": "date-time"})
@@ -134,5 +156,17 @@ class WebhookResult(ApiModel):
 
 class WebhookList(ApiModel):
     """The account's webhook endpoints."""
+
+    model_config = example(
+        {
+            "webhooks": [
+                {
+                    "id": "wh_4f8k2m0q6s1u3w5y7a9c1e3g5i",
+                    "url": "https://example.com/hooks/fileapi",
+                    "createdAt": "2026-11-02T12:00:00Z",
+                }
+            ]
+        }
+    )
 
     webhooks: list[WebhookResult] = Field(description="Every endpoint, oldest first (without secrets).")
