@@ -125,6 +125,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.account.addresses",
     ),
     "billing": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
+    "files": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
 }
 
 

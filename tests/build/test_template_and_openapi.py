@@ -47,6 +47,7 @@ def test_template_functions_are_the_families_built_so_far() -> None:
         "TextFunction",
         "AccountFunction",
         "BillingEventsFunction",
+        "FilesFunction",
     ]
     assert {path for spec in FUNCTIONS for _, path in spec.routes} >= {
         "/health",

@@ -673,6 +673,14 @@ export interface KeysRecoverConfirmResult {
 export class ConversionFailed extends ApiError {
   override readonly code: string = "conversion_failed";
 }
+/** The API answered `idempotency_in_flight`. */
+export class IdempotencyInFlight extends ApiError {
+  override readonly code: string = "idempotency_in_flight";
+}
+/** The API answered `idempotency_key_reused`. */
+export class IdempotencyKeyReused extends ApiError {
+  override readonly code: string = "idempotency_key_reused";
+}
 /** The API answered `internal_error`. */
 export class InternalError extends ApiError {
   override readonly code: string = "internal_error";
@@ -724,6 +732,8 @@ export class UnsupportedFormat extends ApiError {
 
 export const ERRORS: Record<string, typeof ApiError> = {
   conversion_failed: ConversionFailed,
+  idempotency_in_flight: IdempotencyInFlight,
+  idempotency_key_reused: IdempotencyKeyReused,
   internal_error: InternalError,
   invalid_input: InvalidInput,
   method_not_allowed: MethodNotAllowed,

@@ -234,6 +234,18 @@ class ConversionFailed(ApiError):
     code = "conversion_failed"
 
 
+class IdempotencyInFlight(ApiError):
+    """The API answered `idempotency_in_flight`."""
+
+    code = "idempotency_in_flight"
+
+
+class IdempotencyKeyReused(ApiError):
+    """The API answered `idempotency_key_reused`."""
+
+    code = "idempotency_key_reused"
+
+
 class InternalError(ApiError):
     """The API answered `internal_error`."""
 
@@ -308,6 +320,8 @@ class UnsupportedFormat(ApiError):
 
 ERRORS: dict[str, type[ApiError]] = {
     "conversion_failed": ConversionFailed,
+    "idempotency_in_flight": IdempotencyInFlight,
+    "idempotency_key_reused": IdempotencyKeyReused,
     "internal_error": InternalError,
     "invalid_input": InvalidInput,
     "method_not_allowed": MethodNotAllowed,

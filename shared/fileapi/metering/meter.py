@@ -198,6 +198,12 @@ class Meter:
             view = replace(view, quota_remaining=view.quota_remaining + 1)
         return replace(admission, state=state, view=view, refunded=True)
 
+    def refund_charge(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+        """Give back the unit of a request admitted in another process (an operation that failed or was
+        cancelled after its 202): the same write and fault handling as `refund`; None when it could not be
+        written or there was nothing to refund. Repeating it for the same `request_id` changes nothing more."""
+        return self.settler.refund(account_id, period, request_id, shard)
+
     def usage(self, admission: Admission) -> UsageReport:
         """The contract's Usage resource of the admitted request's account, this UTC month (summed over the
         key's shards, read afresh when there are several)."""

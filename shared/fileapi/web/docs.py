@@ -218,10 +218,12 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
     return spec
 
 
-def operation_id(path: str) -> str:
-    """The operationId of a path: `/v1/image/resize` is `image_resize` (the SDKs' method names)."""
-    name = path.removeprefix("/v1/").strip("/")
-    return "".join(char if char.isalnum() else "_" for char in name)
+def operation_id(path: str, method: str | None = None) -> str:
+    """The operationId of a path: `/v1/image/resize` is `image_resize` (the SDKs' method names); a path served
+    for several methods adds the method (`/v1/webhooks` GET is `webhooks_get`); `{name}` counts as `name`."""
+    name = path.removeprefix("/v1/").strip("/").replace("{", "").replace("}", "")
+    base = "".join(char if char.isalnum() else "_" for char in name)
+    return f"{base}_{method}" if method else base
 
 
 def _tidy(spec: dict[str, Any]) -> None:
@@ -233,8 +235,8 @@ def _tidy(spec: dict[str, Any]) -> None:
     FastAPI adds beside a route's real media types goes. Error bodies name their codes through the `ApiErrorCode` enum.
     """
     for path, operations in spec["paths"].items():
-        for operation in operations.values():
-            operation["operationId"] = operation_id(path)
+        for method, operation in operations.items():
+            operation["operationId"] = operation_id(path, method if len(operations) > 1 else None)
             operation.setdefault("security", [])  # public: said explicitly, so no global default applies
             responses = operation["responses"]
             if responses.get("422", {}).get("description") == "Validation Error":
