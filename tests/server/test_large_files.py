@@ -1,8 +1,8 @@
 """The issue's large files on real processes (`fileapi serve` and `fileapi operations` on moto's S3 and SQS): a
 1,200-page scan-like PDF of about 120 MB uploaded, split, merged with itself and compressed; a 100 MB PNG converted
 to WebP. Each result's SHA-256 is the one its operation reports, and the two processes' trees (API server,
-operations process, their conversion workers) grow by less than 1 GiB. Minutes of work: marked `large`, run by
-`make test-large` (and CI), not by `make test`."""
+operations process, their conversion workers) grow by less than 1 GiB. Marked `large`: `make test` runs them, and
+`make test-large` runs only them."""
 
 from __future__ import annotations
 
