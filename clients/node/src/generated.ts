@@ -10,15 +10,15 @@ export interface DataBase64EncodeParams {
   urlSafe?: boolean;
   /** Keep the trailing `=` padding. */
   padding?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface DataBase64DecodeParams {
   /** Base64 text. A JSON string sent as application/json (or an application/*+json type) is taken as its text (its quotes are not part of it). */
   text: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface DataUrlEncodeParams {
@@ -26,8 +26,8 @@ export interface DataUrlEncodeParams {
   text: string;
   /** Encode a space as `+`. */
   form?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface DataUrlDecodeParams {
@@ -35,8 +35,8 @@ export interface DataUrlDecodeParams {
   text: string;
   /** Decode `+` as a space. */
   form?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface DataJsonFormatParams {
@@ -44,15 +44,15 @@ export interface DataJsonFormatParams {
   data: unknown;
   /** Spaces per nesting level. */
   indent?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface DataJsonMinifyParams {
   /** The JSON document: text or bytes are sent as they are (the numbers keep their text); other values are serialized. */
   data: unknown;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface DataCsvToJsonParams {
@@ -62,8 +62,8 @@ export interface DataCsvToJsonParams {
   delimiter?: string;
   /** The first row holds the field names. */
   header?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export type DataCsvToJsonResult = Array<Record<string, string> | Array<string>>;
@@ -75,8 +75,8 @@ export interface DataJsonToCsvParams {
   delimiter?: string;
   /** Neutralise spreadsheet formulas in cells. */
   escapeFormulas?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export type ImageFormat = "jpeg" | "png" | "webp" | "avif";
@@ -88,8 +88,8 @@ export interface ImageConvertParams {
   to: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export type Fit = "cover" | "contain" | "fill" | "inside" | "outside";
@@ -107,8 +107,8 @@ export interface ImageResizeParams {
   format?: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface ImageCompressParams {
@@ -120,22 +120,22 @@ export interface ImageCompressParams {
   format?: ImageFormat;
   /** PNG only: quantise to this many colours. */
   colors?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface ImageStripMetadataParams {
   /** JPEG, PNG or WebP bytes. */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface ImageReadMetadataParams {
   /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface ImageReadMetadataResult {
@@ -165,8 +165,8 @@ export interface Gps {
 export interface ImageFaviconSetParams {
   /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface ImageFaviconSetResult {
@@ -208,8 +208,8 @@ export interface ImageCropParams {
   format?: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export type Rotation = 90 | 180 | 270;
@@ -221,8 +221,8 @@ export interface ImageRotateParams {
   degrees: Rotation;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export type FlipDirection = "horizontal" | "vertical";
@@ -234,15 +234,15 @@ export interface ImageFlipParams {
   direction: FlipDirection;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface PdfInfoParams {
   /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface PdfInfoResult {
@@ -268,8 +268,8 @@ export interface PdfExtractTextParams {
   file: FileInput;
   /** Pages such as '1,3,5', '2-4' or 'all'. */
   pages?: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface PdfExtractTextResult {
@@ -290,8 +290,8 @@ export interface PdfRenderPageParams {
   format?: RenderFormat;
   /** Resolution, dots per inch. */
   dpi?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface PdfRenderPageResult {
@@ -313,7 +313,7 @@ export interface RenderedPage {
 export interface PdfMergeParams {
   /** The PDFs, in order. */
   files: Array<FileInput>;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. Repeated, once per file, in order (at most 100). */
   upload?: Array<string>;
 }
 
@@ -322,8 +322,8 @@ export interface PdfSplitParams {
   file: FileInput;
   /** e.g. '1-3,4-4,7'. */
   ranges: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface PdfSplitResult {
@@ -340,8 +340,8 @@ export interface PdfRotateParams {
   pages?: string;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface PdfWatermarkParams {
@@ -359,8 +359,8 @@ export interface PdfWatermarkParams {
   pages?: string;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface PdfFillFormParams {
@@ -372,8 +372,8 @@ export interface PdfFillFormParams {
   flatten?: boolean;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface PdfFlattenParams {
@@ -381,8 +381,8 @@ export interface PdfFlattenParams {
   file: FileInput;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface PdfCompressParams {
@@ -394,8 +394,8 @@ export interface PdfCompressParams {
   imageMaxSide?: number;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface PdfCompressResult {
@@ -424,8 +424,8 @@ export interface PdfProtectParams {
   allowModifying?: boolean;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface QrGenerateParams {
@@ -443,15 +443,15 @@ export interface QrGenerateParams {
   foreground?: string;
   /** #rrggbb, or #rrggbbaa / transparent (extension). */
   background?: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface QrReadParams {
   /** An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface QrReadResult {
@@ -480,15 +480,15 @@ export interface BarcodeGenerateParams {
   foreground?: string;
   /** #rrggbb, or #rrggbbaa / transparent. */
   background?: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface BarcodeReadParams {
   /** An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface BarcodeReadResult {
@@ -514,8 +514,8 @@ export interface RenderSvgToPngParams {
   height?: number;
   /** CSS colour or `transparent` (default). */
   background?: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export type HashAlgorithm = "md5" | "sha1" | "sha256" | "sha384" | "sha512";
@@ -525,8 +525,8 @@ export interface FileHashParams {
   file: FileInput;
   /** Digest algorithm. */
   algorithm?: HashAlgorithm;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface FileHashResult {
@@ -543,8 +543,8 @@ export interface FileHashResult {
 export interface FileDetectParams {
   /** The file's bytes (any Content-Type: the type is read from the bytes). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface FileDetectResult {
@@ -559,8 +559,8 @@ export interface FileDetectResult {
 export interface TextWordCountParams {
   /** UTF-8 text. A JSON string sent as application/json (or an application/*+json type) is taken as its text (its quotes are not part of it). */
   text: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface TextWordCountResult {
@@ -591,8 +591,8 @@ export interface TextDiffParams {
   labelA?: string;
   /** Name on the `+++` line. */
   labelB?: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface TextDiffResult {
@@ -633,15 +633,15 @@ export interface TextMarkdownToHtmlParams {
   text: string;
   /** Pass raw HTML through (unsafe for untrusted input). */
   allowHtml?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface ColorConvertParams {
   /** A CSS colour, e.g. `#ff8800`, `rgb(255 136 0 / 50%)`, `teal`. */
   color: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per file, in order. */
-  upload?: Array<string>;
+  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
+  upload?: string;
 }
 
 export interface ColorConvertResult {

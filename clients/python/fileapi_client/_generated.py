@@ -1056,12 +1056,7 @@ class FileApiOperations(SyncOperations):
         return self._call("docs_errors", {})
 
     def data_base64_encode(
-        self,
-        file: FileInput,
-        *,
-        urlSafe: bool | None = None,
-        padding: bool | None = None,
-        upload: list[str] | None = None,
+        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None, upload: str | None = None
     ) -> Result[str]:
         """Encode bytes as Base64.
 
@@ -1073,7 +1068,7 @@ class FileApiOperations(SyncOperations):
             "data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding, "upload": upload}
         )
 
-    def data_base64_decode(self, text: str, *, upload: list[str] | None = None) -> Result[bytes]:
+    def data_base64_decode(self, text: str, *, upload: str | None = None) -> Result[bytes]:
         """Decode Base64 to bytes.
 
         Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input.
@@ -1082,7 +1077,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("data_base64_decode", {"text": text, "upload": upload})
 
-    def data_url_encode(self, text: str, *, form: bool | None = None, upload: list[str] | None = None) -> Result[str]:
+    def data_url_encode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
         """Percent-encode text.
 
         UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded).
@@ -1091,7 +1086,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("data_url_encode", {"text": text, "form": form, "upload": upload})
 
-    def data_url_decode(self, text: str, *, form: bool | None = None, upload: list[str] | None = None) -> Result[str]:
+    def data_url_decode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
         """Decode percent-encoded text.
 
         Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`.
@@ -1100,7 +1095,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("data_url_decode", {"text": text, "form": form, "upload": upload})
 
-    def data_json_format(self, data: Any, *, indent: int | None = None, upload: list[str] | None = None) -> Result[str]:
+    def data_json_format(self, data: Any, *, indent: int | None = None, upload: str | None = None) -> Result[str]:
         """Pretty-print JSON.
 
         Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved.
@@ -1109,7 +1104,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("data_json_format", {"data": data, "indent": indent, "upload": upload})
 
-    def data_json_minify(self, data: Any, *, upload: list[str] | None = None) -> Result[str]:
+    def data_json_minify(self, data: Any, *, upload: str | None = None) -> Result[str]:
         """Minify JSON.
 
         Strict JSON in; the same document with all insignificant white space removed.
@@ -1119,7 +1114,7 @@ class FileApiOperations(SyncOperations):
         return self._call("data_json_minify", {"data": data, "upload": upload})
 
     def data_csv_to_json(
-        self, text: str, *, delimiter: str | None = None, header: bool | None = None, upload: list[str] | None = None
+        self, text: str, *, delimiter: str | None = None, header: bool | None = None, upload: str | None = None
     ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
@@ -1132,12 +1127,7 @@ class FileApiOperations(SyncOperations):
         )
 
     def data_json_to_csv(
-        self,
-        data: Any,
-        *,
-        delimiter: str | None = None,
-        escapeFormulas: bool | None = None,
-        upload: list[str] | None = None,
+        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None, upload: str | None = None
     ) -> Result[str]:
         """Convert a JSON array of objects to CSV.
 
@@ -1151,7 +1141,7 @@ class FileApiOperations(SyncOperations):
         )
 
     def image_convert(
-        self, file: FileInput, *, to: ImageFormat, quality: int | None = None, upload: list[str] | None = None
+        self, file: FileInput, *, to: ImageFormat, quality: int | None = None, upload: str | None = None
     ) -> Result[bytes]:
         """Convert an image to another format.
 
@@ -1170,7 +1160,7 @@ class FileApiOperations(SyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
@@ -1198,7 +1188,7 @@ class FileApiOperations(SyncOperations):
         quality: int,
         format: ImageFormat | None = None,
         colors: int | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Compress an image.
 
@@ -1210,7 +1200,7 @@ class FileApiOperations(SyncOperations):
             "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors, "upload": upload}
         )
 
-    def image_strip_metadata(self, file: FileInput, *, upload: list[str] | None = None) -> Result[bytes]:
+    def image_strip_metadata(self, file: FileInput, *, upload: str | None = None) -> Result[bytes]:
         """Remove EXIF, IPTC, XMP and GPS without re-encoding.
 
         JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first.
@@ -1219,9 +1209,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("image_strip_metadata", {"file": file, "upload": upload})
 
-    def image_read_metadata(
-        self, file: FileInput, *, upload: list[str] | None = None
-    ) -> Result[ImageReadMetadataResult]:
+    def image_read_metadata(self, file: FileInput, *, upload: str | None = None) -> Result[ImageReadMetadataResult]:
         """Read an image's metadata.
 
         width and height as displayed (after orientation); takenAt from DateTimeOriginal (ISO 8601, with the offset when the file has it); camera make, model and lens; gps latitude and longitude in signed decimal degrees (south and west negative) and altitude in metres (below sea level negative); exif: the other tags by their standard names (rationals as numbers, short byte values as Base64, long ones omitted).
@@ -1230,7 +1218,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("image_read_metadata", {"file": file, "upload": upload})
 
-    def image_favicon_set(self, file: FileInput, *, upload: list[str] | None = None) -> Result[ImageFaviconSetResult]:
+    def image_favicon_set(self, file: FileInput, *, upload: str | None = None) -> Result[ImageFaviconSetResult]:
         """Make a favicon set.
 
         ico: favicon.ico with 16, 32 and 48 px (Base64); pngs: `favicon-16x16.png` (16 px), `favicon-32x32.png` (32 px), `favicon-48x48.png` (48 px), `apple-touch-icon.png` (180 px), `android-chrome-192x192.png` (192 px), `android-chrome-512x512.png` (512 px) (Base64); manifest: a web manifest snippet (JSON text) listing the android-chrome icons. A non-square image is centred on a transparent square.
@@ -1249,7 +1237,7 @@ class FileApiOperations(SyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
@@ -1272,7 +1260,7 @@ class FileApiOperations(SyncOperations):
         )
 
     def image_rotate(
-        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, upload: list[str] | None = None
+        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, upload: str | None = None
     ) -> Result[bytes]:
         """Rotate an image clockwise.
 
@@ -1283,12 +1271,7 @@ class FileApiOperations(SyncOperations):
         return self._call("image_rotate", {"file": file, "degrees": degrees, "format": format, "upload": upload})
 
     def image_flip(
-        self,
-        file: FileInput,
-        *,
-        direction: FlipDirection,
-        format: ImageFormat | None = None,
-        upload: list[str] | None = None,
+        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None, upload: str | None = None
     ) -> Result[bytes]:
         """Flip an image.
 
@@ -1298,7 +1281,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("image_flip", {"file": file, "direction": direction, "format": format, "upload": upload})
 
-    def pdf_info(self, file: FileInput, *, upload: list[str] | None = None) -> Result[PdfInfoResult]:
+    def pdf_info(self, file: FileInput, *, upload: str | None = None) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
 
         pageSizes are in PDF points as displayed (width and height swapped for pages with /Rotate 90 or 270); metadata holds the info dictionary's title, author, subject, keywords, producer and creator when present. A PDF encrypted with an empty user password answers (encrypted: true); one that needs a password is 400 invalid_input. At most 2,000 pages (413).
@@ -1308,7 +1291,7 @@ class FileApiOperations(SyncOperations):
         return self._call("pdf_info", {"file": file, "upload": upload})
 
     def pdf_extract_text(
-        self, file: FileInput, *, pages: str | None = None, upload: list[str] | None = None
+        self, file: FileInput, *, pages: str | None = None, upload: str | None = None
     ) -> Result[PdfExtractTextResult]:
         """Extract the text of a PDF.
 
@@ -1325,7 +1308,7 @@ class FileApiOperations(SyncOperations):
         pages: str | None = None,
         format: RenderFormat | None = None,
         dpi: int | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
@@ -1346,7 +1329,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("pdf_merge", {"files": files, "upload": upload})
 
-    def pdf_split(self, file: FileInput, *, ranges: str, upload: list[str] | None = None) -> Result[PdfSplitResult]:
+    def pdf_split(self, file: FileInput, *, ranges: str, upload: str | None = None) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
         ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
@@ -1362,7 +1345,7 @@ class FileApiOperations(SyncOperations):
         degrees: Literal["90", "180", "270"],
         pages: str | None = None,
         keepActiveContent: bool | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Rotate PDF pages clockwise.
 
@@ -1391,7 +1374,7 @@ class FileApiOperations(SyncOperations):
         fontSize: float | None = None,
         pages: str | None = None,
         keepActiveContent: bool | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -1420,7 +1403,7 @@ class FileApiOperations(SyncOperations):
         fields: dict[str, Any],
         flatten: bool | None = None,
         keepActiveContent: bool | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Fill a PDF form.
 
@@ -1440,7 +1423,7 @@ class FileApiOperations(SyncOperations):
         )
 
     def pdf_flatten(
-        self, file: FileInput, *, keepActiveContent: bool | None = None, upload: list[str] | None = None
+        self, file: FileInput, *, keepActiveContent: bool | None = None, upload: str | None = None
     ) -> Result[bytes]:
         """Flatten a PDF form.
 
@@ -1457,7 +1440,7 @@ class FileApiOperations(SyncOperations):
         stripMetadata: bool | None = None,
         imageMaxSide: int | None = None,
         keepActiveContent: bool | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -1486,7 +1469,7 @@ class FileApiOperations(SyncOperations):
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
         keepActiveContent: bool | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -1519,7 +1502,7 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]: ...
     @overload
     def qr_generate(
@@ -1532,7 +1515,7 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[str]: ...
     def qr_generate(
         self,
@@ -1544,7 +1527,7 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[Any]:
         """Generate a QR code.
 
@@ -1566,7 +1549,7 @@ class FileApiOperations(SyncOperations):
             },
         )
 
-    def qr_read(self, file: FileInput, *, upload: list[str] | None = None) -> Result[QrReadResult]:
+    def qr_read(self, file: FileInput, *, upload: str | None = None) -> Result[QrReadResult]:
         """Decode the first QR code in an image.
 
         An image in; {text, format} of the first QR code found (format qr_code, micro_qr_code or rmqr_code). Rotated, inverted (light on dark), low-contrast and photographed codes are found; when none is, the answer is 400 invalid_input 'no QR code found in the image'.
@@ -1586,7 +1569,7 @@ class FileApiOperations(SyncOperations):
         includeText: bool | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[str]:
         """Generate a barcode as SVG.
 
@@ -1609,7 +1592,7 @@ class FileApiOperations(SyncOperations):
             },
         )
 
-    def barcode_read(self, file: FileInput, *, upload: list[str] | None = None) -> Result[BarcodeReadResult]:
+    def barcode_read(self, file: FileInput, *, upload: str | None = None) -> Result[BarcodeReadResult]:
         """Decode every barcode in an image.
 
         An image in; {codes: [{text, format}]} for every code found (QR codes too), formats named as in barcode/generate (upca for a UPC-A, itf14 for a 14-digit ITF with a valid check digit; others in lower case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list.
@@ -1626,7 +1609,7 @@ class FileApiOperations(SyncOperations):
         width: int | None = None,
         height: int | None = None,
         background: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Render SVG as PNG.
 
@@ -1647,7 +1630,7 @@ class FileApiOperations(SyncOperations):
         )
 
     def file_hash(
-        self, file: FileInput, *, algorithm: HashAlgorithm | None = None, upload: list[str] | None = None
+        self, file: FileInput, *, algorithm: HashAlgorithm | None = None, upload: str | None = None
     ) -> Result[FileHashResult]:
         """Hash bytes.
 
@@ -1657,7 +1640,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("file_hash", {"file": file, "algorithm": algorithm, "upload": upload})
 
-    def file_detect(self, file: FileInput, *, upload: list[str] | None = None) -> Result[FileDetectResult]:
+    def file_detect(self, file: FileInput, *, upload: str | None = None) -> Result[FileDetectResult]:
         """Detect the file type from magic bytes.
 
         Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF, EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. A bare JSON scalar (e.g. `0`) is text/plain. An empty body is 400.
@@ -1666,7 +1649,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("file_detect", {"file": file, "upload": upload})
 
-    def text_word_count(self, text: str, *, upload: list[str] | None = None) -> Result[TextWordCountResult]:
+    def text_word_count(self, text: str, *, upload: str | None = None) -> Result[TextWordCountResult]:
         """Count words, characters, sentences and paragraphs.
 
         UTF-8 text in. Words are runs of letters and digits (inner ' - . allowed); each CJK ideograph or kana counts as a word. Characters are grapheme clusters. Sentences end in . ! ? … (or full-width forms); paragraphs are separated by blank lines. Reading time is words / 238 per minute. Invalid UTF-8 is 400.
@@ -1683,7 +1666,7 @@ class FileApiOperations(SyncOperations):
         context: int | None = None,
         labelA: str | None = None,
         labelB: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[TextDiffResult]:
         """Diff two texts.
 
@@ -1696,7 +1679,7 @@ class FileApiOperations(SyncOperations):
         )
 
     def text_markdown_to_html(
-        self, text: str, *, allowHtml: bool | None = None, upload: list[str] | None = None
+        self, text: str, *, allowHtml: bool | None = None, upload: str | None = None
     ) -> Result[str]:
         """Render Markdown as HTML.
 
@@ -1706,7 +1689,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml, "upload": upload})
 
-    def color_convert(self, *, color: str, upload: list[str] | None = None) -> Result[ColorConvertResult]:
+    def color_convert(self, *, color: str, upload: str | None = None) -> Result[ColorConvertResult]:
         """Convert a colour.
 
         JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(), hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent), cmyk (percent), one decimal; alpha (0-1, three decimals) where given. Out-of-range or unreadable colours are 400 (naming an out-of-range number, never echoing the rest of the input).
@@ -1846,12 +1829,7 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("docs_errors", {})
 
     async def data_base64_encode(
-        self,
-        file: FileInput,
-        *,
-        urlSafe: bool | None = None,
-        padding: bool | None = None,
-        upload: list[str] | None = None,
+        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None, upload: str | None = None
     ) -> Result[str]:
         """Encode bytes as Base64.
 
@@ -1863,7 +1841,7 @@ class AsyncFileApiOperations(AsyncOperations):
             "data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding, "upload": upload}
         )
 
-    async def data_base64_decode(self, text: str, *, upload: list[str] | None = None) -> Result[bytes]:
+    async def data_base64_decode(self, text: str, *, upload: str | None = None) -> Result[bytes]:
         """Decode Base64 to bytes.
 
         Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input.
@@ -1872,9 +1850,7 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("data_base64_decode", {"text": text, "upload": upload})
 
-    async def data_url_encode(
-        self, text: str, *, form: bool | None = None, upload: list[str] | None = None
-    ) -> Result[str]:
+    async def data_url_encode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
         """Percent-encode text.
 
         UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded).
@@ -1883,9 +1859,7 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("data_url_encode", {"text": text, "form": form, "upload": upload})
 
-    async def data_url_decode(
-        self, text: str, *, form: bool | None = None, upload: list[str] | None = None
-    ) -> Result[str]:
+    async def data_url_decode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
         """Decode percent-encoded text.
 
         Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`.
@@ -1894,9 +1868,7 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("data_url_decode", {"text": text, "form": form, "upload": upload})
 
-    async def data_json_format(
-        self, data: Any, *, indent: int | None = None, upload: list[str] | None = None
-    ) -> Result[str]:
+    async def data_json_format(self, data: Any, *, indent: int | None = None, upload: str | None = None) -> Result[str]:
         """Pretty-print JSON.
 
         Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved.
@@ -1905,7 +1877,7 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("data_json_format", {"data": data, "indent": indent, "upload": upload})
 
-    async def data_json_minify(self, data: Any, *, upload: list[str] | None = None) -> Result[str]:
+    async def data_json_minify(self, data: Any, *, upload: str | None = None) -> Result[str]:
         """Minify JSON.
 
         Strict JSON in; the same document with all insignificant white space removed.
@@ -1915,7 +1887,7 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("data_json_minify", {"data": data, "upload": upload})
 
     async def data_csv_to_json(
-        self, text: str, *, delimiter: str | None = None, header: bool | None = None, upload: list[str] | None = None
+        self, text: str, *, delimiter: str | None = None, header: bool | None = None, upload: str | None = None
     ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
@@ -1928,12 +1900,7 @@ class AsyncFileApiOperations(AsyncOperations):
         )
 
     async def data_json_to_csv(
-        self,
-        data: Any,
-        *,
-        delimiter: str | None = None,
-        escapeFormulas: bool | None = None,
-        upload: list[str] | None = None,
+        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None, upload: str | None = None
     ) -> Result[str]:
         """Convert a JSON array of objects to CSV.
 
@@ -1947,7 +1914,7 @@ class AsyncFileApiOperations(AsyncOperations):
         )
 
     async def image_convert(
-        self, file: FileInput, *, to: ImageFormat, quality: int | None = None, upload: list[str] | None = None
+        self, file: FileInput, *, to: ImageFormat, quality: int | None = None, upload: str | None = None
     ) -> Result[bytes]:
         """Convert an image to another format.
 
@@ -1966,7 +1933,7 @@ class AsyncFileApiOperations(AsyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
@@ -1994,7 +1961,7 @@ class AsyncFileApiOperations(AsyncOperations):
         quality: int,
         format: ImageFormat | None = None,
         colors: int | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Compress an image.
 
@@ -2006,7 +1973,7 @@ class AsyncFileApiOperations(AsyncOperations):
             "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors, "upload": upload}
         )
 
-    async def image_strip_metadata(self, file: FileInput, *, upload: list[str] | None = None) -> Result[bytes]:
+    async def image_strip_metadata(self, file: FileInput, *, upload: str | None = None) -> Result[bytes]:
         """Remove EXIF, IPTC, XMP and GPS without re-encoding.
 
         JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first.
@@ -2016,7 +1983,7 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("image_strip_metadata", {"file": file, "upload": upload})
 
     async def image_read_metadata(
-        self, file: FileInput, *, upload: list[str] | None = None
+        self, file: FileInput, *, upload: str | None = None
     ) -> Result[ImageReadMetadataResult]:
         """Read an image's metadata.
 
@@ -2026,9 +1993,7 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("image_read_metadata", {"file": file, "upload": upload})
 
-    async def image_favicon_set(
-        self, file: FileInput, *, upload: list[str] | None = None
-    ) -> Result[ImageFaviconSetResult]:
+    async def image_favicon_set(self, file: FileInput, *, upload: str | None = None) -> Result[ImageFaviconSetResult]:
         """Make a favicon set.
 
         ico: favicon.ico with 16, 32 and 48 px (Base64); pngs: `favicon-16x16.png` (16 px), `favicon-32x32.png` (32 px), `favicon-48x48.png` (48 px), `apple-touch-icon.png` (180 px), `android-chrome-192x192.png` (192 px), `android-chrome-512x512.png` (512 px) (Base64); manifest: a web manifest snippet (JSON text) listing the android-chrome icons. A non-square image is centred on a transparent square.
@@ -2047,7 +2012,7 @@ class AsyncFileApiOperations(AsyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
@@ -2070,7 +2035,7 @@ class AsyncFileApiOperations(AsyncOperations):
         )
 
     async def image_rotate(
-        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, upload: list[str] | None = None
+        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, upload: str | None = None
     ) -> Result[bytes]:
         """Rotate an image clockwise.
 
@@ -2081,12 +2046,7 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("image_rotate", {"file": file, "degrees": degrees, "format": format, "upload": upload})
 
     async def image_flip(
-        self,
-        file: FileInput,
-        *,
-        direction: FlipDirection,
-        format: ImageFormat | None = None,
-        upload: list[str] | None = None,
+        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None, upload: str | None = None
     ) -> Result[bytes]:
         """Flip an image.
 
@@ -2098,7 +2058,7 @@ class AsyncFileApiOperations(AsyncOperations):
             "image_flip", {"file": file, "direction": direction, "format": format, "upload": upload}
         )
 
-    async def pdf_info(self, file: FileInput, *, upload: list[str] | None = None) -> Result[PdfInfoResult]:
+    async def pdf_info(self, file: FileInput, *, upload: str | None = None) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
 
         pageSizes are in PDF points as displayed (width and height swapped for pages with /Rotate 90 or 270); metadata holds the info dictionary's title, author, subject, keywords, producer and creator when present. A PDF encrypted with an empty user password answers (encrypted: true); one that needs a password is 400 invalid_input. At most 2,000 pages (413).
@@ -2108,7 +2068,7 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("pdf_info", {"file": file, "upload": upload})
 
     async def pdf_extract_text(
-        self, file: FileInput, *, pages: str | None = None, upload: list[str] | None = None
+        self, file: FileInput, *, pages: str | None = None, upload: str | None = None
     ) -> Result[PdfExtractTextResult]:
         """Extract the text of a PDF.
 
@@ -2125,7 +2085,7 @@ class AsyncFileApiOperations(AsyncOperations):
         pages: str | None = None,
         format: RenderFormat | None = None,
         dpi: int | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
@@ -2146,9 +2106,7 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("pdf_merge", {"files": files, "upload": upload})
 
-    async def pdf_split(
-        self, file: FileInput, *, ranges: str, upload: list[str] | None = None
-    ) -> Result[PdfSplitResult]:
+    async def pdf_split(self, file: FileInput, *, ranges: str, upload: str | None = None) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
         ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
@@ -2164,7 +2122,7 @@ class AsyncFileApiOperations(AsyncOperations):
         degrees: Literal["90", "180", "270"],
         pages: str | None = None,
         keepActiveContent: bool | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Rotate PDF pages clockwise.
 
@@ -2193,7 +2151,7 @@ class AsyncFileApiOperations(AsyncOperations):
         fontSize: float | None = None,
         pages: str | None = None,
         keepActiveContent: bool | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -2222,7 +2180,7 @@ class AsyncFileApiOperations(AsyncOperations):
         fields: dict[str, Any],
         flatten: bool | None = None,
         keepActiveContent: bool | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Fill a PDF form.
 
@@ -2242,7 +2200,7 @@ class AsyncFileApiOperations(AsyncOperations):
         )
 
     async def pdf_flatten(
-        self, file: FileInput, *, keepActiveContent: bool | None = None, upload: list[str] | None = None
+        self, file: FileInput, *, keepActiveContent: bool | None = None, upload: str | None = None
     ) -> Result[bytes]:
         """Flatten a PDF form.
 
@@ -2259,7 +2217,7 @@ class AsyncFileApiOperations(AsyncOperations):
         stripMetadata: bool | None = None,
         imageMaxSide: int | None = None,
         keepActiveContent: bool | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -2288,7 +2246,7 @@ class AsyncFileApiOperations(AsyncOperations):
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
         keepActiveContent: bool | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -2321,7 +2279,7 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]: ...
     @overload
     async def qr_generate(
@@ -2334,7 +2292,7 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[str]: ...
     async def qr_generate(
         self,
@@ -2346,7 +2304,7 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[Any]:
         """Generate a QR code.
 
@@ -2368,7 +2326,7 @@ class AsyncFileApiOperations(AsyncOperations):
             },
         )
 
-    async def qr_read(self, file: FileInput, *, upload: list[str] | None = None) -> Result[QrReadResult]:
+    async def qr_read(self, file: FileInput, *, upload: str | None = None) -> Result[QrReadResult]:
         """Decode the first QR code in an image.
 
         An image in; {text, format} of the first QR code found (format qr_code, micro_qr_code or rmqr_code). Rotated, inverted (light on dark), low-contrast and photographed codes are found; when none is, the answer is 400 invalid_input 'no QR code found in the image'.
@@ -2388,7 +2346,7 @@ class AsyncFileApiOperations(AsyncOperations):
         includeText: bool | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[str]:
         """Generate a barcode as SVG.
 
@@ -2411,7 +2369,7 @@ class AsyncFileApiOperations(AsyncOperations):
             },
         )
 
-    async def barcode_read(self, file: FileInput, *, upload: list[str] | None = None) -> Result[BarcodeReadResult]:
+    async def barcode_read(self, file: FileInput, *, upload: str | None = None) -> Result[BarcodeReadResult]:
         """Decode every barcode in an image.
 
         An image in; {codes: [{text, format}]} for every code found (QR codes too), formats named as in barcode/generate (upca for a UPC-A, itf14 for a 14-digit ITF with a valid check digit; others in lower case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list.
@@ -2428,7 +2386,7 @@ class AsyncFileApiOperations(AsyncOperations):
         width: int | None = None,
         height: int | None = None,
         background: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Render SVG as PNG.
 
@@ -2449,7 +2407,7 @@ class AsyncFileApiOperations(AsyncOperations):
         )
 
     async def file_hash(
-        self, file: FileInput, *, algorithm: HashAlgorithm | None = None, upload: list[str] | None = None
+        self, file: FileInput, *, algorithm: HashAlgorithm | None = None, upload: str | None = None
     ) -> Result[FileHashResult]:
         """Hash bytes.
 
@@ -2459,7 +2417,7 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("file_hash", {"file": file, "algorithm": algorithm, "upload": upload})
 
-    async def file_detect(self, file: FileInput, *, upload: list[str] | None = None) -> Result[FileDetectResult]:
+    async def file_detect(self, file: FileInput, *, upload: str | None = None) -> Result[FileDetectResult]:
         """Detect the file type from magic bytes.
 
         Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF, EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. A bare JSON scalar (e.g. `0`) is text/plain. An empty body is 400.
@@ -2468,7 +2426,7 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("file_detect", {"file": file, "upload": upload})
 
-    async def text_word_count(self, text: str, *, upload: list[str] | None = None) -> Result[TextWordCountResult]:
+    async def text_word_count(self, text: str, *, upload: str | None = None) -> Result[TextWordCountResult]:
         """Count words, characters, sentences and paragraphs.
 
         UTF-8 text in. Words are runs of letters and digits (inner ' - . allowed); each CJK ideograph or kana counts as a word. Characters are grapheme clusters. Sentences end in . ! ? … (or full-width forms); paragraphs are separated by blank lines. Reading time is words / 238 per minute. Invalid UTF-8 is 400.
@@ -2485,7 +2443,7 @@ class AsyncFileApiOperations(AsyncOperations):
         context: int | None = None,
         labelA: str | None = None,
         labelB: str | None = None,
-        upload: list[str] | None = None,
+        upload: str | None = None,
     ) -> Result[TextDiffResult]:
         """Diff two texts.
 
@@ -2498,7 +2456,7 @@ class AsyncFileApiOperations(AsyncOperations):
         )
 
     async def text_markdown_to_html(
-        self, text: str, *, allowHtml: bool | None = None, upload: list[str] | None = None
+        self, text: str, *, allowHtml: bool | None = None, upload: str | None = None
     ) -> Result[str]:
         """Render Markdown as HTML.
 
@@ -2508,7 +2466,7 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml, "upload": upload})
 
-    async def color_convert(self, *, color: str, upload: list[str] | None = None) -> Result[ColorConvertResult]:
+    async def color_convert(self, *, color: str, upload: str | None = None) -> Result[ColorConvertResult]:
         """Convert a colour.
 
         JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(), hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent), cmyk (percent), one decimal; alpha (0-1, three decimals) where given. Out-of-range or unreadable colours are 400 (naming an out-of-range number, never echoing the rest of the input).

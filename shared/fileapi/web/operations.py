@@ -49,6 +49,14 @@ def asked(request: Request) -> Asked | None:
     return Asked(uploads, prefer_async)
 
 
+def max_uploads(route: str) -> int:
+    """How many uploads the conversion `route` takes as an operation: MAX_UPLOADS for one that takes several
+    files (merge), else one."""
+    from fileapi.operations.file_work import takes_many_inputs
+
+    return MAX_UPLOADS if takes_many_inputs(route) else 1
+
+
 def prefers_async(values: list[str]) -> bool:
     """Whether the Prefer header fields `values` hold the preference `respond-async` (RFC 7240: preferences are
     separated by commas, their names compared without regard to case, parameters after `;`)."""
@@ -69,7 +77,6 @@ async def accept(request: Request, operation: Asked, binder: Binder, admission: 
     :raises NotFound: an upload that is not the account's, or expired.
     :raises ServiceUnavailable: operations are off, or the queue did not take it.
     """
-    from fileapi.operations.file_work import takes_many_inputs
     from fileapi.operations.services import get_file_services
 
     binder.check_options(request)
@@ -78,8 +85,9 @@ async def accept(request: Request, operation: Asked, binder: Binder, admission: 
     if operation.uploads:
         if not binder.takes_body:
             raise InvalidInput(f"{route} takes no file: leave out ?{UPLOAD_PARAMETER}=")
-        if len(operation.uploads) > (MAX_UPLOADS if takes_many_inputs(route) else 1):
-            wanted = f"at most {MAX_UPLOADS} uploads" if takes_many_inputs(route) else "one upload"
+        most = max_uploads(route)
+        if len(operation.uploads) > most:
+            wanted = f"at most {most} uploads" if most > 1 else "one upload"
             raise InvalidInput(f"{route} takes {wanted} (?{UPLOAD_PARAMETER}=upl_...), not {len(operation.uploads)}")
         if await request.body():
             raise InvalidInput(f"send the file either as the body or as ?{UPLOAD_PARAMETER}=upl_..., not both")

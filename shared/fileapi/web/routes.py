@@ -24,11 +24,11 @@ from fileapi.web.docs import (
     IDEMPOTENT_STATUSES,
     METERED_STATUSES,
     METERING_HEADERS,
-    OPERATION_PARAMETERS,
     OPERATION_STATUSES,
     accepted_response,
     binary_response,
     error_responses,
+    operation_parameters,
 )
 
 if TYPE_CHECKING:
@@ -105,7 +105,9 @@ class Routes:
         asynchronous: dict[str, Any] = {}
         if method == "POST" and counted:  # a conversion: ?upload=, Prefer and Idempotency-Key; 202
             declared += OPERATION_STATUSES
-            asynchronous = {"parameters": OPERATION_PARAMETERS}
+            from fileapi.web.operations import max_uploads  # it answers with this module's json_response
+
+            asynchronous = {"parameters": operation_parameters(max_uploads(path))}
         elif method == "POST" and counted is False:  # a self-service POST: Idempotency-Key
             declared += IDEMPOTENT_STATUSES
             asynchronous = {"parameters": [IDEMPOTENCY_KEY_PARAMETER]}
