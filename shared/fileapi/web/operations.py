@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 
 from fileapi.errors import InvalidInput
 from fileapi.web.invocation import off_the_loop
+from fileapi.web.operation_inputs import max_uploads
 from fileapi.web.routes import json_response
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 UPLOAD_PARAMETER = "upload"
 RESPOND_ASYNC = "respond-async"
-MAX_UPLOADS = 100  # per operation (a merge); the merged document's 5,000 pages bound it first in practice
 
 
 @dataclass(frozen=True)
@@ -47,14 +47,6 @@ def asked(request: Request) -> Asked | None:
     if not uploads and not prefer_async:
         return None
     return Asked(uploads, prefer_async)
-
-
-def max_uploads(route: str) -> int:
-    """How many uploads the conversion `route` takes as an operation: MAX_UPLOADS for one that takes several
-    files (merge), else one."""
-    from fileapi.operations.file_work import takes_many_inputs
-
-    return MAX_UPLOADS if takes_many_inputs(route) else 1
 
 
 def prefers_async(values: list[str]) -> bool:

@@ -30,6 +30,7 @@ from fileapi.web.docs import (
     error_responses,
     operation_parameters,
 )
+from fileapi.web.operation_inputs import max_uploads
 
 if TYPE_CHECKING:
     from fastapi import APIRouter
@@ -105,8 +106,6 @@ class Routes:
         asynchronous: dict[str, Any] = {}
         if method == "POST" and counted:  # a conversion: ?upload=, Prefer and Idempotency-Key; 202
             declared += OPERATION_STATUSES
-            from fileapi.web.operations import max_uploads  # it answers with this module's json_response
-
             asynchronous = {"parameters": operation_parameters(max_uploads(path))}
         elif method == "POST" and counted is False:  # a self-service POST: Idempotency-Key
             declared += IDEMPOTENT_STATUSES
