@@ -12,7 +12,7 @@ CHECKOV := $(CHECKOV_VENV)/bin/checkov
 CHECKOV_VERSION := 3.3.30
 PYTEST_ARGS ?=
 
-.PHONY: install tools node run test test-node clients fuzz fuzz-files load test-integration lint format bench bench-quick bench-metering openapi python312 sam-build template-check deploy clean
+.PHONY: install tools node run test test-large test-node clients fuzz fuzz-files load test-integration lint format bench bench-quick bench-metering openapi python312 sam-build template-check deploy clean
 
 $(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml clients/python/pyproject.toml clients/mcp/pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is needed (PYTHON=$(PYTHON))")'
@@ -43,6 +43,11 @@ node:
 test: install tools node
 	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 	@$(MAKE) --no-print-directory test-node
+
+## Only the large-file operations (a 1,200-page ~120 MB PDF split, merged and compressed; a 100 MB PNG to WebP)
+## on `fileapi serve` and `fileapi operations` over moto's S3 and SQS; `make test` runs them too.
+test-large: install tools
+	$(BIN)/python -m pytest tests/server/test_large_files.py -m large -ra
 
 test-node: install node
 	@if command -v npm >/dev/null 2>&1; then cd clients/node && npm test --silent; fi

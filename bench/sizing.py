@@ -181,8 +181,13 @@ def memory_sizes() -> dict[str, int]:
 
     template = load_template()
     default = int(template["Globals"]["Function"]["MemorySize"])
+    parameters = template["Parameters"]
+
+    def megabytes(value: Any) -> int:  # a number, or a parameter's name (!Ref): its default
+        return int(parameters[value]["Default"]) if value in parameters else int(value)
+
     return {
-        name: int(resource_["Properties"].get("MemorySize", default))
+        name: megabytes(resource_["Properties"].get("MemorySize", default))
         for name, resource_ in template["Resources"].items()
         if resource_.get("Type") == "AWS::Serverless::Function"
     }

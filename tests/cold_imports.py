@@ -72,6 +72,8 @@ CONVERTING = (
     "fileapi.convert",
     "fileapi.convert.deadline",
     "fileapi.convert.payload",
+    "fileapi.isolation",
+    "fileapi.isolation.files",  # stdlib only: an operation's input file (web.conversions)
 )
 
 # By function (its CodeUri's directory under functions/).
@@ -125,6 +127,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.account.addresses",
     ),
     "billing": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
+    "files": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
 }
 
 

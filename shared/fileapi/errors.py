@@ -148,6 +148,24 @@ class Unprocessable(ApiError):
     http_status = 422
 
 
+class IdempotencyInFlight(ApiError):
+    """A request with the same Idempotency-Key is still being answered (documented addition: 409
+    idempotency_in_flight, with Retry-After)."""
+
+    code = "idempotency_in_flight"
+    http_status = 409
+
+    def __init__(self, message: str, *, retry_after_seconds: int = 1) -> None:
+        super().__init__(message, headers={"Retry-After": str(max(1, retry_after_seconds))})
+
+
+class IdempotencyKeyReused(ApiError):
+    """The Idempotency-Key was used with a different request (documented addition: 422 idempotency_key_reused)."""
+
+    code = "idempotency_key_reused"
+    http_status = 422
+
+
 ALL_ERRORS: tuple[type[ApiError], ...] = (
     Unauthorized,
     SubscriptionInactive,
@@ -162,4 +180,6 @@ ALL_ERRORS: tuple[type[ApiError], ...] = (
     MethodNotAllowed,
     ServiceUnavailable,
     Unprocessable,
+    IdempotencyInFlight,
+    IdempotencyKeyReused,
 )

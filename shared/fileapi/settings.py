@@ -24,6 +24,11 @@ DEFAULT_DEADLINE_SECONDS = 20
 # not answer gives 503 within 2 s), longer against a local endpoint.
 DYNAMODB_READ_TIMEOUT_SECONDS = 0.5
 LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS = 5.0
+# Files beyond the synchronous limit (docs/operations.md, "Files and operations"): a presigned POST is good for an
+# hour; a result link for 24 h; uploads, results and their records are kept one day (S3 lifecycle works in days).
+DEFAULT_UPLOAD_URL_SECONDS = 3_600
+DEFAULT_RESULT_LINK_SECONDS = 86_400
+DEFAULT_FILES_RETENTION_DAYS = 1
 
 
 @dataclass(frozen=True)
@@ -157,6 +162,69 @@ DYNAMODB_READ_TIMEOUT = Variable(
     "seconds a DynamoDB call waits for its reply (0-60)",
     default_note=f"{DYNAMODB_READ_TIMEOUT_SECONDS:g} ({LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS:g} with a local endpoint)",
 )
+S3_ENDPOINT = Variable(
+    "FILEAPI_S3_ENDPOINT", "URL", None, "S3 endpoint URL (set by `make run`: moto's server)", default_note="(AWS's)"
+)
+SQS_ENDPOINT = Variable(
+    "FILEAPI_SQS_ENDPOINT", "URL", None, "SQS endpoint URL (set by `make run`: moto's server)", default_note="(AWS's)"
+)
+BUCKET = Variable("FILEAPI_BUCKET", "text", "fileapi-local-files", "S3 bucket of uploads and operation results")
+OPERATIONS_QUEUE_URL = Variable(
+    "FILEAPI_OPERATIONS_QUEUE_URL",
+    "URL",
+    None,
+    "SQS queue of operations (the Operations function's trigger)",
+    default_note="(operations off; `make run` sets it)",
+)
+WEBHOOKS_QUEUE_URL = Variable(
+    "FILEAPI_WEBHOOKS_QUEUE_URL",
+    "URL",
+    None,
+    "SQS queue of webhook deliveries (the Webhooks function's trigger)",
+    default_note="(no deliveries; `make run` sets it)",
+)
+WEBHOOKS_DLQ_URL = Variable(
+    "FILEAPI_WEBHOOKS_DLQ_URL",
+    "URL",
+    None,
+    "SQS dead-letter queue that receives deliveries whose every attempt failed",
+    default_note="(dropped; `make run` sets it)",
+)
+UPLOAD_URL_SECONDS = Variable(
+    "FILEAPI_UPLOAD_URL_SECONDS", "integer", DEFAULT_UPLOAD_URL_SECONDS, "seconds an upload's presigned POST is valid"
+)
+RESULT_LINK_SECONDS = Variable(
+    "FILEAPI_RESULT_LINK_SECONDS",
+    "integer",
+    DEFAULT_RESULT_LINK_SECONDS,
+    "seconds a result's presigned GET is valid (at most until the result expires)",
+)
+FILES_RETENTION_DAYS = Variable(
+    "FILEAPI_FILES_RETENTION_DAYS",
+    "integer",
+    DEFAULT_FILES_RETENTION_DAYS,
+    "days uploads, results and their records are kept (the bucket's lifecycle rule says the same)",
+)
+WORK_DIR = Variable(
+    "FILEAPI_WORK_DIR",
+    "path",
+    None,
+    "where operations stream their files",
+    default_note="the system's temporary folder",
+)
+WEBHOOK_SCHEDULE = Variable(
+    "FILEAPI_WEBHOOK_SCHEDULE",
+    "list",
+    None,
+    "seconds to wait before each attempt of a webhook delivery, the first included (comma-separated)",
+    default_note="Standard Webhooks': 0,5,300,1800,7200,18000,36000,36000 (8 attempts over 27.6 hours)",
+)
+WEBHOOKS_ALLOW_LOOPBACK = Variable(
+    "FILEAPI_WEBHOOKS_ALLOW_LOOPBACK",
+    "flag",
+    None,
+    "`1`: webhook URLs may be http:// on a loopback address (`fileapi run` sets it; never deployed)",
+)
 UPGRADE_URL = Variable(
     "FILEAPI_UPGRADE_URL", "URL", None, "link put as `upgrade_url` on quota, rate and subscription errors"
 )
@@ -231,6 +299,18 @@ VARIABLES: tuple[Variable, ...] = (
     DEFAULT_REGION,
     DYNAMODB_ENDPOINT,
     DYNAMODB_READ_TIMEOUT,
+    S3_ENDPOINT,
+    SQS_ENDPOINT,
+    BUCKET,
+    OPERATIONS_QUEUE_URL,
+    WEBHOOKS_QUEUE_URL,
+    WEBHOOKS_DLQ_URL,
+    UPLOAD_URL_SECONDS,
+    RESULT_LINK_SECONDS,
+    FILES_RETENTION_DAYS,
+    WORK_DIR,
+    WEBHOOK_SCHEDULE,
+    WEBHOOKS_ALLOW_LOOPBACK,
     UPGRADE_URL,
     MAILER,
     MAIL_FROM,
@@ -287,6 +367,18 @@ class Settings:
     cors_allowed_origins: tuple[str, ...] | None  # None: the template's CorsAllowedOrigins default
     tracing: bool
     service_name: str
+    s3_endpoint: str | None = None
+    sqs_endpoint: str | None = None
+    bucket: str = "fileapi-local-files"
+    operations_queue_url: str | None = None
+    webhooks_queue_url: str | None = None
+    webhooks_dlq_url: str | None = None
+    upload_url_seconds: int = DEFAULT_UPLOAD_URL_SECONDS
+    result_link_seconds: int = DEFAULT_RESULT_LINK_SECONDS
+    files_retention_days: int = DEFAULT_FILES_RETENTION_DAYS
+    work_dir: Path | None = None  # None: the system's temporary folder
+    webhook_schedule: tuple[int, ...] | None = None  # None: fileapi.webhooks.delivery.SCHEDULE_SECONDS
+    webhooks_allow_loopback: bool = False
 
 
 def load_settings() -> Settings:
@@ -334,7 +426,32 @@ def load_settings() -> Settings:
         # X-Ray: on the Lambda runtime unless POWERTOOLS_TRACE_DISABLED (the template's TracingEnabled).
         tracing=in_lambda and TRACE_DISABLED.text().lower() not in ("true", "1"),
         service_name=SERVICE_NAME.text(),
+        s3_endpoint=S3_ENDPOINT.value(),
+        sqs_endpoint=SQS_ENDPOINT.value(),
+        bucket=BUCKET.text(),
+        operations_queue_url=OPERATIONS_QUEUE_URL.value(),
+        webhooks_queue_url=WEBHOOKS_QUEUE_URL.value(),
+        webhooks_dlq_url=WEBHOOKS_DLQ_URL.value(),
+        upload_url_seconds=UPLOAD_URL_SECONDS.integer(),
+        result_link_seconds=RESULT_LINK_SECONDS.integer(),
+        files_retention_days=FILES_RETENTION_DAYS.integer(),
+        work_dir=Path(WORK_DIR.text()) if WORK_DIR.value() else None,
+        webhook_schedule=_seconds_list(WEBHOOK_SCHEDULE),
+        webhooks_allow_loopback=WEBHOOKS_ALLOW_LOOPBACK.value() == "1",
     )
+
+
+def _seconds_list(variable: Variable) -> tuple[int, ...] | None:
+    """A comma-separated list of whole seconds (>= 0), or None when unset.
+
+    :raises ValueError: an item that is not a whole number of seconds.
+    """
+    items = variable.items()
+    if items is None:
+        return None
+    if not all(item.isdigit() for item in items):
+        raise ValueError(f"{variable.name} must be whole seconds separated by commas, not {variable.value()!r}")
+    return tuple(int(item) for item in items)
 
 
 def child_environment(**extra: str) -> dict[str, str]:

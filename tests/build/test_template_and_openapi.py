@@ -47,6 +47,7 @@ def test_template_functions_are_the_families_built_so_far() -> None:
         "TextFunction",
         "AccountFunction",
         "BillingEventsFunction",
+        "FilesFunction",
     ]
     assert {path for spec in FUNCTIONS for _, path in spec.routes} >= {
         "/health",
@@ -103,12 +104,60 @@ def test_metered_operations_document_errors_headers_and_security() -> None:
                 continue
             assert operation["security"] == [{"apiKey": []}]
             assert {"401", "403", "429", "500"} <= set(operation["responses"])
-            success = operation["responses"].get("200") or operation["responses"]["303"]
+            responses = operation["responses"]
+            success = next(responses[status] for status in ("200", "201", "204", "303") if status in responses)
             assert "X-Quota-Remaining" in success["headers"] or "Location" in success["headers"]
             if path.startswith("/v1/data/"):
                 assert set(operation["responses"]) >= CONTRACT_ERRORS
                 assert operation["requestBody"]["required"] is True
                 assert operation["summary"]
+
+
+def test_conversions_declare_their_operation_and_posts_their_idempotency_key() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    conversions = 0
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            names = {parameter["name"] for parameter in operation.get("parameters", [])}
+            if "Idempotency-Key" not in names:
+                assert method != "post" or not operation["security"], (method, path)
+                continue
+            if "202" in operation["responses"]:
+                conversions += 1
+                assert {"upload", "Prefer"} <= names
+                accepted = operation["responses"]["202"]
+                assert accepted["content"]["application/json"]["schema"] == {
+                    "$ref": "#/components/schemas/OperationResult"
+                }
+                assert {"Location", "Retry-After", "Preference-Applied", "X-Quota-Remaining"} <= set(
+                    accepted["headers"]
+                )
+                assert {"404", "409", "422"} <= set(operation["responses"])
+            else:
+                assert {"409", "422"} <= set(operation["responses"])
+    assert conversions == 39
+
+
+def test_the_upload_parameter_is_one_id_and_repeated_only_on_merge() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    one_id = {"type": "string", "pattern": "^upl_[a-z0-9]{26}$"}
+    shapes = {}
+    for path, item in spec["paths"].items():
+        for parameter in item.get("post", {}).get("parameters", []):
+            if parameter["name"] == "upload":
+                assert (parameter["in"], parameter["required"]) == ("query", False)
+                shapes[path] = parameter["schema"]
+    assert shapes.pop("/v1/pdf/merge") == {"type": "array", "items": one_id, "minItems": 1, "maxItems": 100}
+    assert len(shapes) == 38
+    assert all(schema == one_id for schema in shapes.values())
+
+
+def test_an_idempotency_key_in_flight_says_when_to_retry() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    for path in ("/v1/pdf/split", "/v1/uploads", "/v1/webhooks"):
+        conflict = spec["paths"][path]["post"]["responses"]["409"]
+        assert conflict["description"] == "Error: `idempotency_in_flight`"
+        assert set(conflict["headers"]) == {"Retry-After", "X-Request-Id"}
 
 
 def test_bounds_are_in_the_schema() -> None:

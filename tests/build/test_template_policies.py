@@ -1,7 +1,11 @@
 """The IAM policies of template.yaml, read as data: the converter functions may read a key's link and read and
-write the admission attributes of account items, and nothing wider; key and e-mail changes stay with the
-account and billing functions. What admission asks of DynamoDB (recorded from the code itself) stays within
-the converters' policy, and no item within their reach holds an address, a customer or a secret."""
+write the admission attributes of account items, their Idempotency-Key items and the uploads and operations they
+accept, and nothing wider; the Files, Operations and Webhooks functions hold exactly their own; key and e-mail
+changes stay with the account and billing functions. What admission asks of DynamoDB (recorded from the code
+itself) stays within the converters' policy, and no item within their reach holds an address, a customer or a
+secret. And what the functions reach: the files bucket (encrypted,
+never public, TLS only, every object expiring), the queues and their dead-letter queues (encrypted, kept long
+enough to be read), the Operations function's limits, and the alarms on what an operator must look at."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ import pytest
 from moto import mock_aws
 
 from fileapi.errors import QuotaExceeded
+from fileapi.idempotency import RETENTION_SECONDS
 from fileapi.local.template import load_template
 from fileapi.metering.admin import change_account, create_key, issue_key
 from fileapi.metering.dynamo.connect import dynamo_stores
@@ -35,6 +40,7 @@ from fileapi.metering.dynamo.table import DynamoTable, create_client, create_tab
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.meter import Meter
 from fileapi.metering.storage import Stores
+from fileapi.operations.aws import OPERATION_RECEIVES
 from tests.metering_doubles import Clock
 
 TEMPLATE = load_template()
@@ -43,7 +49,7 @@ CONVERTERS = ("DataFunction", "ImageFunction", "PdfFunction", "CodesFunction", "
 ACCOUNT_WRITERS = ("AccountFunction", "BillingEventsFunction")
 TABLE = "MeteringTable.Arn"
 
-EXPECTED_CONVERTER_STATEMENTS: list[dict[str, Any]] = [
+READ_KEY_LINKS = [
     {
         "Sid": "ReadKeyLinks",
         "Effect": "Allow",
@@ -55,8 +61,13 @@ EXPECTED_CONVERTER_STATEMENTS: list[dict[str, Any]] = [
             "StringEqualsIfExists": {"dynamodb:Select": "SPECIFIC_ATTRIBUTES"},
         },
     },
-    {
-        "Sid": "AdmitOnAccountItems",
+]
+
+
+def on_account_items(sid: str) -> dict[str, Any]:
+    """The statement that reads and writes the admission attributes of account items (admission and refunds)."""
+    return {
+        "Sid": sid,
         "Effect": "Allow",
         "Action": ["dynamodb:GetItem", "dynamodb:UpdateItem"],
         "Resource": TABLE,
@@ -68,8 +79,93 @@ EXPECTED_CONVERTER_STATEMENTS: list[dict[str, Any]] = [
                 "dynamodb:ReturnValues": ["NONE", "ALL_NEW"],
             },
         },
-    },
+    }
+
+
+def on_items(sid: str, actions: list[str], prefixes: list[str]) -> dict[str, Any]:
+    """A statement of `actions` on the items whose partition keys start with one of `prefixes`."""
+    return {
+        "Sid": sid,
+        "Effect": "Allow",
+        "Action": actions,
+        "Resource": TABLE,
+        "Condition": {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": prefixes}},
+    }
+
+
+def on_objects(sid: str, actions: list[str], *prefixes: str) -> dict[str, Any]:
+    """A statement of `actions` on the bucket's objects under `prefixes`."""
+    resources = [f"${{FilesBucket.Arn}}/{prefix}*" for prefix in prefixes]
+    return {
+        "Sid": sid,
+        "Effect": "Allow",
+        "Action": actions,
+        "Resource": resources[0] if len(prefixes) == 1 else resources,
+    }
+
+
+def listing(sid: str) -> dict[str, Any]:
+    """The bucket listing under results/ (to delete an operation's files), and nothing else."""
+    return {
+        "Sid": sid,
+        "Effect": "Allow",
+        "Action": ["s3:ListBucket"],
+        "Resource": "FilesBucket.Arn",
+        "Condition": {"StringLike": {"s3:prefix": ["results/*"]}},
+    }
+
+
+IDEMPOTENCY = [
+    on_items("IdempotencyKeys", ["dynamodb:UpdateItem"], ["IDEMPOTENCY#*"]),
+    on_objects("KeptAnswers", ["s3:GetObject", "s3:PutObject"], "idempotency/"),
 ]
+EXPECTED_CONVERTER_STATEMENTS = [
+    *READ_KEY_LINKS,
+    on_account_items("AdmitOnAccountItems"),
+    *IDEMPOTENCY,
+    on_items("AcceptOperations", ["dynamodb:GetItem", "dynamodb:UpdateItem"], ["UPLOAD#*", "OPERATION#*"]),
+    on_objects("ReadUploadsKeepBodies", ["s3:GetObject", "s3:PutObject"], "uploads/"),
+    {"Sid": "QueueOperations", "Effect": "Allow", "Action": ["sqs:SendMessage"], "Resource": "OperationsQueue.Arn"},
+]
+EXPECTED = {
+    "FilesFunction": [
+        *READ_KEY_LINKS,
+        on_account_items("AdmitOnAccountItems"),
+        *IDEMPOTENCY,
+        on_items(
+            "UploadsOperationsWebhooks",
+            ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"],
+            ["UPLOAD#*", "OPERATION#*", "WEBHOOKS#*"],
+        ),
+        on_objects(
+            "SignReadAndDeleteFiles", ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"], "uploads/", "results/"
+        ),
+        listing("ListResultsToDeleteThem"),
+    ],
+    "OperationsFunction": [
+        on_account_items("RefundOnAccountItems"),
+        on_items("RunOperations", ["dynamodb:GetItem", "dynamodb:UpdateItem"], ["OPERATION#*", "UPLOAD#*"]),
+        on_items("ListWebhooks", ["dynamodb:Query"], ["WEBHOOKS#*"]),
+        on_objects("ReadUploads", ["s3:GetObject"], "uploads/"),
+        on_objects("WriteResults", ["s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"], "results/"),
+        listing("ListResultsToDeleteThem"),
+        {
+            "Sid": "QueueWebhookDeliveries",
+            "Effect": "Allow",
+            "Action": ["sqs:SendMessage"],
+            "Resource": "WebhooksQueue.Arn",
+        },
+    ],
+    "WebhooksFunction": [
+        on_items("ReadEndpoints", ["dynamodb:GetItem"], ["WEBHOOKS#*"]),
+        {
+            "Sid": "RequeueAndDeadLetter",
+            "Effect": "Allow",
+            "Action": ["sqs:SendMessage"],
+            "Resource": ["WebhooksQueue.Arn", "WebhooksDeadLetterQueue.Arn"],
+        },
+    ],
+}
 
 
 def statements(function: str) -> list[dict[str, Any]]:
@@ -79,12 +175,25 @@ def statements(function: str) -> list[dict[str, Any]]:
 
 def test_every_function_is_covered() -> None:
     functions = {name for name, resource in RESOURCES.items() if resource["Type"] == "AWS::Serverless::Function"}
-    assert functions == {*CONVERTERS, *ACCOUNT_WRITERS, "HealthFunction"}
+    assert functions == {*CONVERTERS, *ACCOUNT_WRITERS, *EXPECTED, "HealthFunction"}
 
 
 @pytest.mark.parametrize("function", CONVERTERS)
-def test_converter_functions_hold_exactly_the_admission_policy(function: str) -> None:
+def test_converter_functions_hold_exactly_the_admission_and_operations_policy(function: str) -> None:
     assert statements(function) == EXPECTED_CONVERTER_STATEMENTS
+
+
+@pytest.mark.parametrize("function", sorted(EXPECTED))
+def test_the_files_operations_and_webhooks_functions_hold_exactly_their_policy(function: str) -> None:
+    assert statements(function) == EXPECTED[function]
+
+
+def test_no_function_reaches_the_bucket_or_the_queues_as_a_whole() -> None:
+    for name, resource in RESOURCES.items():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        actions = {action for statement in statements(name) for action in statement["Action"]}
+        assert not {"s3:*", "sqs:*", "s3:DeleteBucket", "s3:PutBucketPolicy", "sqs:DeleteQueue"} & actions, name
 
 
 def test_the_admission_attributes_leave_out_what_identifies_a_customer() -> None:
@@ -95,10 +204,11 @@ def test_the_admission_attributes_leave_out_what_identifies_a_customer() -> None
 
 
 def reachable_partitions() -> list[str]:
-    """The partition key patterns of the converter functions' statements."""
+    """The partition key patterns of the converter functions' DynamoDB statements."""
     return [
         pattern
         for statement in EXPECTED_CONVERTER_STATEMENTS
+        if statement["Resource"] == TABLE
         for pattern in statement["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]
     ]
 
@@ -255,7 +365,128 @@ def test_only_the_account_and_billing_functions_write_whole_items() -> None:
     for name, resource in RESOURCES.items():
         if resource["Type"] != "AWS::Serverless::Function":
             continue
-        actions = {action for statement in statements(name) for action in statement["Action"]}
-        writes = actions & {"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem", "dynamodb:Scan"}
-        assert not writes or name in ACCOUNT_WRITERS, (name, writes)
-        assert "dynamodb:*" not in actions
+        for statement in statements(name):
+            writes = set(statement["Action"]) & {
+                "dynamodb:PutItem",
+                "dynamodb:DeleteItem",
+                "dynamodb:BatchWriteItem",
+                "dynamodb:Scan",
+            }
+            # The Files function deletes uploads, operations and webhooks: its statement names those items only.
+            prefixes = statement.get("Condition", {}).get("ForAllValues:StringLike", {}).get("dynamodb:LeadingKeys")
+            assert not writes or name in ACCOUNT_WRITERS or prefixes == ["UPLOAD#*", "OPERATION#*", "WEBHOOKS#*"], (
+                name,
+                writes,
+            )
+            assert "dynamodb:*" not in statement["Action"]
+
+
+DAY = 86_400
+# SQS-triggered functions: a queue's visibility timeout is six times its function's timeout (AWS's guidance).
+VISIBILITY_PER_TIMEOUT = 6
+DEAD_LETTER_RETENTION = 14 * DAY  # SQS's longest
+WORK_QUEUES = {"OperationsQueue": "OperationsFunction", "WebhooksQueue": "WebhooksFunction"}
+
+
+def properties(resource: str) -> dict[str, Any]:
+    return dict(RESOURCES[resource]["Properties"])
+
+
+def test_the_files_bucket_is_encrypted_owned_and_never_public() -> None:
+    bucket = properties("FilesBucket")
+    assert bucket["BucketEncryption"] == {
+        "ServerSideEncryptionConfiguration": [
+            {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "aws:kms"}, "BucketKeyEnabled": True}
+        ]
+    }
+    assert bucket["PublicAccessBlockConfiguration"] == {
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
+    assert bucket["OwnershipControls"] == {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]}
+
+
+def test_the_files_bucket_refuses_anything_but_tls_1_2_or_later() -> None:
+    policy = properties("FilesBucketPolicy")
+    assert policy["Bucket"] == "FilesBucket"
+    everything = {
+        "Effect": "Deny",
+        "Principal": "*",
+        "Action": "s3:*",
+        "Resource": ["FilesBucket.Arn", "${FilesBucket.Arn}/*"],
+    }
+    assert policy["PolicyDocument"]["Statement"] == [
+        {"Sid": "TlsOnly", **everything, "Condition": {"Bool": {"aws:SecureTransport": "false"}}},
+        {"Sid": "Tls12OrLater", **everything, "Condition": {"NumericLessThan": {"s3:TlsVersion": 1.2}}},
+    ]
+
+
+def test_every_object_a_function_writes_expires() -> None:
+    rules = {rule["Id"]: rule for rule in properties("FilesBucket")["LifecycleConfiguration"]["Rules"]}
+    assert all(rule["Status"] == "Enabled" for rule in rules.values())
+    expiry = {rule["Prefix"]: rule["ExpirationInDays"] for rule in rules.values() if "Prefix" in rule}
+    assert expiry == {"uploads/": "FilesRetentionDays", "results/": "FilesRetentionDays", "idempotency/": 1}
+    assert expiry["idempotency/"] * DAY == RETENTION_SECONDS  # a kept answer lives as long as its key
+    assert rules["AbortUnfinishedMultipartUploads"]["AbortIncompleteMultipartUpload"] == {"DaysAfterInitiation": 1}
+    written = {
+        resource.removeprefix("${FilesBucket.Arn}/").removesuffix("*")
+        for function, resource_item in RESOURCES.items()
+        if resource_item["Type"] == "AWS::Serverless::Function"
+        for statement in statements(function)
+        if {"s3:PutObject"} & set(statement["Action"])
+        for resource in ([statement["Resource"]] if isinstance(statement["Resource"], str) else statement["Resource"])
+    }
+    assert written == {"uploads/", "results/", "idempotency/"}
+    assert written <= set(expiry)
+
+
+@pytest.mark.parametrize(("queue", "function"), sorted(WORK_QUEUES.items()))
+def test_each_work_queue_is_encrypted_and_dead_letters_to_an_alarmed_queue(queue: str, function: str) -> None:
+    work = properties(queue)
+    dead_letters = work["RedrivePolicy"]["deadLetterTargetArn"].removesuffix(".Arn")
+    assert dead_letters == queue.replace("Queue", "DeadLetterQueue")
+    assert work["SqsManagedSseEnabled"] is True and properties(dead_letters)["SqsManagedSseEnabled"] is True
+    assert work["VisibilityTimeout"] == VISIBILITY_PER_TIMEOUT * properties(function)["Timeout"]
+    assert properties(dead_letters)["MessageRetentionPeriod"] == DEAD_LETTER_RETENTION
+    alarm = properties(f"{queue.removesuffix('Queue')}DeadLetterAlarm")
+    assert alarm["Dimensions"] == [{"Name": "QueueName", "Value": f"{dead_letters}.QueueName"}]
+    assert (alarm["MetricName"], alarm["ComparisonOperator"], alarm["Threshold"]) == (
+        "ApproximateNumberOfMessagesVisible",
+        "GreaterThanThreshold",
+        0,
+    )
+    assert alarm["AlarmActions"] == ["AlarmTopic"]
+    events = list(properties(function)["Events"].values())
+    assert [(event["Type"], event["Properties"]["Queue"]) for event in events] == [("SQS", f"{queue}.Arn")]
+    assert events[0]["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+
+
+def test_an_operation_is_failed_by_its_function_before_it_is_dead_lettered() -> None:
+    assert properties("OperationsQueue")["RedrivePolicy"]["maxReceiveCount"] == OPERATION_RECEIVES + 1
+
+
+def test_the_operations_function_runs_one_operation_for_up_to_15_minutes_on_10_gb_of_disk() -> None:
+    function = properties("OperationsFunction")
+    assert (function["Timeout"], function["EphemeralStorage"], function["MemorySize"]) == (
+        900,
+        {"Size": "OperationsEphemeralStorage"},
+        "OperationsMemory",
+    )
+    assert TEMPLATE["Parameters"]["OperationsEphemeralStorage"]["Default"] == 10_240
+    assert function["ReservedConcurrentExecutions"] == "OperationsConcurrency"
+    assert function["Events"]["Operations"]["Properties"]["BatchSize"] == 1
+    settings = function["Environment"]["Variables"]
+    assert settings["FILEAPI_DEADLINE_SECONDS"] < function["Timeout"]  # its own deadline ends the work first
+    assert settings["FILEAPI_WORK_DIR"] == "/tmp"
+
+
+def test_a_dead_letter_alarms_before_sqs_drops_it_and_a_stuck_queue_alarms() -> None:
+    aged = properties("DeadLetterAgeAlarm")
+    watched = {metric["MetricStat"]["Metric"]["Dimensions"][0]["Value"] for metric in aged["Metrics"][:2]}
+    assert watched == {"OperationsDeadLetterQueue.QueueName", "WebhooksDeadLetterQueue.QueueName"}
+    assert aged["Threshold"] < DEAD_LETTER_RETENTION
+    waiting = properties("OperationsQueueAgeAlarm")
+    assert (waiting["MetricName"], waiting["Threshold"]) == ("ApproximateAgeOfOldestMessage", 900)
+    assert aged["AlarmActions"] == waiting["AlarmActions"] == ["AlarmTopic"]

@@ -234,10 +234,63 @@ class KeysRecoverConfirmResult(TypedDict):
     api_key: str
 
 
+class OperationResult(TypedDict):
+    id: str
+    status: OperationStatus
+    route: str
+    createdAt: str
+    updatedAt: str
+    result: NotRequired[OperationFile]
+    results: NotRequired[list[OperationFile]]
+    details: NotRequired[dict[str, Any]]
+    error: NotRequired[OperationError]
+
+
+OperationStatus = Literal["running", "succeeded", "failed", "cancelled"]
+
+
+class OperationFile(TypedDict):
+    name: str
+    field: NotRequired[str]
+    url: str
+    contentType: str
+    size: int
+    sha256: str
+    expiresAt: str
+
+
+class OperationError(TypedDict):
+    code: str
+    message: str
+
+
+class WebhookList(TypedDict):
+    webhooks: list[WebhookResult]
+
+
+class WebhookResult(TypedDict):
+    id: str
+    url: str
+    createdAt: str
+    secret: NotRequired[str]
+
+
 class ConversionFailed(ApiError):
     """The API answered `conversion_failed`."""
 
     code = "conversion_failed"
+
+
+class IdempotencyInFlight(ApiError):
+    """The API answered `idempotency_in_flight`."""
+
+    code = "idempotency_in_flight"
+
+
+class IdempotencyKeyReused(ApiError):
+    """The API answered `idempotency_key_reused`."""
+
+    code = "idempotency_key_reused"
 
 
 class InternalError(ApiError):
@@ -314,6 +367,8 @@ class UnsupportedFormat(ApiError):
 
 ERRORS: dict[str, type[ApiError]] = {
     "conversion_failed": ConversionFailed,
+    "idempotency_in_flight": IdempotencyInFlight,
+    "idempotency_key_reused": IdempotencyKeyReused,
     "internal_error": InternalError,
     "invalid_input": InvalidInput,
     "method_not_allowed": MethodNotAllowed,
@@ -372,7 +427,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("urlSafe", "padding"),
+        query=("urlSafe", "padding", "upload"),
         fields=("file",),
         files=("file",),
         result="text",
@@ -384,7 +439,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=(),
+        query=("upload",),
         fields=("text",),
         files=(),
         result="bytes",
@@ -396,7 +451,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=("form",),
+        query=("form", "upload"),
         fields=("text",),
         files=(),
         result="text",
@@ -408,7 +463,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=("form",),
+        query=("form", "upload"),
         fields=("text",),
         files=(),
         result="text",
@@ -420,7 +475,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="json",
         content_type="application/json",
-        query=("indent",),
+        query=("indent", "upload"),
         fields=("data",),
         files=(),
         result="text",
@@ -432,7 +487,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="json",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("data",),
         files=(),
         result="text",
@@ -444,7 +499,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/csv",
-        query=("delimiter", "header"),
+        query=("delimiter", "header", "upload"),
         fields=("text",),
         files=(),
         result="json",
@@ -456,7 +511,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="json",
         content_type="application/json",
-        query=("delimiter", "escapeFormulas"),
+        query=("delimiter", "escapeFormulas", "upload"),
         fields=("data",),
         files=(),
         result="text",
@@ -468,7 +523,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("to", "quality"),
+        query=("to", "quality", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -480,7 +535,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("width", "height", "fit", "format", "quality"),
+        query=("width", "height", "fit", "format", "quality", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -492,7 +547,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("quality", "format", "colors"),
+        query=("quality", "format", "colors", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -504,7 +559,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -516,7 +571,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -528,7 +583,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -540,7 +595,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("x", "y", "width", "height", "format", "quality"),
+        query=("x", "y", "width", "height", "format", "quality", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -552,7 +607,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("degrees", "format"),
+        query=("degrees", "format", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -564,7 +619,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("direction", "format"),
+        query=("direction", "format", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -576,7 +631,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -588,7 +643,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("pages",),
+        query=("pages", "upload"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -600,7 +655,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("pages", "format", "dpi"),
+        query=("pages", "format", "dpi", "upload"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -612,7 +667,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="multipart",
         content_type="multipart/form-data",
-        query=(),
+        query=("upload",),
         fields=("files",),
         files=("files",),
         result="bytes",
@@ -624,7 +679,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("ranges",),
+        query=("ranges", "upload"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -636,7 +691,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("degrees", "pages", "keepActiveContent"),
+        query=("degrees", "pages", "keepActiveContent", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -648,7 +703,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent"),
+        query=("text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -660,7 +715,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("pdf", "fields", "flatten", "keepActiveContent"),
         files=("pdf",),
         result="bytes",
@@ -672,7 +727,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("keepActiveContent",),
+        query=("keepActiveContent", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -684,7 +739,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("stripMetadata", "imageMaxSide", "keepActiveContent"),
+        query=("stripMetadata", "imageMaxSide", "keepActiveContent", "upload"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -696,7 +751,15 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"),
+        query=(
+            "userPassword",
+            "ownerPassword",
+            "allowPrinting",
+            "allowCopying",
+            "allowModifying",
+            "keepActiveContent",
+            "upload",
+        ),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -708,7 +771,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("text", "format", "size", "margin", "errorCorrection", "foreground", "background"),
         files=(),
         result="media",
@@ -720,7 +783,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -732,7 +795,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("text", "format", "output", "scale", "height", "includeText", "foreground", "background"),
         files=(),
         result="text",
@@ -744,7 +807,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -756,7 +819,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("scale", "width", "height", "background"),
+        query=("scale", "width", "height", "background", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -768,7 +831,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("algorithm",),
+        query=("algorithm", "upload"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -780,7 +843,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -792,7 +855,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=(),
+        query=("upload",),
         fields=("text",),
         files=(),
         result="json",
@@ -804,7 +867,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("a", "b", "context", "labelA", "labelB"),
         files=(),
         result="json",
@@ -816,7 +879,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/markdown",
-        query=("allowHtml",),
+        query=("allowHtml", "upload"),
         fields=("text",),
         files=(),
         result="text",
@@ -828,7 +891,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("color",),
         files=(),
         result="json",
@@ -905,6 +968,78 @@ OPERATIONS: dict[str, Operation] = {
         files=(),
         result="json",
     ),
+    "uploads_create": Operation(
+        "uploads_create",
+        "POST",
+        "/v1/uploads",
+        auth=True,
+        body="fields",
+        content_type="application/json",
+        query=(),
+        fields=("filename", "contentType", "size"),
+        files=(),
+        result="redirect",
+    ),
+    "operations_get": Operation(
+        "operations_get",
+        "GET",
+        "/v1/operations/{operation_id}",
+        auth=True,
+        body="none",
+        content_type=None,
+        query=(),
+        fields=(),
+        files=(),
+        result="json",
+    ),
+    "operations_delete": Operation(
+        "operations_delete",
+        "DELETE",
+        "/v1/operations/{operation_id}",
+        auth=True,
+        body="none",
+        content_type=None,
+        query=(),
+        fields=(),
+        files=(),
+        result="redirect",
+    ),
+    "webhooks_create": Operation(
+        "webhooks_create",
+        "POST",
+        "/v1/webhooks",
+        auth=True,
+        body="fields",
+        content_type="application/json",
+        query=(),
+        fields=("url",),
+        files=(),
+        result="redirect",
+    ),
+    "webhooks_list": Operation(
+        "webhooks_list",
+        "GET",
+        "/v1/webhooks",
+        auth=True,
+        body="none",
+        content_type=None,
+        query=(),
+        fields=(),
+        files=(),
+        result="json",
+    ),
+    "webhooks_delete": Operation(
+        "webhooks_delete",
+        "DELETE",
+        "/v1/webhooks/{webhook_id}",
+        auth=True,
+        body="none",
+        content_type=None,
+        query=(),
+        fields=(),
+        files=(),
+        result="redirect",
+    ),
 }
 
 
@@ -939,7 +1074,7 @@ class FileApiOperations(SyncOperations):
         return self._call("docs_errors", {})
 
     def data_base64_encode(
-        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None
+        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None, upload: str | None = None
     ) -> Result[str]:
         """Encode bytes as Base64.
 
@@ -947,55 +1082,57 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/data/base64-encode
         """
-        return self._call("data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding})
+        return self._call(
+            "data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding, "upload": upload}
+        )
 
-    def data_base64_decode(self, text: str) -> Result[bytes]:
+    def data_base64_decode(self, text: str, *, upload: str | None = None) -> Result[bytes]:
         """Decode Base64 to bytes.
 
         Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input.
 
         POST /v1/data/base64-decode
         """
-        return self._call("data_base64_decode", {"text": text})
+        return self._call("data_base64_decode", {"text": text, "upload": upload})
 
-    def data_url_encode(self, text: str, *, form: bool | None = None) -> Result[str]:
+    def data_url_encode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
         """Percent-encode text.
 
         UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded).
 
         POST /v1/data/url-encode
         """
-        return self._call("data_url_encode", {"text": text, "form": form})
+        return self._call("data_url_encode", {"text": text, "form": form, "upload": upload})
 
-    def data_url_decode(self, text: str, *, form: bool | None = None) -> Result[str]:
+    def data_url_decode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
         """Decode percent-encoded text.
 
         Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`.
 
         POST /v1/data/url-decode
         """
-        return self._call("data_url_decode", {"text": text, "form": form})
+        return self._call("data_url_decode", {"text": text, "form": form, "upload": upload})
 
-    def data_json_format(self, data: Any, *, indent: int | None = None) -> Result[str]:
+    def data_json_format(self, data: Any, *, indent: int | None = None, upload: str | None = None) -> Result[str]:
         """Pretty-print JSON.
 
         Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved.
 
         POST /v1/data/json-format
         """
-        return self._call("data_json_format", {"data": data, "indent": indent})
+        return self._call("data_json_format", {"data": data, "indent": indent, "upload": upload})
 
-    def data_json_minify(self, data: Any) -> Result[str]:
+    def data_json_minify(self, data: Any, *, upload: str | None = None) -> Result[str]:
         """Minify JSON.
 
         Strict JSON in; the same document with all insignificant white space removed.
 
         POST /v1/data/json-minify
         """
-        return self._call("data_json_minify", {"data": data})
+        return self._call("data_json_minify", {"data": data, "upload": upload})
 
     def data_csv_to_json(
-        self, text: str, *, delimiter: str | None = None, header: bool | None = None
+        self, text: str, *, delimiter: str | None = None, header: bool | None = None, upload: str | None = None
     ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
@@ -1003,10 +1140,12 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/data/csv-to-json
         """
-        return self._call("data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header})
+        return self._call(
+            "data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header, "upload": upload}
+        )
 
     def data_json_to_csv(
-        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None
+        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None, upload: str | None = None
     ) -> Result[str]:
         """Convert a JSON array of objects to CSV.
 
@@ -1014,16 +1153,21 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/data/json-to-csv
         """
-        return self._call("data_json_to_csv", {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas})
+        return self._call(
+            "data_json_to_csv",
+            {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas, "upload": upload},
+        )
 
-    def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
+    def image_convert(
+        self, file: FileInput, *, to: ImageFormat, quality: int | None = None, upload: str | None = None
+    ) -> Result[bytes]:
         """Convert an image to another format.
 
         Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
-        return self._call("image_convert", {"file": file, "to": to, "quality": quality})
+        return self._call("image_convert", {"file": file, "to": to, "quality": quality, "upload": upload})
 
     def image_resize(
         self,
@@ -1034,6 +1178,7 @@ class FileApiOperations(SyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
@@ -1043,11 +1188,25 @@ class FileApiOperations(SyncOperations):
         """
         return self._call(
             "image_resize",
-            {"file": file, "width": width, "height": height, "fit": fit, "format": format, "quality": quality},
+            {
+                "file": file,
+                "width": width,
+                "height": height,
+                "fit": fit,
+                "format": format,
+                "quality": quality,
+                "upload": upload,
+            },
         )
 
     def image_compress(
-        self, file: FileInput, *, quality: int, format: ImageFormat | None = None, colors: int | None = None
+        self,
+        file: FileInput,
+        *,
+        quality: int,
+        format: ImageFormat | None = None,
+        colors: int | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Compress an image.
 
@@ -1055,34 +1214,36 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/image/compress
         """
-        return self._call("image_compress", {"file": file, "quality": quality, "format": format, "colors": colors})
+        return self._call(
+            "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors, "upload": upload}
+        )
 
-    def image_strip_metadata(self, file: FileInput) -> Result[bytes]:
+    def image_strip_metadata(self, file: FileInput, *, upload: str | None = None) -> Result[bytes]:
         """Remove EXIF, IPTC, XMP and GPS without re-encoding.
 
         JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first.
 
         POST /v1/image/strip-metadata
         """
-        return self._call("image_strip_metadata", {"file": file})
+        return self._call("image_strip_metadata", {"file": file, "upload": upload})
 
-    def image_read_metadata(self, file: FileInput) -> Result[ImageReadMetadataResult]:
+    def image_read_metadata(self, file: FileInput, *, upload: str | None = None) -> Result[ImageReadMetadataResult]:
         """Read an image's metadata.
 
         width and height as displayed (after orientation); takenAt from DateTimeOriginal (ISO 8601, with the offset when the file has it); camera make, model and lens; gps latitude and longitude in signed decimal degrees (south and west negative) and altitude in metres (below sea level negative); exif: the other tags by their standard names (rationals as numbers, short byte values as Base64, long ones omitted).
 
         POST /v1/image/read-metadata
         """
-        return self._call("image_read_metadata", {"file": file})
+        return self._call("image_read_metadata", {"file": file, "upload": upload})
 
-    def image_favicon_set(self, file: FileInput) -> Result[ImageFaviconSetResult]:
+    def image_favicon_set(self, file: FileInput, *, upload: str | None = None) -> Result[ImageFaviconSetResult]:
         """Make a favicon set.
 
         ico: favicon.ico with 16, 32 and 48 px (Base64); pngs: `favicon-16x16.png` (16 px), `favicon-32x32.png` (32 px), `favicon-48x48.png` (48 px), `apple-touch-icon.png` (180 px), `android-chrome-192x192.png` (192 px), `android-chrome-512x512.png` (512 px) (Base64); manifest: a web manifest snippet (JSON text) listing the android-chrome icons. A non-square image is centred on a transparent square.
 
         POST /v1/image/favicon-set
         """
-        return self._call("image_favicon_set", {"file": file})
+        return self._call("image_favicon_set", {"file": file, "upload": upload})
 
     def image_crop(
         self,
@@ -1094,6 +1255,7 @@ class FileApiOperations(SyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
@@ -1103,20 +1265,31 @@ class FileApiOperations(SyncOperations):
         """
         return self._call(
             "image_crop",
-            {"file": file, "x": x, "y": y, "width": width, "height": height, "format": format, "quality": quality},
+            {
+                "file": file,
+                "x": x,
+                "y": y,
+                "width": width,
+                "height": height,
+                "format": format,
+                "quality": quality,
+                "upload": upload,
+            },
         )
 
-    def image_rotate(self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None) -> Result[bytes]:
+    def image_rotate(
+        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, upload: str | None = None
+    ) -> Result[bytes]:
         """Rotate an image clockwise.
 
         degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
-        return self._call("image_rotate", {"file": file, "degrees": degrees, "format": format})
+        return self._call("image_rotate", {"file": file, "degrees": degrees, "format": format, "upload": upload})
 
     def image_flip(
-        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None
+        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None, upload: str | None = None
     ) -> Result[bytes]:
         """Flip an image.
 
@@ -1124,28 +1297,36 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/image/flip
         """
-        return self._call("image_flip", {"file": file, "direction": direction, "format": format})
+        return self._call("image_flip", {"file": file, "direction": direction, "format": format, "upload": upload})
 
-    def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
+    def pdf_info(self, file: FileInput, *, upload: str | None = None) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
 
         pageSizes are in PDF points as displayed (width and height swapped for pages with /Rotate 90 or 270); metadata holds the info dictionary's title, author, subject, keywords, producer and creator when present. A PDF encrypted with an empty user password answers (encrypted: true); one that needs a password is 400 invalid_input. At most 2,000 pages (413).
 
         POST /v1/pdf/info
         """
-        return self._call("pdf_info", {"file": file})
+        return self._call("pdf_info", {"file": file, "upload": upload})
 
-    def pdf_extract_text(self, file: FileInput, *, pages: str | None = None) -> Result[PdfExtractTextResult]:
+    def pdf_extract_text(
+        self, file: FileInput, *, pages: str | None = None, upload: str | None = None
+    ) -> Result[PdfExtractTextResult]:
         """Extract the text of a PDF.
 
         Vector text only (no OCR), with pdfium. pages: '1-3', '1,3,5' or 'all' (default all). pages[] holds one string per chosen page; text joins them with a form feed (U+000C) between pages.
 
         POST /v1/pdf/extract-text
         """
-        return self._call("pdf_extract_text", {"file": file, "pages": pages})
+        return self._call("pdf_extract_text", {"file": file, "pages": pages, "upload": upload})
 
     def pdf_render_page(
-        self, file: FileInput, *, pages: str | None = None, format: RenderFormat | None = None, dpi: int | None = None
+        self,
+        file: FileInput,
+        *,
+        pages: str | None = None,
+        format: RenderFormat | None = None,
+        dpi: int | None = None,
+        upload: str | None = None,
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
@@ -1153,25 +1334,27 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/pdf/render-page
         """
-        return self._call("pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi})
+        return self._call(
+            "pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi, "upload": upload}
+        )
 
-    def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
+    def pdf_merge(self, files: list[FileInput], *, upload: list[str] | None = None) -> Result[bytes]:
         """Merge PDFs.
 
         multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
 
         POST /v1/pdf/merge
         """
-        return self._call("pdf_merge", {"files": files})
+        return self._call("pdf_merge", {"files": files, "upload": upload})
 
-    def pdf_split(self, file: FileInput, *, ranges: str) -> Result[PdfSplitResult]:
+    def pdf_split(self, file: FileInput, *, ranges: str, upload: str | None = None) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
         ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
 
         POST /v1/pdf/split
         """
-        return self._call("pdf_split", {"file": file, "ranges": ranges})
+        return self._call("pdf_split", {"file": file, "ranges": ranges, "upload": upload})
 
     def pdf_rotate(
         self,
@@ -1180,6 +1363,7 @@ class FileApiOperations(SyncOperations):
         degrees: Literal["90", "180", "270"],
         pages: str | None = None,
         keepActiveContent: bool | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Rotate PDF pages clockwise.
 
@@ -1188,7 +1372,14 @@ class FileApiOperations(SyncOperations):
         POST /v1/pdf/rotate
         """
         return self._call(
-            "pdf_rotate", {"file": file, "degrees": degrees, "pages": pages, "keepActiveContent": keepActiveContent}
+            "pdf_rotate",
+            {
+                "file": file,
+                "degrees": degrees,
+                "pages": pages,
+                "keepActiveContent": keepActiveContent,
+                "upload": upload,
+            },
         )
 
     def pdf_watermark(
@@ -1201,6 +1392,7 @@ class FileApiOperations(SyncOperations):
         fontSize: float | None = None,
         pages: str | None = None,
         keepActiveContent: bool | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -1218,6 +1410,7 @@ class FileApiOperations(SyncOperations):
                 "fontSize": fontSize,
                 "pages": pages,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1228,6 +1421,7 @@ class FileApiOperations(SyncOperations):
         fields: dict[str, Any],
         flatten: bool | None = None,
         keepActiveContent: bool | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Fill a PDF form.
 
@@ -1236,17 +1430,26 @@ class FileApiOperations(SyncOperations):
         POST /v1/pdf/fill-form
         """
         return self._call(
-            "pdf_fill_form", {"pdf": pdf, "fields": fields, "flatten": flatten, "keepActiveContent": keepActiveContent}
+            "pdf_fill_form",
+            {
+                "pdf": pdf,
+                "fields": fields,
+                "flatten": flatten,
+                "keepActiveContent": keepActiveContent,
+                "upload": upload,
+            },
         )
 
-    def pdf_flatten(self, file: FileInput, *, keepActiveContent: bool | None = None) -> Result[bytes]:
+    def pdf_flatten(
+        self, file: FileInput, *, keepActiveContent: bool | None = None, upload: str | None = None
+    ) -> Result[bytes]:
         """Flatten a PDF form.
 
         Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the values can no longer be edited. A PDF without form fields is returned unchanged.
 
         POST /v1/pdf/flatten
         """
-        return self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent})
+        return self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent, "upload": upload})
 
     def pdf_compress(
         self,
@@ -1255,6 +1458,7 @@ class FileApiOperations(SyncOperations):
         stripMetadata: bool | None = None,
         imageMaxSide: int | None = None,
         keepActiveContent: bool | None = None,
+        upload: str | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -1269,6 +1473,7 @@ class FileApiOperations(SyncOperations):
                 "stripMetadata": stripMetadata,
                 "imageMaxSide": imageMaxSide,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1282,6 +1487,7 @@ class FileApiOperations(SyncOperations):
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
         keepActiveContent: bool | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -1299,6 +1505,7 @@ class FileApiOperations(SyncOperations):
                 "allowCopying": allowCopying,
                 "allowModifying": allowModifying,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1313,6 +1520,7 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]: ...
     @overload
     def qr_generate(
@@ -1325,6 +1533,7 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: str | None = None,
     ) -> Result[str]: ...
     def qr_generate(
         self,
@@ -1336,6 +1545,7 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: str | None = None,
     ) -> Result[Any]:
         """Generate a QR code.
 
@@ -1353,17 +1563,18 @@ class FileApiOperations(SyncOperations):
                 "errorCorrection": errorCorrection,
                 "foreground": foreground,
                 "background": background,
+                "upload": upload,
             },
         )
 
-    def qr_read(self, file: FileInput) -> Result[QrReadResult]:
+    def qr_read(self, file: FileInput, *, upload: str | None = None) -> Result[QrReadResult]:
         """Decode the first QR code in an image.
 
         An image in; {text, format} of the first QR code found (format qr_code, micro_qr_code or rmqr_code). Rotated, inverted (light on dark), low-contrast and photographed codes are found; when none is, the answer is 400 invalid_input 'no QR code found in the image'.
 
         POST /v1/qr/read
         """
-        return self._call("qr_read", {"file": file})
+        return self._call("qr_read", {"file": file, "upload": upload})
 
     def barcode_generate(
         self,
@@ -1376,6 +1587,7 @@ class FileApiOperations(SyncOperations):
         includeText: bool | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: str | None = None,
     ) -> Result[str]:
         """Generate a barcode as SVG.
 
@@ -1394,17 +1606,18 @@ class FileApiOperations(SyncOperations):
                 "includeText": includeText,
                 "foreground": foreground,
                 "background": background,
+                "upload": upload,
             },
         )
 
-    def barcode_read(self, file: FileInput) -> Result[BarcodeReadResult]:
+    def barcode_read(self, file: FileInput, *, upload: str | None = None) -> Result[BarcodeReadResult]:
         """Decode every barcode in an image.
 
         An image in; {codes: [{text, format}]} for every code found (QR codes too), formats named as in barcode/generate (upca for a UPC-A, itf14 for a 14-digit ITF with a valid check digit; others in lower case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list.
 
         POST /v1/barcode/read
         """
-        return self._call("barcode_read", {"file": file})
+        return self._call("barcode_read", {"file": file, "upload": upload})
 
     def render_svg_to_png(
         self,
@@ -1414,6 +1627,7 @@ class FileApiOperations(SyncOperations):
         width: int | None = None,
         height: int | None = None,
         background: str | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Render SVG as PNG.
 
@@ -1423,38 +1637,54 @@ class FileApiOperations(SyncOperations):
         """
         return self._call(
             "render_svg_to_png",
-            {"file": file, "scale": scale, "width": width, "height": height, "background": background},
+            {
+                "file": file,
+                "scale": scale,
+                "width": width,
+                "height": height,
+                "background": background,
+                "upload": upload,
+            },
         )
 
-    def file_hash(self, file: FileInput, *, algorithm: HashAlgorithm | None = None) -> Result[FileHashResult]:
+    def file_hash(
+        self, file: FileInput, *, algorithm: HashAlgorithm | None = None, upload: str | None = None
+    ) -> Result[FileHashResult]:
         """Hash bytes.
 
         Any bytes in; the digest (md5, sha1, sha256 (default), sha384 or sha512) in hex and Base64.
 
         POST /v1/file/hash
         """
-        return self._call("file_hash", {"file": file, "algorithm": algorithm})
+        return self._call("file_hash", {"file": file, "algorithm": algorithm, "upload": upload})
 
-    def file_detect(self, file: FileInput) -> Result[FileDetectResult]:
+    def file_detect(self, file: FileInput, *, upload: str | None = None) -> Result[FileDetectResult]:
         """Detect the file type from magic bytes.
 
         Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF, EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. A bare JSON scalar (e.g. `0`) is text/plain. An empty body is 400.
 
         POST /v1/file/detect
         """
-        return self._call("file_detect", {"file": file})
+        return self._call("file_detect", {"file": file, "upload": upload})
 
-    def text_word_count(self, text: str) -> Result[TextWordCountResult]:
+    def text_word_count(self, text: str, *, upload: str | None = None) -> Result[TextWordCountResult]:
         """Count words, characters, sentences and paragraphs.
 
         UTF-8 text in. Words are runs of letters and digits (inner ' - . allowed); each CJK ideograph or kana counts as a word. Characters are grapheme clusters. Sentences end in . ! ? … (or full-width forms); paragraphs are separated by blank lines. Reading time is words / 238 per minute. Invalid UTF-8 is 400.
 
         POST /v1/text/word-count
         """
-        return self._call("text_word_count", {"text": text})
+        return self._call("text_word_count", {"text": text, "upload": upload})
 
     def text_diff(
-        self, *, a: str, b: str, context: int | None = None, labelA: str | None = None, labelB: str | None = None
+        self,
+        *,
+        a: str,
+        b: str,
+        context: int | None = None,
+        labelA: str | None = None,
+        labelB: str | None = None,
+        upload: str | None = None,
     ) -> Result[TextDiffResult]:
         """Diff two texts.
 
@@ -1462,25 +1692,29 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/text/diff
         """
-        return self._call("text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB})
+        return self._call(
+            "text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB, "upload": upload}
+        )
 
-    def text_markdown_to_html(self, text: str, *, allowHtml: bool | None = None) -> Result[str]:
+    def text_markdown_to_html(
+        self, text: str, *, allowHtml: bool | None = None, upload: str | None = None
+    ) -> Result[str]:
         """Render Markdown as HTML.
 
         UTF-8 Markdown in (CommonMark with tables, strikethrough, task lists and autolinks); an HTML fragment out. Raw HTML in the input is escaped unless `allowHtml=true` (then it passes through unchanged: only for trusted input). javascript:, vbscript:, file: and non-image data: links are never rendered as links. At most 2,000,000 bytes of Markdown (413 too_large), which keeps the worst input well inside the deadline.
 
         POST /v1/text/markdown-to-html
         """
-        return self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml})
+        return self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml, "upload": upload})
 
-    def color_convert(self, *, color: str) -> Result[ColorConvertResult]:
+    def color_convert(self, *, color: str, upload: str | None = None) -> Result[ColorConvertResult]:
         """Convert a colour.
 
         JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(), hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent), cmyk (percent), one decimal; alpha (0-1, three decimals) where given. Out-of-range or unreadable colours are 400 (naming an out-of-range number, never echoing the rest of the input).
 
         POST /v1/color/convert
         """
-        return self._call("color_convert", {"color": color})
+        return self._call("color_convert", {"color": color, "upload": upload})
 
     def usage(self) -> Result[UsageResult]:
         """Usage of the key's account this month.
@@ -1536,6 +1770,60 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("keys_recover_confirm", {"email": email, "code": code})
 
+    def uploads_create(self, *, filename: str, contentType: str, size: int) -> Result[str]:
+        """Start an upload of a large file.
+
+        JSON {filename, contentType, size}. Answers 201 with a presigned POST: send the file as multipart/form-data to `url`, with every field of `fields` first and the file last as the part named `file` (curl: one -F per field, then -F file=@scan.pdf). The POST is accepted until expiresAt; the file must be at most maxBytes, the plan's upload limit (a size over it is 413 here). Then name the upload on a file endpoint with ?upload=<id>: the answer is 202 and an operation. The file and the upload expire after 24 hours, and are deleted with the operation that used them. Not counted.
+
+        POST /v1/uploads
+        """
+        return self._call("uploads_create", {"filename": filename, "contentType": contentType, "size": size})
+
+    def operations_get(self) -> Result[OperationResult]:
+        """An operation's state and result.
+
+        status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several, e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and sha256; `details` holds the endpoint's other fields (e.g. compress's sizes). Failed: `error` {code, message} as the synchronous endpoint would have answered it; a failed or cancelled operation is not counted. While running, poll after Retry-After seconds. Another account's operation is 404. Not counted.
+
+        GET /v1/operations/{operation_id}
+        """
+        return self._call("operations_get", {})
+
+    def operations_delete(self) -> Result[str]:
+        """Cancel or delete an operation.
+
+        A running operation is cancelled (not counted; GET shows it as cancelled until it expires); an ended one is deleted with its result files and its uploads (GET is then 404). Answers 204. Not counted.
+
+        DELETE /v1/operations/{operation_id}
+        """
+        return self._call("operations_delete", {})
+
+    def webhooks_create(self, *, url: str) -> Result[str]:
+        """Register a webhook endpoint.
+
+        JSON {url}: a public HTTPS URL (checked after DNS resolution: private, loopback and link-local addresses are 400). Answers 201 with the endpoint and its secret (whsec_..., shown once). When an operation of the account ends, the endpoint receives {type: operation.succeeded|operation.failed|operation.cancelled, timestamp, data: the operation}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; verify with the standardwebhooks library). A delivery not answered 2xx within 15 s is retried, 8 attempts over 27.6 hours; webhook-id is the same on every attempt. At most 10 per account.
+
+        POST /v1/webhooks
+        """
+        return self._call("webhooks_create", {"url": url})
+
+    def webhooks_list(self) -> Result[WebhookList]:
+        """List the webhook endpoints.
+
+        The account's endpoints, oldest first, without their secrets. Not counted.
+
+        GET /v1/webhooks
+        """
+        return self._call("webhooks_list", {})
+
+    def webhooks_delete(self) -> Result[str]:
+        """Delete a webhook endpoint.
+
+        Deliveries to it stop, queued ones included. Answers 204. Not counted.
+
+        DELETE /v1/webhooks/{webhook_id}
+        """
+        return self._call("webhooks_delete", {})
+
 
 class AsyncFileApiOperations(AsyncOperations):
     """One coroutine method per API operation (see AsyncFileApi)."""
@@ -1568,7 +1856,7 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("docs_errors", {})
 
     async def data_base64_encode(
-        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None
+        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None, upload: str | None = None
     ) -> Result[str]:
         """Encode bytes as Base64.
 
@@ -1576,55 +1864,57 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/data/base64-encode
         """
-        return await self._call("data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding})
+        return await self._call(
+            "data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding, "upload": upload}
+        )
 
-    async def data_base64_decode(self, text: str) -> Result[bytes]:
+    async def data_base64_decode(self, text: str, *, upload: str | None = None) -> Result[bytes]:
         """Decode Base64 to bytes.
 
         Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input.
 
         POST /v1/data/base64-decode
         """
-        return await self._call("data_base64_decode", {"text": text})
+        return await self._call("data_base64_decode", {"text": text, "upload": upload})
 
-    async def data_url_encode(self, text: str, *, form: bool | None = None) -> Result[str]:
+    async def data_url_encode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
         """Percent-encode text.
 
         UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded).
 
         POST /v1/data/url-encode
         """
-        return await self._call("data_url_encode", {"text": text, "form": form})
+        return await self._call("data_url_encode", {"text": text, "form": form, "upload": upload})
 
-    async def data_url_decode(self, text: str, *, form: bool | None = None) -> Result[str]:
+    async def data_url_decode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
         """Decode percent-encoded text.
 
         Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`.
 
         POST /v1/data/url-decode
         """
-        return await self._call("data_url_decode", {"text": text, "form": form})
+        return await self._call("data_url_decode", {"text": text, "form": form, "upload": upload})
 
-    async def data_json_format(self, data: Any, *, indent: int | None = None) -> Result[str]:
+    async def data_json_format(self, data: Any, *, indent: int | None = None, upload: str | None = None) -> Result[str]:
         """Pretty-print JSON.
 
         Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved.
 
         POST /v1/data/json-format
         """
-        return await self._call("data_json_format", {"data": data, "indent": indent})
+        return await self._call("data_json_format", {"data": data, "indent": indent, "upload": upload})
 
-    async def data_json_minify(self, data: Any) -> Result[str]:
+    async def data_json_minify(self, data: Any, *, upload: str | None = None) -> Result[str]:
         """Minify JSON.
 
         Strict JSON in; the same document with all insignificant white space removed.
 
         POST /v1/data/json-minify
         """
-        return await self._call("data_json_minify", {"data": data})
+        return await self._call("data_json_minify", {"data": data, "upload": upload})
 
     async def data_csv_to_json(
-        self, text: str, *, delimiter: str | None = None, header: bool | None = None
+        self, text: str, *, delimiter: str | None = None, header: bool | None = None, upload: str | None = None
     ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
@@ -1632,10 +1922,12 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/data/csv-to-json
         """
-        return await self._call("data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header})
+        return await self._call(
+            "data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header, "upload": upload}
+        )
 
     async def data_json_to_csv(
-        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None
+        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None, upload: str | None = None
     ) -> Result[str]:
         """Convert a JSON array of objects to CSV.
 
@@ -1644,17 +1936,20 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/data/json-to-csv
         """
         return await self._call(
-            "data_json_to_csv", {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas}
+            "data_json_to_csv",
+            {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas, "upload": upload},
         )
 
-    async def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
+    async def image_convert(
+        self, file: FileInput, *, to: ImageFormat, quality: int | None = None, upload: str | None = None
+    ) -> Result[bytes]:
         """Convert an image to another format.
 
         Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
-        return await self._call("image_convert", {"file": file, "to": to, "quality": quality})
+        return await self._call("image_convert", {"file": file, "to": to, "quality": quality, "upload": upload})
 
     async def image_resize(
         self,
@@ -1665,6 +1960,7 @@ class AsyncFileApiOperations(AsyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
@@ -1674,11 +1970,25 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call(
             "image_resize",
-            {"file": file, "width": width, "height": height, "fit": fit, "format": format, "quality": quality},
+            {
+                "file": file,
+                "width": width,
+                "height": height,
+                "fit": fit,
+                "format": format,
+                "quality": quality,
+                "upload": upload,
+            },
         )
 
     async def image_compress(
-        self, file: FileInput, *, quality: int, format: ImageFormat | None = None, colors: int | None = None
+        self,
+        file: FileInput,
+        *,
+        quality: int,
+        format: ImageFormat | None = None,
+        colors: int | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Compress an image.
 
@@ -1687,35 +1997,37 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/image/compress
         """
         return await self._call(
-            "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors}
+            "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors, "upload": upload}
         )
 
-    async def image_strip_metadata(self, file: FileInput) -> Result[bytes]:
+    async def image_strip_metadata(self, file: FileInput, *, upload: str | None = None) -> Result[bytes]:
         """Remove EXIF, IPTC, XMP and GPS without re-encoding.
 
         JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first.
 
         POST /v1/image/strip-metadata
         """
-        return await self._call("image_strip_metadata", {"file": file})
+        return await self._call("image_strip_metadata", {"file": file, "upload": upload})
 
-    async def image_read_metadata(self, file: FileInput) -> Result[ImageReadMetadataResult]:
+    async def image_read_metadata(
+        self, file: FileInput, *, upload: str | None = None
+    ) -> Result[ImageReadMetadataResult]:
         """Read an image's metadata.
 
         width and height as displayed (after orientation); takenAt from DateTimeOriginal (ISO 8601, with the offset when the file has it); camera make, model and lens; gps latitude and longitude in signed decimal degrees (south and west negative) and altitude in metres (below sea level negative); exif: the other tags by their standard names (rationals as numbers, short byte values as Base64, long ones omitted).
 
         POST /v1/image/read-metadata
         """
-        return await self._call("image_read_metadata", {"file": file})
+        return await self._call("image_read_metadata", {"file": file, "upload": upload})
 
-    async def image_favicon_set(self, file: FileInput) -> Result[ImageFaviconSetResult]:
+    async def image_favicon_set(self, file: FileInput, *, upload: str | None = None) -> Result[ImageFaviconSetResult]:
         """Make a favicon set.
 
         ico: favicon.ico with 16, 32 and 48 px (Base64); pngs: `favicon-16x16.png` (16 px), `favicon-32x32.png` (32 px), `favicon-48x48.png` (48 px), `apple-touch-icon.png` (180 px), `android-chrome-192x192.png` (192 px), `android-chrome-512x512.png` (512 px) (Base64); manifest: a web manifest snippet (JSON text) listing the android-chrome icons. A non-square image is centred on a transparent square.
 
         POST /v1/image/favicon-set
         """
-        return await self._call("image_favicon_set", {"file": file})
+        return await self._call("image_favicon_set", {"file": file, "upload": upload})
 
     async def image_crop(
         self,
@@ -1727,6 +2039,7 @@ class AsyncFileApiOperations(AsyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
@@ -1736,11 +2049,20 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call(
             "image_crop",
-            {"file": file, "x": x, "y": y, "width": width, "height": height, "format": format, "quality": quality},
+            {
+                "file": file,
+                "x": x,
+                "y": y,
+                "width": width,
+                "height": height,
+                "format": format,
+                "quality": quality,
+                "upload": upload,
+            },
         )
 
     async def image_rotate(
-        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None
+        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, upload: str | None = None
     ) -> Result[bytes]:
         """Rotate an image clockwise.
 
@@ -1748,10 +2070,10 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/image/rotate
         """
-        return await self._call("image_rotate", {"file": file, "degrees": degrees, "format": format})
+        return await self._call("image_rotate", {"file": file, "degrees": degrees, "format": format, "upload": upload})
 
     async def image_flip(
-        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None
+        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None, upload: str | None = None
     ) -> Result[bytes]:
         """Flip an image.
 
@@ -1759,28 +2081,38 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/image/flip
         """
-        return await self._call("image_flip", {"file": file, "direction": direction, "format": format})
+        return await self._call(
+            "image_flip", {"file": file, "direction": direction, "format": format, "upload": upload}
+        )
 
-    async def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
+    async def pdf_info(self, file: FileInput, *, upload: str | None = None) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
 
         pageSizes are in PDF points as displayed (width and height swapped for pages with /Rotate 90 or 270); metadata holds the info dictionary's title, author, subject, keywords, producer and creator when present. A PDF encrypted with an empty user password answers (encrypted: true); one that needs a password is 400 invalid_input. At most 2,000 pages (413).
 
         POST /v1/pdf/info
         """
-        return await self._call("pdf_info", {"file": file})
+        return await self._call("pdf_info", {"file": file, "upload": upload})
 
-    async def pdf_extract_text(self, file: FileInput, *, pages: str | None = None) -> Result[PdfExtractTextResult]:
+    async def pdf_extract_text(
+        self, file: FileInput, *, pages: str | None = None, upload: str | None = None
+    ) -> Result[PdfExtractTextResult]:
         """Extract the text of a PDF.
 
         Vector text only (no OCR), with pdfium. pages: '1-3', '1,3,5' or 'all' (default all). pages[] holds one string per chosen page; text joins them with a form feed (U+000C) between pages.
 
         POST /v1/pdf/extract-text
         """
-        return await self._call("pdf_extract_text", {"file": file, "pages": pages})
+        return await self._call("pdf_extract_text", {"file": file, "pages": pages, "upload": upload})
 
     async def pdf_render_page(
-        self, file: FileInput, *, pages: str | None = None, format: RenderFormat | None = None, dpi: int | None = None
+        self,
+        file: FileInput,
+        *,
+        pages: str | None = None,
+        format: RenderFormat | None = None,
+        dpi: int | None = None,
+        upload: str | None = None,
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
@@ -1788,25 +2120,27 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/pdf/render-page
         """
-        return await self._call("pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi})
+        return await self._call(
+            "pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi, "upload": upload}
+        )
 
-    async def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
+    async def pdf_merge(self, files: list[FileInput], *, upload: list[str] | None = None) -> Result[bytes]:
         """Merge PDFs.
 
         multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
 
         POST /v1/pdf/merge
         """
-        return await self._call("pdf_merge", {"files": files})
+        return await self._call("pdf_merge", {"files": files, "upload": upload})
 
-    async def pdf_split(self, file: FileInput, *, ranges: str) -> Result[PdfSplitResult]:
+    async def pdf_split(self, file: FileInput, *, ranges: str, upload: str | None = None) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
         ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
 
         POST /v1/pdf/split
         """
-        return await self._call("pdf_split", {"file": file, "ranges": ranges})
+        return await self._call("pdf_split", {"file": file, "ranges": ranges, "upload": upload})
 
     async def pdf_rotate(
         self,
@@ -1815,6 +2149,7 @@ class AsyncFileApiOperations(AsyncOperations):
         degrees: Literal["90", "180", "270"],
         pages: str | None = None,
         keepActiveContent: bool | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Rotate PDF pages clockwise.
 
@@ -1823,7 +2158,14 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/pdf/rotate
         """
         return await self._call(
-            "pdf_rotate", {"file": file, "degrees": degrees, "pages": pages, "keepActiveContent": keepActiveContent}
+            "pdf_rotate",
+            {
+                "file": file,
+                "degrees": degrees,
+                "pages": pages,
+                "keepActiveContent": keepActiveContent,
+                "upload": upload,
+            },
         )
 
     async def pdf_watermark(
@@ -1836,6 +2178,7 @@ class AsyncFileApiOperations(AsyncOperations):
         fontSize: float | None = None,
         pages: str | None = None,
         keepActiveContent: bool | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -1853,6 +2196,7 @@ class AsyncFileApiOperations(AsyncOperations):
                 "fontSize": fontSize,
                 "pages": pages,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1863,6 +2207,7 @@ class AsyncFileApiOperations(AsyncOperations):
         fields: dict[str, Any],
         flatten: bool | None = None,
         keepActiveContent: bool | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Fill a PDF form.
 
@@ -1871,17 +2216,26 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/pdf/fill-form
         """
         return await self._call(
-            "pdf_fill_form", {"pdf": pdf, "fields": fields, "flatten": flatten, "keepActiveContent": keepActiveContent}
+            "pdf_fill_form",
+            {
+                "pdf": pdf,
+                "fields": fields,
+                "flatten": flatten,
+                "keepActiveContent": keepActiveContent,
+                "upload": upload,
+            },
         )
 
-    async def pdf_flatten(self, file: FileInput, *, keepActiveContent: bool | None = None) -> Result[bytes]:
+    async def pdf_flatten(
+        self, file: FileInput, *, keepActiveContent: bool | None = None, upload: str | None = None
+    ) -> Result[bytes]:
         """Flatten a PDF form.
 
         Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the values can no longer be edited. A PDF without form fields is returned unchanged.
 
         POST /v1/pdf/flatten
         """
-        return await self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent})
+        return await self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent, "upload": upload})
 
     async def pdf_compress(
         self,
@@ -1890,6 +2244,7 @@ class AsyncFileApiOperations(AsyncOperations):
         stripMetadata: bool | None = None,
         imageMaxSide: int | None = None,
         keepActiveContent: bool | None = None,
+        upload: str | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -1904,6 +2259,7 @@ class AsyncFileApiOperations(AsyncOperations):
                 "stripMetadata": stripMetadata,
                 "imageMaxSide": imageMaxSide,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1917,6 +2273,7 @@ class AsyncFileApiOperations(AsyncOperations):
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
         keepActiveContent: bool | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -1934,6 +2291,7 @@ class AsyncFileApiOperations(AsyncOperations):
                 "allowCopying": allowCopying,
                 "allowModifying": allowModifying,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1948,6 +2306,7 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]: ...
     @overload
     async def qr_generate(
@@ -1960,6 +2319,7 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: str | None = None,
     ) -> Result[str]: ...
     async def qr_generate(
         self,
@@ -1971,6 +2331,7 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: str | None = None,
     ) -> Result[Any]:
         """Generate a QR code.
 
@@ -1988,17 +2349,18 @@ class AsyncFileApiOperations(AsyncOperations):
                 "errorCorrection": errorCorrection,
                 "foreground": foreground,
                 "background": background,
+                "upload": upload,
             },
         )
 
-    async def qr_read(self, file: FileInput) -> Result[QrReadResult]:
+    async def qr_read(self, file: FileInput, *, upload: str | None = None) -> Result[QrReadResult]:
         """Decode the first QR code in an image.
 
         An image in; {text, format} of the first QR code found (format qr_code, micro_qr_code or rmqr_code). Rotated, inverted (light on dark), low-contrast and photographed codes are found; when none is, the answer is 400 invalid_input 'no QR code found in the image'.
 
         POST /v1/qr/read
         """
-        return await self._call("qr_read", {"file": file})
+        return await self._call("qr_read", {"file": file, "upload": upload})
 
     async def barcode_generate(
         self,
@@ -2011,6 +2373,7 @@ class AsyncFileApiOperations(AsyncOperations):
         includeText: bool | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: str | None = None,
     ) -> Result[str]:
         """Generate a barcode as SVG.
 
@@ -2029,17 +2392,18 @@ class AsyncFileApiOperations(AsyncOperations):
                 "includeText": includeText,
                 "foreground": foreground,
                 "background": background,
+                "upload": upload,
             },
         )
 
-    async def barcode_read(self, file: FileInput) -> Result[BarcodeReadResult]:
+    async def barcode_read(self, file: FileInput, *, upload: str | None = None) -> Result[BarcodeReadResult]:
         """Decode every barcode in an image.
 
         An image in; {codes: [{text, format}]} for every code found (QR codes too), formats named as in barcode/generate (upca for a UPC-A, itf14 for a 14-digit ITF with a valid check digit; others in lower case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list.
 
         POST /v1/barcode/read
         """
-        return await self._call("barcode_read", {"file": file})
+        return await self._call("barcode_read", {"file": file, "upload": upload})
 
     async def render_svg_to_png(
         self,
@@ -2049,6 +2413,7 @@ class AsyncFileApiOperations(AsyncOperations):
         width: int | None = None,
         height: int | None = None,
         background: str | None = None,
+        upload: str | None = None,
     ) -> Result[bytes]:
         """Render SVG as PNG.
 
@@ -2058,38 +2423,54 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call(
             "render_svg_to_png",
-            {"file": file, "scale": scale, "width": width, "height": height, "background": background},
+            {
+                "file": file,
+                "scale": scale,
+                "width": width,
+                "height": height,
+                "background": background,
+                "upload": upload,
+            },
         )
 
-    async def file_hash(self, file: FileInput, *, algorithm: HashAlgorithm | None = None) -> Result[FileHashResult]:
+    async def file_hash(
+        self, file: FileInput, *, algorithm: HashAlgorithm | None = None, upload: str | None = None
+    ) -> Result[FileHashResult]:
         """Hash bytes.
 
         Any bytes in; the digest (md5, sha1, sha256 (default), sha384 or sha512) in hex and Base64.
 
         POST /v1/file/hash
         """
-        return await self._call("file_hash", {"file": file, "algorithm": algorithm})
+        return await self._call("file_hash", {"file": file, "algorithm": algorithm, "upload": upload})
 
-    async def file_detect(self, file: FileInput) -> Result[FileDetectResult]:
+    async def file_detect(self, file: FileInput, *, upload: str | None = None) -> Result[FileDetectResult]:
         """Detect the file type from magic bytes.
 
         Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF, EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. A bare JSON scalar (e.g. `0`) is text/plain. An empty body is 400.
 
         POST /v1/file/detect
         """
-        return await self._call("file_detect", {"file": file})
+        return await self._call("file_detect", {"file": file, "upload": upload})
 
-    async def text_word_count(self, text: str) -> Result[TextWordCountResult]:
+    async def text_word_count(self, text: str, *, upload: str | None = None) -> Result[TextWordCountResult]:
         """Count words, characters, sentences and paragraphs.
 
         UTF-8 text in. Words are runs of letters and digits (inner ' - . allowed); each CJK ideograph or kana counts as a word. Characters are grapheme clusters. Sentences end in . ! ? … (or full-width forms); paragraphs are separated by blank lines. Reading time is words / 238 per minute. Invalid UTF-8 is 400.
 
         POST /v1/text/word-count
         """
-        return await self._call("text_word_count", {"text": text})
+        return await self._call("text_word_count", {"text": text, "upload": upload})
 
     async def text_diff(
-        self, *, a: str, b: str, context: int | None = None, labelA: str | None = None, labelB: str | None = None
+        self,
+        *,
+        a: str,
+        b: str,
+        context: int | None = None,
+        labelA: str | None = None,
+        labelB: str | None = None,
+        upload: str | None = None,
     ) -> Result[TextDiffResult]:
         """Diff two texts.
 
@@ -2097,25 +2478,29 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/text/diff
         """
-        return await self._call("text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB})
+        return await self._call(
+            "text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB, "upload": upload}
+        )
 
-    async def text_markdown_to_html(self, text: str, *, allowHtml: bool | None = None) -> Result[str]:
+    async def text_markdown_to_html(
+        self, text: str, *, allowHtml: bool | None = None, upload: str | None = None
+    ) -> Result[str]:
         """Render Markdown as HTML.
 
         UTF-8 Markdown in (CommonMark with tables, strikethrough, task lists and autolinks); an HTML fragment out. Raw HTML in the input is escaped unless `allowHtml=true` (then it passes through unchanged: only for trusted input). javascript:, vbscript:, file: and non-image data: links are never rendered as links. At most 2,000,000 bytes of Markdown (413 too_large), which keeps the worst input well inside the deadline.
 
         POST /v1/text/markdown-to-html
         """
-        return await self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml})
+        return await self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml, "upload": upload})
 
-    async def color_convert(self, *, color: str) -> Result[ColorConvertResult]:
+    async def color_convert(self, *, color: str, upload: str | None = None) -> Result[ColorConvertResult]:
         """Convert a colour.
 
         JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(), hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent), cmyk (percent), one decimal; alpha (0-1, three decimals) where given. Out-of-range or unreadable colours are 400 (naming an out-of-range number, never echoing the rest of the input).
 
         POST /v1/color/convert
         """
-        return await self._call("color_convert", {"color": color})
+        return await self._call("color_convert", {"color": color, "upload": upload})
 
     async def usage(self) -> Result[UsageResult]:
         """Usage of the key's account this month.
@@ -2170,3 +2555,57 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/keys/recover/confirm
         """
         return await self._call("keys_recover_confirm", {"email": email, "code": code})
+
+    async def uploads_create(self, *, filename: str, contentType: str, size: int) -> Result[str]:
+        """Start an upload of a large file.
+
+        JSON {filename, contentType, size}. Answers 201 with a presigned POST: send the file as multipart/form-data to `url`, with every field of `fields` first and the file last as the part named `file` (curl: one -F per field, then -F file=@scan.pdf). The POST is accepted until expiresAt; the file must be at most maxBytes, the plan's upload limit (a size over it is 413 here). Then name the upload on a file endpoint with ?upload=<id>: the answer is 202 and an operation. The file and the upload expire after 24 hours, and are deleted with the operation that used them. Not counted.
+
+        POST /v1/uploads
+        """
+        return await self._call("uploads_create", {"filename": filename, "contentType": contentType, "size": size})
+
+    async def operations_get(self) -> Result[OperationResult]:
+        """An operation's state and result.
+
+        status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several, e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and sha256; `details` holds the endpoint's other fields (e.g. compress's sizes). Failed: `error` {code, message} as the synchronous endpoint would have answered it; a failed or cancelled operation is not counted. While running, poll after Retry-After seconds. Another account's operation is 404. Not counted.
+
+        GET /v1/operations/{operation_id}
+        """
+        return await self._call("operations_get", {})
+
+    async def operations_delete(self) -> Result[str]:
+        """Cancel or delete an operation.
+
+        A running operation is cancelled (not counted; GET shows it as cancelled until it expires); an ended one is deleted with its result files and its uploads (GET is then 404). Answers 204. Not counted.
+
+        DELETE /v1/operations/{operation_id}
+        """
+        return await self._call("operations_delete", {})
+
+    async def webhooks_create(self, *, url: str) -> Result[str]:
+        """Register a webhook endpoint.
+
+        JSON {url}: a public HTTPS URL (checked after DNS resolution: private, loopback and link-local addresses are 400). Answers 201 with the endpoint and its secret (whsec_..., shown once). When an operation of the account ends, the endpoint receives {type: operation.succeeded|operation.failed|operation.cancelled, timestamp, data: the operation}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; verify with the standardwebhooks library). A delivery not answered 2xx within 15 s is retried, 8 attempts over 27.6 hours; webhook-id is the same on every attempt. At most 10 per account.
+
+        POST /v1/webhooks
+        """
+        return await self._call("webhooks_create", {"url": url})
+
+    async def webhooks_list(self) -> Result[WebhookList]:
+        """List the webhook endpoints.
+
+        The account's endpoints, oldest first, without their secrets. Not counted.
+
+        GET /v1/webhooks
+        """
+        return await self._call("webhooks_list", {})
+
+    async def webhooks_delete(self) -> Result[str]:
+        """Delete a webhook endpoint.
+
+        Deliveries to it stop, queued ones included. Answers 204. Not counted.
+
+        DELETE /v1/webhooks/{webhook_id}
+        """
+        return await self._call("webhooks_delete", {})

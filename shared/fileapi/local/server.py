@@ -8,6 +8,8 @@ preflights and CORS headers as the template's CorsConfiguration declares (fileap
 
 from __future__ import annotations
 
+import re
+
 from fastapi import FastAPI
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -27,10 +29,15 @@ class TemplateRouter:
         self.functions = functions
         self.local_pages = local_pages
         self.routes: dict[str, dict[str, ASGIApp]] = {}
+        # Paths with parameters ({name}: one segment, as API Gateway matches them), tried after exact paths.
+        self.patterns: list[tuple[re.Pattern[str], dict[str, ASGIApp]]] = []
         for spec in functions:
             app = serving_app(spec)
             for method, path in spec.routes:
                 self.routes.setdefault(path, {})[method] = app
+        for path, methods in self.routes.items():
+            if "{" in path:
+                self.patterns.append((re.compile(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(path)) + "$"), methods))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -41,7 +48,9 @@ class TemplateRouter:
         if self.local_pages is not None and scope["path"].startswith("/local/"):
             await self.local_pages(scope, receive, send)
             return
-        methods = self.routes.get(scope["path"])
+        methods = self.routes.get(scope["path"]) or next(
+            (methods for pattern, methods in self.patterns if pattern.match(scope["path"])), None
+        )
         if methods is None:
             error = http_error(StarletteHTTPException(404))
         elif scope["method"] not in methods:

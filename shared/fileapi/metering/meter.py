@@ -205,6 +205,17 @@ class Meter:
             view = replace(view, quota_remaining=view.quota_remaining + 1)
         return replace(admission, state=state, view=view, refunded=True)
 
+    def refund_admitted(
+        self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int
+    ) -> MeterState | None:
+        """Give back the unit of a request admitted earlier, perhaps by another process: an operation that failed
+        or was cancelled after its 202 (fileapi.operations), from the `day` of `period` it was admitted on. The
+        same write and fault handling as `refund`: a repeat right after is a no-op (the item's `last_refund` tag),
+        but the caller makes sure it asks once (the operation's record decides who settles). Returns the item
+        after it; None when it could not be written or there was nothing to give back (`period` is neither the
+        item's month nor the one before)."""
+        return self.settler.refund(account_id, period, request_id, shard, day=day)
+
     def usage(self, admission: Admission) -> UsageReport:
         """The contract's Usage resource of the admitted request's account, this UTC month (summed over the
         key's shards, read afresh when there are several), with its count per day so far."""

@@ -83,6 +83,24 @@ CONTRACT_PLANS: dict[str, Plan] = {
 }
 
 
+MIB = 1024 * 1024
+# The largest file an upload of each plan may carry (the presigned POST's content-length-range); a custom plan
+# (a contract) gets the top plans' bound.
+MAX_UPLOAD_BYTES: dict[str, int] = {
+    "starter": 100 * MIB,
+    "pro": 500 * MIB,
+    "growth": 1024 * MIB,
+    "scale": 2048 * MIB,
+    "business": 2048 * MIB,
+}
+CUSTOM_PLAN_MAX_UPLOAD_BYTES = 2048 * MIB
+
+
+def max_upload_bytes(plan: str) -> int:
+    """The largest upload, in bytes, a key on `plan` may make (100 MiB to 2 GiB)."""
+    return MAX_UPLOAD_BYTES.get(plan, CUSTOM_PLAN_MAX_UPLOAD_BYTES)
+
+
 class UnknownPlan(KeyError):
     """No plan of that name (the message lists the plans)."""
 

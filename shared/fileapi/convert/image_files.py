@@ -1,0 +1,23 @@
+"""Image conversion from a file to a file, for operations: the synchronous converter over a file Pillow reads
+on demand, so memory is bounded by the pixel limits (50 megapixels in and out), not by the file's size.
+Paths are strings, so that a conversion worker gets them pickled as they are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fileapi.convert.image import convert_image
+from fileapi.convert.image_io import ImageFormat
+
+
+def convert_image_file(source: str, out: str, *, to: ImageFormat, quality: int | None = None) -> dict[str, str]:
+    """The image in the file `source` re-encoded as `to` into `out`, as `fileapi.convert.image.convert_image`
+    does; the answer's headers beyond its type (X-Animation and X-Animation-Frames for an animated input).
+
+    :raises UnsupportedFormat: not an image of an accepted input format.
+    :raises TooLarge: more than 50 megapixels in, or over the output bounds.
+    :raises InvalidInput: truncated or corrupt, or a quality out of 1..100.
+    """
+    result = convert_image(Path(source), to=to, quality=quality)
+    Path(out).write_bytes(result.data)
+    return result.animation_headers()
