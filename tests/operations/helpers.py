@@ -78,6 +78,11 @@ def used(api: TestClient, key: str) -> int:
     return int(api.get("/v1/usage", headers=bearer(key)).json()["used_this_month"])
 
 
+def daily(api: TestClient, key: str) -> dict[str, int]:
+    """Requests counted on each day of this month for `key`, by date."""
+    return {day["date"]: day["requests"] for day in api.get("/v1/usage", headers=bearer(key)).json()["daily"]}
+
+
 def fetched(url: str) -> bytes:
     """The file a result's presigned link serves."""
     answer = httpx.get(url)

@@ -20,6 +20,7 @@ from tests.conftest import MakeKey
 from tests.operations.conftest import account_of, bearer
 from tests.operations.helpers import (
     accepted,
+    daily,
     fetched,
     pdf_with_pages,
     png_image,
@@ -143,6 +144,7 @@ def test_a_failed_operation_is_refunded_and_says_why(
 ) -> None:
     upload = upload_file(api, key, b"this is not a pdf", content_type="application/pdf")
     before = used(api, key)
+    days_before = daily(api, key)
     operation = accepted(api, key, "/v1/pdf/split", [upload], ranges="1")
     assert used(api, key) == before + 1
     executor_consumer.poll_once()
@@ -150,6 +152,7 @@ def test_a_failed_operation_is_refunded_and_says_why(
     assert ended["status"] == "failed" and "results" not in ended
     assert ended["error"] == {"code": "invalid_input", "message": "the body is not a PDF (no %PDF- header)"}
     assert used(api, key) == before
+    assert daily(api, key) == days_before  # given back from the day it was admitted on
 
 
 def test_a_redelivered_message_is_refunded_once(
