@@ -46,12 +46,10 @@ def get_file_services() -> FileServices:
     return services()
 
 
-def _answers_created(
-    model: type[UploadResult | WebhookResult], description: str, statuses: tuple[int, ...]
-) -> dict[str, Any]:
-    """Decorator arguments of a route answering 201 Created with `model`."""
+def _answers_created(model: type[UploadResult | WebhookResult], description: str) -> dict[str, Any]:
+    """Decorator arguments of a route answering 201 Created with `model` (its errors: the route's statuses)."""
     success: dict[str, Any] = {"description": description, "headers": METERING_HEADERS}
-    return {"response_model": model, "status_code": 201, "responses": {201: success, **error_responses(statuses)}}
+    return {"response_model": model, "status_code": 201, "responses": {201: success}}
 
 
 def _created(model: UploadResult | WebhookResult) -> Response:
@@ -63,7 +61,8 @@ def _created(model: UploadResult | WebhookResult) -> Response:
 @files.post(
     "/v1/uploads",
     "Start an upload of a large file",
-    _answers_created(UploadResult, "The presigned POST", (400, 401, 403, 413, 429, 500, 503)),
+    _answers_created(UploadResult, "The presigned POST"),
+    statuses=(*STATUSES, 413),  # a size over the plan's upload limit
     **named("uploads_create"),
 )
 async def create_upload(payload: UploadRequest, admission: Annotated[Admission, Depends(self_service)]) -> Response:
@@ -138,7 +137,7 @@ def _webhook(webhook: Webhook, *, with_secret: bool = False) -> WebhookResult:
 @files.post(
     "/v1/webhooks",
     "Register a webhook endpoint",
-    _answers_created(WebhookResult, "The endpoint, with its secret", STATUSES),
+    _answers_created(WebhookResult, "The endpoint, with its secret"),
     **named("webhooks_create"),
 )
 async def create_webhook(payload: WebhookRequest, admission: Annotated[Admission, Depends(self_service)]) -> Response:
