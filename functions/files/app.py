@@ -18,10 +18,10 @@ from fileapi.models.files import (
     iso_seconds,
 )
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERING_HEADERS, error_responses, named
+from fileapi.web.docs import METERING_HEADERS, POLLED_HEADERS, error_responses, named
 from fileapi.web.invocation import off_the_loop
 from fileapi.web.metering import SelfServiceRoute, self_service
-from fileapi.web.routes import Routes, json_response
+from fileapi.web.routes import Routes, answers_json, json_response
 from fileapi.web.services import get_meter
 
 if TYPE_CHECKING:  # the stores come with botocore, on first use (fileapi.cold_imports)
@@ -92,9 +92,11 @@ async def create_upload(payload: UploadRequest, admission: Annotated[Admission, 
     )
 
 
-@files.get(
-    "/v1/operations/{operation_id}", "An operation's state and result", OperationResult, **named("operations_get")
-)
+POLLED = answers_json(OperationResult)
+POLLED["responses"][200]["headers"] = POLLED_HEADERS  # while it runs: Retry-After, seconds until the next GET
+
+
+@files.get("/v1/operations/{operation_id}", "An operation's state and result", POLLED, **named("operations_get"))
 async def get_operation(operation_id: OperationId, admission: Annotated[Admission, Depends(self_service)]) -> Response:
     """status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several,
     e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and
