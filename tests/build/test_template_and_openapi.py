@@ -160,6 +160,13 @@ def test_an_idempotency_key_in_flight_says_when_to_retry() -> None:
         assert set(conflict["headers"]) == {"Retry-After", "X-Request-Id"}
 
 
+def test_a_running_operation_says_when_to_poll_again() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    polled = spec["paths"]["/v1/operations/{operation_id}"]["get"]["responses"]["200"]
+    assert polled["headers"]["Retry-After"] == {"$ref": "#/components/headers/Retry-After"}
+    assert polled["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/OperationResult"}
+
+
 def test_bounds_are_in_the_schema() -> None:
     spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
     parameters = spec["paths"]["/v1/data/json-format"]["post"]["parameters"]

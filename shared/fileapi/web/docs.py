@@ -71,6 +71,8 @@ METERING_HEADERS: dict[str, Any] = _refs(*HEADER_DESCRIPTIONS, "X-Request-Id")
 # unit was given back); 429s carry them and Retry-After; 503s carry Retry-After.
 _RATE_REFUSAL_HEADERS: dict[str, Any] = _refs("Retry-After", *HEADER_DESCRIPTIONS, "X-Request-Id")
 _RETRY_HEADERS: dict[str, Any] = _refs("Retry-After", "X-Request-Id")
+# A successful answer that may also say when to ask again (an operation still running).
+POLLED_HEADERS: dict[str, Any] = {**METERING_HEADERS, **_refs("Retry-After")}
 
 _ERRORS_BY_STATUS: dict[int, list[type[ApiError]]] = {}
 for _error in ALL_ERRORS:
