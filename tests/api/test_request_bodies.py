@@ -111,8 +111,13 @@ def test_every_bytes_in_route_takes_its_file_and_options_as_a_form(api: TestClie
     form = api.post(path, data=params, files={"file": ("input", data)}, headers=auth(key))
     assert raw.status_code == 200, raw.text
     assert (form.status_code, form.headers["content-type"]) == (200, raw.headers["content-type"]), form.text
-    if path not in ("/v1/pdf/split", "/v1/pdf/rotate", "/v1/pdf/watermark", "/v1/pdf/flatten", "/v1/pdf/protect"):
-        assert form.content == raw.content  # (the PDF writers put a fresh document id in each result)
+    # (the PDF writers put a fresh document id in each result: qpdf's is the time's when the input has none)
+    if path == "/v1/pdf/compress":
+        sizes = {name: value for name, value in raw.json().items() if name != "bytes"}
+        assert {name: value for name, value in form.json().items() if name != "bytes"} == sizes
+        assert len(form.json()["bytes"]) == len(raw.json()["bytes"])
+    elif path not in ("/v1/pdf/split", "/v1/pdf/rotate", "/v1/pdf/watermark", "/v1/pdf/flatten", "/v1/pdf/protect"):
+        assert form.content == raw.content
 
 
 def test_a_single_file_part_may_have_any_name(api: TestClient, key: str) -> None:
