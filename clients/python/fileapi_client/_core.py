@@ -38,6 +38,8 @@ class Operation:
     fields: tuple[str, ...]
     files: tuple[str, ...]
     result: Literal["json", "text", "bytes", "media", "redirect"]
+    # Keys of the JSON answer that hold dots (a favicon set's file names): one step of a result's field path.
+    dotted_keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,8 @@ class ApiError(Exception):
     """An ApiError answer. Subclasses, one per code, are in `fileapi_client.errors`."""
 
     code: str = "api_error"
+    # Set when the error is an operation's (it failed or was cancelled): the operation's id.
+    operation_id: str | None = None
 
     def __init__(
         self,
@@ -191,15 +195,15 @@ def _text(value: Any, name: str) -> bytes:
     return value.encode("utf-8") if isinstance(value, str) else read_file(value, name)
 
 
-def prepare(operation: Operation, arguments: Mapping[str, Any]) -> PreparedRequest:
-    """The HTTP request of one call: query parameters, the body and its content type."""
-    params = {name: _query_value(arguments[name]) for name in operation.query if arguments.get(name) is not None}
-    headers: dict[str, str] = {}
+def query_params(operation: Operation, arguments: Mapping[str, Any]) -> dict[str, str]:
+    """The query parameters of one call (the ones given)."""
+    return {name: _query_value(arguments[name]) for name in operation.query if arguments.get(name) is not None}
+
+
+def request_body(operation: Operation, arguments: Mapping[str, Any]) -> bytes | None:
+    """The body of a call with a text, JSON or fields body (None for the other kinds)."""
     content: bytes | None = None
-    files = None
-    if operation.body == "file":
-        content = read_file(arguments["file"], "file")
-    elif operation.body == "text":
+    if operation.body == "text":
         content = _text(arguments["text"], "text")
     elif operation.body == "json":
         data = arguments["data"]
@@ -216,6 +220,17 @@ def prepare(operation: Operation, arguments: Mapping[str, Any]) -> PreparedReque
             if arguments.get(name) is not None
         }
         content = json.dumps(document, ensure_ascii=False).encode("utf-8")
+    return content
+
+
+def prepare(operation: Operation, arguments: Mapping[str, Any]) -> PreparedRequest:
+    """The HTTP request of one call: query parameters, the body and its content type."""
+    params = query_params(operation, arguments)
+    headers: dict[str, str] = {}
+    content = request_body(operation, arguments)
+    files = None
+    if operation.body == "file":
+        content = read_file(arguments["file"], "file")
     elif operation.body == "multipart":
         files = []
         for name in operation.fields:
