@@ -44,10 +44,10 @@ test: install tools node
 	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 	@$(MAKE) --no-print-directory test-node
 
-## The large-file operations (a 1,200-page ~120 MB PDF split, merged and compressed; a 100 MB PNG to WebP)
-## through the executor on moto's S3 and SQS: minutes, so not part of `make test`.
-test-large: install
-	$(BIN)/python -m pytest tests/operations -m large -q
+## Only the large-file operations (a 1,200-page ~120 MB PDF split, merged and compressed; a 100 MB PNG to WebP)
+## on `fileapi serve` and `fileapi operations` over moto's S3 and SQS; `make test` runs them too.
+test-large: install tools
+	$(BIN)/python -m pytest tests/server/test_large_files.py -m large -ra
 
 test-node: install node
 	@if command -v npm >/dev/null 2>&1; then cd clients/node && npm test --silent; fi

@@ -13,8 +13,9 @@ from operations import ROOT, operations
 
 MCP_README = ROOT / "clients" / "mcp" / "README.md"
 START, END = "<!-- tools: written by clients/generate.py -->", "<!-- /tools -->"
-# Operations that convert nothing: the account's and the probes' (their tags in the document).
-SERVICE_TAGS = ("Account", "Probe")
+# Operations that convert nothing: the account's, the probes' and the files' (uploads, operations, webhooks), by
+# their tags in the document.
+SERVICE_TAGS = ("Account", "Probe", "Files")
 
 
 def tools_sentence(spec: dict[str, Any]) -> str:

@@ -37,21 +37,11 @@ def test_the_document_has_the_client_operations() -> None:
     all_ids = [entry["operationId"] for methods in SPEC["paths"].values() for entry in methods.values()]
     assert len(all_ids) == len(set(all_ids))
     internal = set(all_ids) - IDS
-    # webhooks_stripe: called by the payment provider; the others: uploads, operations and webhooks, whose
-    # client support comes with the SDKs' transparent uploads (functions/files/app.py, FOR_CLIENTS_LATER)
-    assert internal == {
-        "webhooks_stripe",
-        "uploads",
-        "operations_operation_id_get",
-        "operations_operation_id_delete",
-        "webhooks_post",
-        "webhooks_get",
-        "webhooks_webhook_id",
-    }
-    # /v1: the 39 conversions, usage, key rotation, billing portal and the 2 recovery steps; plus
-    # /health, /openapi.json and the error page (/docs/errors).
-    assert sum(operation.path.startswith("/v1/") for operation in OPERATIONS) == 44
-    assert len(IDS) == 47
+    assert internal == {"webhooks_stripe"}  # called by the payment provider
+    # /v1: the 39 conversions, usage, key rotation, billing portal, the 2 recovery steps, and the 6 of uploads,
+    # operations and webhooks; plus /health, /openapi.json and the error page (/docs/errors).
+    assert sum(operation.path.startswith("/v1/") for operation in OPERATIONS) == 50
+    assert len(IDS) == 53
 
 
 def test_generated_files_are_current() -> None:
@@ -81,14 +71,14 @@ def test_the_mcp_readme_gives_the_number_of_tools_the_server_lists() -> None:
     readme = MCP_README.read_text(encoding="utf-8")
     said = re.search(re.escape(START) + r"(\d+): the (\d+) conversions, (.*?)" + re.escape(END), readme)
     assert said is not None, readme[:400]
-    assert int(said.group(1)) == len(build_tools(mcp_spec())) == 47
-    assert said.group(3).count("`") // 2 == int(said.group(1)) - int(said.group(2)) == 8
+    assert int(said.group(1)) == len(build_tools(mcp_spec())) == 53
+    assert said.group(3).count("`") // 2 == int(said.group(1)) - int(said.group(2)) == 14
 
 
 def test_a_stale_count_in_the_mcp_readme_is_rewritten() -> None:
     rewritten = mcp_readme(f"a tool ({START}46: the 39 conversions, `health`{END}), built", SPEC)
     assert rewritten == f"a tool ({START}{tools_sentence(SPEC)}{END}), built"
-    assert tools_sentence(SPEC).startswith("47: the 39 conversions, `health`, `openapi_json`, ")
+    assert tools_sentence(SPEC).startswith("53: the 39 conversions, `health`, `openapi_json`, ")
     with pytest.raises(ValueError, match="no <!-- tools"):
         mcp_readme("46 tools", SPEC)
 

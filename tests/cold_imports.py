@@ -72,6 +72,8 @@ CONVERTING = (
     "fileapi.convert",
     "fileapi.convert.deadline",
     "fileapi.convert.payload",
+    "fileapi.isolation",
+    "fileapi.isolation.files",  # stdlib only: an operation's input file (web.conversions)
 )
 
 # By function (its CodeUri's directory under functions/).

@@ -3,6 +3,7 @@ whole session, a Meter over it, keys, and the composed local API as a test clien
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import logging
 import os
@@ -20,6 +21,9 @@ from fileapi.metering.dynamo.connect import dynamo_stores
 from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.meter import Meter
 from fileapi.metering.storage import AccountStore, Stores
+from fileapi.operations.aws import create_local_resources
+from fileapi.operations.services import FileServices, build_file_services, use_file_services
+from fileapi.settings import load_settings
 from fileapi.web.logs import logger
 from fileapi.web.services import use_stores
 from tests.helpers import CORPUS
@@ -97,6 +101,26 @@ def api(stores: Stores) -> Iterator[TestClient]:
     with TestClient(create_local_app(), raise_server_exceptions=False) as client:
         yield client
     use_stores(None)
+
+
+@pytest.fixture()
+def files(dynamodb_endpoint: str, table: DynamoTable) -> Iterator[FileServices]:
+    """File services on the session's endpoint: a new bucket and queues, loopback webhooks allowed."""
+    settings = dataclasses.replace(
+        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, webhooks_allow_loopback=True
+    )
+    resources = create_local_resources(settings, prefix=f"t{uuid.uuid4().hex[:8]}-")
+    settings = dataclasses.replace(
+        settings,
+        bucket=resources.bucket,
+        operations_queue_url=resources.operations_queue_url,
+        webhooks_queue_url=resources.webhooks_queue_url,
+        webhooks_dlq_url=resources.webhooks_dlq_url,
+    )
+    services = build_file_services(settings, table)
+    use_file_services(services)
+    yield services
+    use_file_services(None)
 
 
 @pytest.fixture()

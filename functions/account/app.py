@@ -37,6 +37,12 @@ recovery = Routes(public, statuses=(400, 429, 500, 503), metered=False)
 RECOVER_MIN_SECONDS = 0.6
 
 
+def _secret(response: Response) -> Response:
+    """An answer that carries a new API key: never kept, by a cache or for an Idempotency-Key's repeat."""
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
 def _source(request: Request) -> str:
     context = request.scope.get("aws.event", {}).get("requestContext", {})
     return str(context.get("http", {}).get("sourceIp") or (request.client.host if request.client else "unknown"))
@@ -54,7 +60,7 @@ async def rotate(admission: Annotated[Admission, Depends(self_service)]) -> Resp
     Usage and limits carry over; the new key is also e-mailed to the account address. Not counted. Response:
     {message, api_key}."""
     key = await run_in_threadpool(get_key_service().rotate_account, admission.account_id, admission.key_hash)
-    return json_response(KeysRotateResult(message=ROTATED, api_key=key))
+    return _secret(json_response(KeysRotateResult(message=ROTATED, api_key=key)))
 
 
 @accounts.get(
@@ -96,7 +102,7 @@ async def confirm(payload: ConfirmRequest, request: Request) -> Response:
     needed."""
     source = _source(request)
     key = await run_in_threadpool(get_key_service().confirm_recovery, payload.email, payload.code, source=source)
-    return json_response(KeysRecoverConfirmResult(message=RECOVERED, api_key=key))
+    return _secret(json_response(KeysRecoverConfirmResult(message=RECOVERED, api_key=key)))
 
 
 app = create_app(router, public, title="Account")

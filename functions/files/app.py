@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Depends, Path
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from fileapi.metering.meter import Admission
@@ -19,8 +18,9 @@ from fileapi.models.files import (
     iso_seconds,
 )
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import error_responses
-from fileapi.web.metering import MeteredRoute, self_service
+from fileapi.web.docs import METERING_HEADERS, error_responses, named
+from fileapi.web.invocation import off_the_loop
+from fileapi.web.metering import SelfServiceRoute, self_service
 from fileapi.web.routes import Routes, json_response
 from fileapi.web.services import get_meter
 
@@ -28,15 +28,15 @@ if TYPE_CHECKING:  # the stores come with botocore, on first use (fileapi.cold_i
     from fileapi.operations.services import FileServices
     from fileapi.webhooks.store import Webhook
 
-router = APIRouter(route_class=MeteredRoute, tags=["Files"])
+router = APIRouter(route_class=SelfServiceRoute, tags=["Files"])
 STATUSES = (400, 401, 403, 404, 429, 500, 503)
 files = Routes(router, statuses=STATUSES)
 OperationId = Annotated[str, Path(max_length=64, description="The operation's id (op_...).")]
 WebhookId = Annotated[str, Path(max_length=64, description="The webhook's id (wh_...).")]
-# Until the SDKs and the MCP server take uploads and operations (they need path parameters and a polling
-# helper), these routes are marked x-internal: documented here, left out of the generated clients.
-FOR_CLIENTS_LATER: dict[str, Any] = {"openapi_extra": {"x-internal": True}}
-NO_CONTENT = {"status_code": 204, "responses": {204: {"description": "Done"}, **error_responses(STATUSES)}}
+NO_CONTENT = {
+    "status_code": 204,
+    "responses": {204: {"description": "Done", "headers": METERING_HEADERS}, **error_responses(STATUSES)},
+}
 
 
 def get_file_services() -> FileServices:
@@ -50,7 +50,7 @@ def _answers_created(
     model: type[UploadResult | WebhookResult], description: str, statuses: tuple[int, ...]
 ) -> dict[str, Any]:
     """Decorator arguments of a route answering 201 Created with `model`."""
-    success: dict[str, Any] = {"description": description}
+    success: dict[str, Any] = {"description": description, "headers": METERING_HEADERS}
     return {"response_model": model, "status_code": 201, "responses": {201: success, **error_responses(statuses)}}
 
 
@@ -64,7 +64,7 @@ def _created(model: UploadResult | WebhookResult) -> Response:
     "/v1/uploads",
     "Start an upload of a large file",
     _answers_created(UploadResult, "The presigned POST", (400, 401, 403, 413, 429, 500, 503)),
-    **FOR_CLIENTS_LATER,
+    **named("uploads_create"),
 )
 async def create_upload(payload: UploadRequest, admission: Annotated[Admission, Depends(self_service)]) -> Response:
     """JSON {filename, contentType, size}. Answers 201 with a presigned POST: send the file as
@@ -74,7 +74,7 @@ async def create_upload(payload: UploadRequest, admission: Annotated[Admission, 
     with ?upload=<id>: the answer is 202 and an operation. The file and the upload expire after 24 hours, and
     are deleted with the operation that used them. Not counted."""
     services = get_file_services()
-    upload, post = await run_in_threadpool(
+    upload, post = await off_the_loop(
         services.uploads.create,
         admission.account_id,
         admission.state.plan,
@@ -93,7 +93,9 @@ async def create_upload(payload: UploadRequest, admission: Annotated[Admission, 
     )
 
 
-@files.get("/v1/operations/{operation_id}", "An operation's state and result", OperationResult, **FOR_CLIENTS_LATER)
+@files.get(
+    "/v1/operations/{operation_id}", "An operation's state and result", OperationResult, **named("operations_get")
+)
 async def get_operation(operation_id: OperationId, admission: Annotated[Admission, Depends(self_service)]) -> Response:
     """status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several,
     e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and
@@ -101,15 +103,19 @@ async def get_operation(operation_id: OperationId, admission: Annotated[Admissio
     as the synchronous endpoint would have answered it; a failed or cancelled operation is not counted. While
     running, poll after Retry-After seconds. Another account's operation is 404. Not counted."""
     services = get_file_services()
-    operation = await run_in_threadpool(services.operations.owned, operation_id, admission.account_id)
-    response = json_response(await run_in_threadpool(services.operations.view, operation))
+    operation = await off_the_loop(services.operations.owned, operation_id, admission.account_id)
+    response = json_response(await off_the_loop(services.operations.view, operation))
     if not operation.ended:
         response.headers["Retry-After"] = "2"
     return response
 
 
 @files.route(
-    "DELETE", "/v1/operations/{operation_id}", "Cancel or delete an operation", NO_CONTENT, **FOR_CLIENTS_LATER
+    "DELETE",
+    "/v1/operations/{operation_id}",
+    "Cancel or delete an operation",
+    NO_CONTENT,
+    **named("operations_delete"),
 )
 async def delete_operation(
     operation_id: OperationId, admission: Annotated[Admission, Depends(self_service)]
@@ -117,8 +123,8 @@ async def delete_operation(
     """A running operation is cancelled (not counted; GET shows it as cancelled until it expires); an ended one
     is deleted with its result files and its uploads (GET is then 404). Answers 204. Not counted."""
     services = get_file_services()
-    operation = await run_in_threadpool(services.operations.owned, operation_id, admission.account_id)
-    await run_in_threadpool(services.operations.cancel_or_delete, operation, get_meter())
+    operation = await off_the_loop(services.operations.owned, operation_id, admission.account_id)
+    await off_the_loop(services.operations.cancel_or_delete, operation, get_meter())
     return Response(status_code=204)
 
 
@@ -133,7 +139,7 @@ def _webhook(webhook: Webhook, *, with_secret: bool = False) -> WebhookResult:
     "/v1/webhooks",
     "Register a webhook endpoint",
     _answers_created(WebhookResult, "The endpoint, with its secret", STATUSES),
-    **FOR_CLIENTS_LATER,
+    **named("webhooks_create"),
 )
 async def create_webhook(payload: WebhookRequest, admission: Annotated[Admission, Depends(self_service)]) -> Response:
     """JSON {url}: a public HTTPS URL (checked after DNS resolution: private, loopback and link-local addresses
@@ -143,23 +149,23 @@ async def create_webhook(payload: WebhookRequest, admission: Annotated[Admission
     webhook-signature; verify with the standardwebhooks library). A delivery not answered 2xx within 15 s is
     retried, 8 attempts over 27.6 hours; webhook-id is the same on every attempt. At most 10 per account."""
     services = get_file_services()
-    webhook = await run_in_threadpool(services.webhooks.register, admission.account_id, payload.url)
+    webhook = await off_the_loop(services.webhooks.register, admission.account_id, payload.url)
     return _created(_webhook(webhook, with_secret=True))
 
 
-@files.get("/v1/webhooks", "List the webhook endpoints", WebhookList, **FOR_CLIENTS_LATER)
+@files.get("/v1/webhooks", "List the webhook endpoints", WebhookList, **named("webhooks_list"))
 async def list_webhooks(admission: Annotated[Admission, Depends(self_service)]) -> Response:
     """The account's endpoints, oldest first, without their secrets. Not counted."""
-    hooks = await run_in_threadpool(get_file_services().webhooks.store.list, admission.account_id)
+    hooks = await off_the_loop(get_file_services().webhooks.store.list, admission.account_id)
     return json_response(WebhookList(webhooks=[_webhook(hook) for hook in hooks]))
 
 
-@files.route("DELETE", "/v1/webhooks/{webhook_id}", "Delete a webhook endpoint", NO_CONTENT, **FOR_CLIENTS_LATER)
+@files.route("DELETE", "/v1/webhooks/{webhook_id}", "Delete a webhook endpoint", NO_CONTENT, **named("webhooks_delete"))
 async def delete_webhook(webhook_id: WebhookId, admission: Annotated[Admission, Depends(self_service)]) -> Response:
     """Deliveries to it stop, queued ones included. Answers 204. Not counted."""
     services = get_file_services()
-    webhook = await run_in_threadpool(services.webhooks.owned, admission.account_id, webhook_id)
-    await run_in_threadpool(services.webhooks.store.delete, admission.account_id, webhook.id)
+    webhook = await off_the_loop(services.webhooks.owned, admission.account_id, webhook_id)
+    await off_the_loop(services.webhooks.store.delete, admission.account_id, webhook.id)
     return Response(status_code=204)
 
 

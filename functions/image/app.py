@@ -74,10 +74,7 @@ readers = Routes(router, body=IMAGE_BODY, statuses=ISOLATED_STATUSES)
 
 
 def _image(result: ImageResult) -> Response:
-    headers = None
-    if result.animation is not None:
-        headers = {"X-Animation": result.animation.outcome.value, "X-Animation-Frames": str(result.animation.frames)}
-    return Response(result.data, media_type=result.media_type, headers=headers)
+    return Response(result.data, media_type=result.media_type, headers=result.animation_headers() or None)
 
 
 @images.post("/v1/image/convert", "Convert an image to another format")

@@ -212,6 +212,13 @@ WORK_DIR = Variable(
     "where operations stream their files",
     default_note="the system's temporary folder",
 )
+WEBHOOK_SCHEDULE = Variable(
+    "FILEAPI_WEBHOOK_SCHEDULE",
+    "list",
+    None,
+    "seconds to wait before each attempt of a webhook delivery, the first included (comma-separated)",
+    default_note="Standard Webhooks': 0,5,300,1800,7200,18000,36000,36000 (8 attempts over 27.6 hours)",
+)
 WEBHOOKS_ALLOW_LOOPBACK = Variable(
     "FILEAPI_WEBHOOKS_ALLOW_LOOPBACK",
     "flag",
@@ -302,6 +309,7 @@ VARIABLES: tuple[Variable, ...] = (
     RESULT_LINK_SECONDS,
     FILES_RETENTION_DAYS,
     WORK_DIR,
+    WEBHOOK_SCHEDULE,
     WEBHOOKS_ALLOW_LOOPBACK,
     UPGRADE_URL,
     MAILER,
@@ -369,6 +377,7 @@ class Settings:
     result_link_seconds: int = DEFAULT_RESULT_LINK_SECONDS
     files_retention_days: int = DEFAULT_FILES_RETENTION_DAYS
     work_dir: Path | None = None  # None: the system's temporary folder
+    webhook_schedule: tuple[int, ...] | None = None  # None: fileapi.webhooks.delivery.SCHEDULE_SECONDS
     webhooks_allow_loopback: bool = False
 
 
@@ -427,8 +436,22 @@ def load_settings() -> Settings:
         result_link_seconds=RESULT_LINK_SECONDS.integer(),
         files_retention_days=FILES_RETENTION_DAYS.integer(),
         work_dir=Path(WORK_DIR.text()) if WORK_DIR.value() else None,
+        webhook_schedule=_seconds_list(WEBHOOK_SCHEDULE),
         webhooks_allow_loopback=WEBHOOKS_ALLOW_LOOPBACK.value() == "1",
     )
+
+
+def _seconds_list(variable: Variable) -> tuple[int, ...] | None:
+    """A comma-separated list of whole seconds (>= 0), or None when unset.
+
+    :raises ValueError: an item that is not a whole number of seconds.
+    """
+    items = variable.items()
+    if items is None:
+        return None
+    if not all(item.isdigit() for item in items):
+        raise ValueError(f"{variable.name} must be whole seconds separated by commas, not {variable.value()!r}")
+    return tuple(int(item) for item in items)
 
 
 def child_environment(**extra: str) -> dict[str, str]:

@@ -45,12 +45,21 @@ def test_the_binder_was_checked_against_the_installed_frameworks() -> None:
 
 
 def test_every_metered_endpoint_is_bound() -> None:
-    binders = {route.path: Binder.of(route.endpoint, provided=(Admission,)) for route in metered_routes()}
-    assert len(binders) == 39 + 3  # the contract tables' conversions; usage, key rotation, billing portal
+    binders = {route.path: route.binder for route in metered_routes()}
+    # The contract tables' conversions; usage, key rotation, billing portal; uploads, operations and webhooks.
+    assert len(binders) == 39 + 3 + 4
     assert {path for path, binder in binders.items() if Admission in binder.provided} == {
         "/v1/usage",
         "/v1/keys/rotate",
         "/v1/billing/portal",
+        "/v1/uploads",
+        "/v1/operations/{operation_id}",
+        "/v1/webhooks",
+        "/v1/webhooks/{webhook_id}",
+    }
+    assert {path for path, binder in binders.items() if binder.path} == {
+        "/v1/operations/{operation_id}",
+        "/v1/webhooks/{webhook_id}",
     }
 
 

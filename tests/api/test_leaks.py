@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from fileapi.operations.services import FileServices
 from fileapi.web.spec import OPENAPI_PATH
 from tests.helpers import auth
 
@@ -41,7 +42,9 @@ def body_for(path: str, operation: dict[str, Any]) -> dict[str, Any]:
     return {"content": (SENTINEL + " " + SENTINEL).encode()}
 
 
-def test_no_sentinel_in_logs_files_or_messages(api: TestClient, key: str, log_output: io.StringIO) -> None:
+def test_no_sentinel_in_logs_files_or_messages(
+    api: TestClient, key: str, files: FileServices, log_output: io.StringIO
+) -> None:
     spec = json.loads(OPENAPI_PATH.read_text())
     watched = [Path(tempfile.gettempdir()), Path.cwd()]
     before = {folder: set(os.listdir(folder)) for folder in watched}

@@ -103,12 +103,38 @@ def test_metered_operations_document_errors_headers_and_security() -> None:
                 continue
             assert operation["security"] == [{"apiKey": []}]
             assert {"401", "403", "429", "500"} <= set(operation["responses"])
-            success = operation["responses"].get("200") or operation["responses"]["303"]
+            responses = operation["responses"]
+            success = next(responses[status] for status in ("200", "201", "204", "303") if status in responses)
             assert "X-Quota-Remaining" in success["headers"] or "Location" in success["headers"]
             if path.startswith("/v1/data/"):
                 assert set(operation["responses"]) >= CONTRACT_ERRORS
                 assert operation["requestBody"]["required"] is True
                 assert operation["summary"]
+
+
+def test_conversions_declare_their_operation_and_posts_their_idempotency_key() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    conversions = 0
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            names = {parameter["name"] for parameter in operation.get("parameters", [])}
+            if "Idempotency-Key" not in names:
+                assert method != "post" or not operation["security"], (method, path)
+                continue
+            if "202" in operation["responses"]:
+                conversions += 1
+                assert {"upload", "Prefer"} <= names
+                accepted = operation["responses"]["202"]
+                assert accepted["content"]["application/json"]["schema"] == {
+                    "$ref": "#/components/schemas/OperationResult"
+                }
+                assert {"Location", "Retry-After", "Preference-Applied", "X-Quota-Remaining"} <= set(
+                    accepted["headers"]
+                )
+                assert {"404", "409", "422"} <= set(operation["responses"])
+            else:
+                assert {"409", "422"} <= set(operation["responses"])
+    assert conversions == 39
 
 
 def test_bounds_are_in_the_schema() -> None:

@@ -1,6 +1,7 @@
 """The IAM policies of template.yaml, read as data: the converter functions may read a key's link and read and
-write the admission attributes of account items, and nothing wider; key and e-mail changes stay with the
-account and billing functions."""
+write the admission attributes of account items, their Idempotency-Key items and the uploads and operations they
+accept, and nothing wider; the Files, Operations and Webhooks functions hold exactly their own; key and e-mail
+changes stay with the account and billing functions."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ CONVERTERS = ("DataFunction", "ImageFunction", "PdfFunction", "CodesFunction", "
 ACCOUNT_WRITERS = ("AccountFunction", "BillingEventsFunction")
 TABLE = "MeteringTable.Arn"
 
-EXPECTED_CONVERTER_STATEMENTS = [
+READ_KEY_LINKS = [
     {
         "Sid": "ReadKeyLinks",
         "Effect": "Allow",
@@ -29,8 +30,13 @@ EXPECTED_CONVERTER_STATEMENTS = [
             "StringEqualsIfExists": {"dynamodb:Select": "SPECIFIC_ATTRIBUTES"},
         },
     },
-    {
-        "Sid": "AdmitOnAccountItems",
+]
+
+
+def on_account_items(sid: str) -> dict[str, Any]:
+    """The statement that reads and writes the admission attributes of account items (admission and refunds)."""
+    return {
+        "Sid": sid,
         "Effect": "Allow",
         "Action": ["dynamodb:GetItem", "dynamodb:UpdateItem"],
         "Resource": TABLE,
@@ -42,8 +48,93 @@ EXPECTED_CONVERTER_STATEMENTS = [
                 "dynamodb:ReturnValues": ["NONE", "ALL_NEW"],
             },
         },
-    },
+    }
+
+
+def on_items(sid: str, actions: list[str], prefixes: list[str]) -> dict[str, Any]:
+    """A statement of `actions` on the items whose partition keys start with one of `prefixes`."""
+    return {
+        "Sid": sid,
+        "Effect": "Allow",
+        "Action": actions,
+        "Resource": TABLE,
+        "Condition": {"ForAllValues:StringLike": {"dynamodb:LeadingKeys": prefixes}},
+    }
+
+
+def on_objects(sid: str, actions: list[str], *prefixes: str) -> dict[str, Any]:
+    """A statement of `actions` on the bucket's objects under `prefixes`."""
+    resources = [f"${{FilesBucket.Arn}}/{prefix}*" for prefix in prefixes]
+    return {
+        "Sid": sid,
+        "Effect": "Allow",
+        "Action": actions,
+        "Resource": resources[0] if len(prefixes) == 1 else resources,
+    }
+
+
+def listing(sid: str) -> dict[str, Any]:
+    """The bucket listing under results/ (to delete an operation's files), and nothing else."""
+    return {
+        "Sid": sid,
+        "Effect": "Allow",
+        "Action": ["s3:ListBucket"],
+        "Resource": "FilesBucket.Arn",
+        "Condition": {"StringLike": {"s3:prefix": ["results/*"]}},
+    }
+
+
+IDEMPOTENCY = [
+    on_items("IdempotencyKeys", ["dynamodb:UpdateItem"], ["IDEMPOTENCY#*"]),
+    on_objects("KeptAnswers", ["s3:GetObject", "s3:PutObject"], "idempotency/"),
 ]
+EXPECTED_CONVERTER_STATEMENTS = [
+    *READ_KEY_LINKS,
+    on_account_items("AdmitOnAccountItems"),
+    *IDEMPOTENCY,
+    on_items("AcceptOperations", ["dynamodb:GetItem", "dynamodb:UpdateItem"], ["UPLOAD#*", "OPERATION#*"]),
+    on_objects("ReadUploadsKeepBodies", ["s3:GetObject", "s3:PutObject"], "uploads/"),
+    {"Sid": "QueueOperations", "Effect": "Allow", "Action": ["sqs:SendMessage"], "Resource": "OperationsQueue.Arn"},
+]
+EXPECTED = {
+    "FilesFunction": [
+        *READ_KEY_LINKS,
+        on_account_items("AdmitOnAccountItems"),
+        *IDEMPOTENCY,
+        on_items(
+            "UploadsOperationsWebhooks",
+            ["dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"],
+            ["UPLOAD#*", "OPERATION#*", "WEBHOOKS#*"],
+        ),
+        on_objects(
+            "SignReadAndDeleteFiles", ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"], "uploads/", "results/"
+        ),
+        listing("ListResultsToDeleteThem"),
+    ],
+    "OperationsFunction": [
+        on_account_items("RefundOnAccountItems"),
+        on_items("RunOperations", ["dynamodb:GetItem", "dynamodb:UpdateItem"], ["OPERATION#*", "UPLOAD#*"]),
+        on_items("ListWebhooks", ["dynamodb:Query"], ["WEBHOOKS#*"]),
+        on_objects("ReadUploads", ["s3:GetObject"], "uploads/"),
+        on_objects("WriteResults", ["s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload"], "results/"),
+        listing("ListResultsToDeleteThem"),
+        {
+            "Sid": "QueueWebhookDeliveries",
+            "Effect": "Allow",
+            "Action": ["sqs:SendMessage"],
+            "Resource": "WebhooksQueue.Arn",
+        },
+    ],
+    "WebhooksFunction": [
+        on_items("ReadEndpoints", ["dynamodb:GetItem"], ["WEBHOOKS#*"]),
+        {
+            "Sid": "RequeueAndDeadLetter",
+            "Effect": "Allow",
+            "Action": ["sqs:SendMessage"],
+            "Resource": ["WebhooksQueue.Arn", "WebhooksDeadLetterQueue.Arn"],
+        },
+    ],
+}
 
 
 def statements(function: str) -> list[dict[str, Any]]:
@@ -53,12 +144,25 @@ def statements(function: str) -> list[dict[str, Any]]:
 
 def test_every_function_is_covered() -> None:
     functions = {name for name, resource in RESOURCES.items() if resource["Type"] == "AWS::Serverless::Function"}
-    assert functions == {*CONVERTERS, *ACCOUNT_WRITERS, "HealthFunction"}
+    assert functions == {*CONVERTERS, *ACCOUNT_WRITERS, *EXPECTED, "HealthFunction"}
 
 
 @pytest.mark.parametrize("function", CONVERTERS)
-def test_converter_functions_hold_exactly_the_admission_policy(function: str) -> None:
+def test_converter_functions_hold_exactly_the_admission_and_operations_policy(function: str) -> None:
     assert statements(function) == EXPECTED_CONVERTER_STATEMENTS
+
+
+@pytest.mark.parametrize("function", sorted(EXPECTED))
+def test_the_files_operations_and_webhooks_functions_hold_exactly_their_policy(function: str) -> None:
+    assert statements(function) == EXPECTED[function]
+
+
+def test_no_function_reaches_the_bucket_or_the_queues_as_a_whole() -> None:
+    for name, resource in RESOURCES.items():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        actions = {action for statement in statements(name) for action in statement["Action"]}
+        assert not {"s3:*", "sqs:*", "s3:DeleteBucket", "s3:PutBucketPolicy", "sqs:DeleteQueue"} & actions, name
 
 
 def test_the_admission_attributes_leave_out_what_identifies_a_customer() -> None:
@@ -71,7 +175,17 @@ def test_only_the_account_and_billing_functions_write_whole_items() -> None:
     for name, resource in RESOURCES.items():
         if resource["Type"] != "AWS::Serverless::Function":
             continue
-        actions = {action for statement in statements(name) for action in statement["Action"]}
-        writes = actions & {"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem", "dynamodb:Scan"}
-        assert not writes or name in ACCOUNT_WRITERS, (name, writes)
-        assert "dynamodb:*" not in actions
+        for statement in statements(name):
+            writes = set(statement["Action"]) & {
+                "dynamodb:PutItem",
+                "dynamodb:DeleteItem",
+                "dynamodb:BatchWriteItem",
+                "dynamodb:Scan",
+            }
+            # The Files function deletes uploads, operations and webhooks: its statement names those items only.
+            prefixes = statement.get("Condition", {}).get("ForAllValues:StringLike", {}).get("dynamodb:LeadingKeys")
+            assert not writes or name in ACCOUNT_WRITERS or prefixes == ["UPLOAD#*", "OPERATION#*", "WEBHOOKS#*"], (
+                name,
+                writes,
+            )
+            assert "dynamodb:*" not in statement["Action"]

@@ -14,8 +14,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_module, load_functions
+from fileapi.metering.meter import Meter
 from fileapi.metering.plans import CONTRACT_PLANS
 from fileapi.metering.storage import Stores
+from fileapi.operations.services import FileServices
 from fileapi.web.docs_page import ASSETS, CONTENT_SECURITY_POLICY, PAGE_PATH, REDIRECTS, asset_bytes
 from fileapi.web.services import stores_installed
 from tests.conftest import MakeKey
@@ -25,7 +27,23 @@ from tests.stripe_events import signed
 EVENTS = sorted((PROJECT_ROOT / "events").glob("*.json"))
 FUNCTIONS = load_functions()
 # Answered for the key's account and never counted.
-SELF_SERVICE = {"GET /v1/usage", "POST /v1/keys/rotate"}
+SELF_SERVICE = {
+    "GET /v1/usage",
+    "POST /v1/keys/rotate",
+    "POST /v1/uploads",
+    "GET /v1/operations/{operation_id}",
+    "POST /v1/webhooks",
+    "GET /v1/webhooks",
+}
+# The Files function's routes: served over a bucket and queues of the test's own (the `files` fixture).
+FILE_ROUTES = {
+    "POST /v1/uploads": 201,
+    "GET /v1/operations/{operation_id}": 200,
+    "DELETE /v1/operations/{operation_id}": 204,
+    "POST /v1/webhooks": 201,
+    "GET /v1/webhooks": 200,
+    "DELETE /v1/webhooks/{webhook_id}": 204,
+}
 EXPECTED_BODIES: dict[str, bytes] = {
     "GET /health": b"ok",
     "POST /v1/data/base64-encode": base64.b64encode(b"\x00\xffhello\r\n"),
@@ -94,11 +112,37 @@ def test_every_template_route_has_one_sample_event() -> None:
     assert sorted(event_routes) == sorted(template_routes)
 
 
+def with_file_resources(event: dict[str, Any], key: str, files: FileServices, meter: Meter) -> None:
+    """The sample event of a Files route, made to name what the key's account has: an operation, a webhook, a
+    loopback webhook URL (the example's host may not resolve here)."""
+    route = event["routeKey"]
+    if route.endswith("{operation_id}"):
+        admission = meter.admit(f"Bearer {key}", counted=True, request_id=f"req-{uuid.uuid4().hex}")
+        kept = files.operations.submit(admission, route="/v1/data/base64-encode", query="", body=(b"hi", "text/plain"))
+        found = kept.id
+    elif route.endswith("{webhook_id}"):
+        admission = meter.admit(f"Bearer {key}", counted=False, request_id=f"req-{uuid.uuid4().hex}")
+        found = files.webhooks.register(admission.account_id, "http://127.0.0.1:9/hooks").id
+    else:
+        if route == "POST /v1/webhooks":
+            event["body"] = json.dumps({"url": "http://127.0.0.1:9/hooks"})
+        return
+    (name,) = event["pathParameters"]
+    event["rawPath"] = event["rawPath"].replace(event["pathParameters"][name], found)
+    event["requestContext"]["http"]["path"] = event["rawPath"]
+    event["pathParameters"][name] = found
+
+
 @pytest.mark.parametrize("event_path", EVENTS, ids=[path.stem for path in EVENTS])
-def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -> None:
+def test_handler_answers_its_sample_event(
+    event_path: Path, make_key: MakeKey, meter: Meter, request: pytest.FixtureRequest
+) -> None:
     event = json.loads(event_path.read_text())
     if "authorization" in event["headers"]:
         event["headers"]["authorization"] = f"Bearer {make_key(plan='pro')}"
+    if event["routeKey"] in FILE_ROUTES:
+        key = event["headers"]["authorization"].removeprefix("Bearer ")
+        with_file_resources(event, key, request.getfixturevalue("files"), meter)
     if "stripe-signature" in event["headers"]:  # Stripe signs with the time: sign the sample now
         payload = json.loads(event["body"])
         payload["id"] = f"evt_{uuid.uuid4().hex}"
@@ -118,10 +162,11 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
     if event["rawPath"] in REDIRECTS:  # /docs/, /redoc and / lead to the interactive reference
         assert (response["statusCode"], response["headers"]["location"]) == (REDIRECTS[event["rawPath"]], PAGE_PATH)
         return
-    assert response["statusCode"] == 200, body_of(response)
+    assert response["statusCode"] == FILE_ROUTES.get(event["routeKey"], 200), body_of(response)
     headers = {name.lower(): value for name, value in response["headers"].items()}
     if event["routeKey"].startswith(("POST /v1/", "GET /v1/")) and "/v1/keys/recover" not in event["routeKey"]:
-        counted = event["routeKey"] not in SELF_SERVICE  # the key is new: its first request
+        # The key is new: its first request, or the operation it reads (which holds its unit).
+        counted = event["routeKey"] not in SELF_SERVICE or event["routeKey"].endswith("{operation_id}")
         assert int(headers["x-quota-remaining"]) == CONTRACT_PLANS["pro"].quota_monthly - counted
         assert headers["ratelimit-limit"] == str(CONTRACT_PLANS["pro"].burst)
     expected = EXPECTED_BODIES.get(event["routeKey"])
@@ -156,8 +201,25 @@ def test_handler_answers_its_sample_event(event_path: Path, make_key: MakeKey) -
     elif event["routeKey"] == "GET /docs/errors":
         assert headers["content-type"].startswith("text/html")
         assert b'<h2 id="rate_limited">' in body_of(response)
+    elif event["routeKey"] in FILE_ROUTES:
+        assert_file_response(event["routeKey"], body_of(response))
     else:
         assert json.loads(body_of(response))["plan"] == "pro"
+
+
+def assert_file_response(route_key: str, body: bytes) -> None:
+    if route_key.startswith("DELETE "):
+        assert body == b""
+        return
+    answer = json.loads(body)
+    if route_key == "POST /v1/uploads":
+        assert answer["id"].startswith("upl_") and answer["fields"]["Content-Type"] == "application/pdf"
+    elif route_key == "POST /v1/webhooks":
+        assert answer["secret"].startswith("whsec_")
+    elif route_key == "GET /v1/webhooks":
+        assert answer == {"webhooks": []}
+    else:
+        assert (answer["status"], answer["route"]) == ("running", "/v1/data/base64-encode")
 
 
 IMAGE_RESULTS = {
@@ -277,7 +339,7 @@ def thread_hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Each call handed to the thread pool by the request path (admission, refunds, in-process work)."""
     from starlette.concurrency import run_in_threadpool
 
-    from fileapi.web import conversions, metering
+    from fileapi.web import invocation
 
     hops: list[str] = []
 
@@ -285,8 +347,7 @@ def thread_hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         hops.append(getattr(function, "__name__", "?"))
         return await run_in_threadpool(function, *args, **kwargs)
 
-    monkeypatch.setattr(conversions, "run_in_threadpool", counted)
-    monkeypatch.setattr(metering, "run_in_threadpool", counted)
+    monkeypatch.setattr(invocation, "run_in_threadpool", counted)
     return hops
 
 

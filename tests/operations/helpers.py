@@ -51,3 +51,35 @@ def upload_file(api: TestClient, key: str, data: bytes, *, content_type: str, fi
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def accepted(api: TestClient, key: str, route: str, uploads: list[str], **options: str) -> dict[str, Any]:
+    """POST `route` naming `uploads` with `options` in the query; the operation of its 202 answer."""
+    query = "&".join([*(f"upload={upload}" for upload in uploads), *(f"{k}={v}" for k, v in options.items())])
+    answer = api.post(f"{route}?{query}", headers=bearer(key))
+    assert answer.status_code == 202, answer.text
+    operation: dict[str, Any] = answer.json()
+    assert answer.headers["Location"] == f"/v1/operations/{operation['id']}"
+    assert answer.headers["Retry-After"] == "2"
+    assert operation["status"] == "running"
+    return operation
+
+
+def shown(api: TestClient, key: str, operation_id: str) -> dict[str, Any]:
+    """GET /v1/operations/{operation_id} with `key`: its JSON."""
+    answer = api.get(f"/v1/operations/{operation_id}", headers=bearer(key))
+    assert answer.status_code == 200, answer.text
+    found: dict[str, Any] = answer.json()
+    return found
+
+
+def used(api: TestClient, key: str) -> int:
+    """Requests counted this month for `key`."""
+    return int(api.get("/v1/usage", headers=bearer(key)).json()["used_this_month"])
+
+
+def fetched(url: str) -> bytes:
+    """The file a result's presigned link serves."""
+    answer = httpx.get(url)
+    assert answer.status_code == 200
+    return answer.content

@@ -1,4 +1,5 @@
-"""Idempotency-Key claims: one conditional write; the same request gets the same answer, another a 422."""
+"""Idempotency-Key claims (fileapi.idempotency): one conditional write; the same request gets the same answer,
+another a 422, the same one in flight a 409; large answers are kept in the bucket."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import pytest
 from fileapi.errors import IdempotencyInFlight, IdempotencyKeyReused, InvalidInput
 from fileapi.idempotency import (
     LEASE_SECONDS,
-    MAX_STORED_BODY_BYTES,
+    MAX_ITEM_BODY_BYTES,
     RETENTION_SECONDS,
     Claim,
     IdempotencyStore,
@@ -15,6 +16,7 @@ from fileapi.idempotency import (
     fingerprint,
 )
 from fileapi.metering.dynamo.table import DynamoTable
+from fileapi.operations.services import FileServices
 
 NOW = 1_800_000_000.0
 REQUEST = fingerprint("post", "/v1/pdf/split", [("ranges", "1-2")], "ab" * 32)
@@ -35,8 +37,8 @@ def clock() -> Clock:
 
 
 @pytest.fixture()
-def keys(table: DynamoTable, clock: Clock) -> IdempotencyStore:
-    return IdempotencyStore(table, clock=clock)
+def keys(table: DynamoTable, files: FileServices, clock: Clock) -> IdempotencyStore:
+    return IdempotencyStore(table, files.uploads.s3, bucket=files.settings.bucket, clock=clock)
 
 
 def _claimed(result: Claim | Stored) -> Claim:
@@ -54,14 +56,15 @@ def test_same_key_and_request_gets_the_stored_answer(keys: IdempotencyStore) -> 
     )
 
 
-def test_same_key_and_request_gets_the_same_operation(keys: IdempotencyStore) -> None:
-    claim = _claimed(keys.claim("acct-1", "key-op", REQUEST))
-    keys.complete(claim, Stored(operation_id="op_123"))
-    assert keys.claim("acct-1", "key-op", REQUEST) == Stored(operation_id="op_123", status=202)
+def test_an_answer_marked_no_store_keeps_no_body(keys: IdempotencyStore) -> None:
+    claim = _claimed(keys.claim("acct-1", "key-secret", REQUEST))
+    answer = Stored(status=200, headers=(("Cache-Control", "no-store"),), body=b'{"api_key": "sk_live_..."}')
+    keys.complete(claim, answer)
+    assert keys.claim("acct-1", "key-secret", REQUEST) == Stored(status=200, headers=(("Cache-Control", "no-store"),))
 
 
 def test_same_key_with_another_request_is_refused(keys: IdempotencyStore) -> None:
-    keys.complete(_claimed(keys.claim("acct-1", "key-b", REQUEST)), Stored(body=b"x"))
+    keys.complete(_claimed(keys.claim("acct-1", "key-b", REQUEST)), Stored(status=200, body=b"x"))
     with pytest.raises(IdempotencyKeyReused):
         keys.claim("acct-1", "key-b", OTHER)
 
@@ -86,7 +89,7 @@ def test_a_released_key_can_be_sent_again(keys: IdempotencyStore) -> None:
 
 
 def test_keys_are_kept_24_hours(keys: IdempotencyStore, clock: Clock) -> None:
-    keys.complete(_claimed(keys.claim("acct-1", "key-f", REQUEST)), Stored(body=b"x"))
+    keys.complete(_claimed(keys.claim("acct-1", "key-f", REQUEST)), Stored(status=200, body=b"x"))
     clock.now += RETENTION_SECONDS - 1
     assert isinstance(keys.claim("acct-1", "key-f", REQUEST), Stored)
     clock.now += 1
@@ -94,14 +97,17 @@ def test_keys_are_kept_24_hours(keys: IdempotencyStore, clock: Clock) -> None:
 
 
 def test_keys_of_two_accounts_are_separate(keys: IdempotencyStore) -> None:
-    keys.complete(_claimed(keys.claim("acct-1", "key-g", REQUEST)), Stored(body=b"x"))
+    keys.complete(_claimed(keys.claim("acct-1", "key-g", REQUEST)), Stored(status=200, body=b"x"))
     _claimed(keys.claim("acct-2", "key-g", OTHER))
 
 
-def test_a_large_answer_is_stored_without_its_body(keys: IdempotencyStore) -> None:
+def test_a_large_answer_is_kept_in_the_bucket_and_given_back_whole(keys: IdempotencyStore) -> None:
     claim = _claimed(keys.claim("acct-1", "key-h", REQUEST))
-    keys.complete(claim, Stored(status=200, body=b"x" * (MAX_STORED_BODY_BYTES + 1)))
-    assert keys.claim("acct-1", "key-h", REQUEST) == Stored(status=200, body=None)
+    body = bytes(range(256)) * (MAX_ITEM_BODY_BYTES // 256 + 1)
+    keys.complete(claim, Stored(status=200, headers=(("Content-Type", "application/pdf"),), body=body))
+    assert keys.claim("acct-1", "key-h", REQUEST) == Stored(
+        status=200, headers=(("Content-Type", "application/pdf"),), body=body
+    )
 
 
 @pytest.mark.parametrize("key", ["", "x" * 256, "caf\u00e9", "tab\there"])

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import threading
+import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 import standardwebhooks
@@ -14,36 +13,12 @@ from fastapi.testclient import TestClient
 
 from fileapi.errors import InvalidInput
 from fileapi.local.queues import QueueConsumer
-from fileapi.metering.meter import Meter
 from fileapi.operations.services import FileServices
 from fileapi.webhooks.addresses import check_url, is_public
 from fileapi.webhooks.signing import new_secret, signed_headers
 from tests.operations.conftest import bearer
-from tests.operations.helpers import pdf_with_pages, upload_file
-
-
-class Receiver:
-    """A local HTTP endpoint that answers 500 to its first `failures` deliveries, then 200."""
-
-    def __init__(self, failures: int) -> None:
-        self.failures = failures
-        self.received: list[tuple[dict[str, str], bytes, int]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                status = 500 if len(receiver.received) < receiver.failures else 200
-                receiver.received.append(({k.lower(): v for k, v in self.headers.items()}, body, status))
-                self.send_response(status)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = HTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+from tests.operations.helpers import accepted, pdf_with_pages, upload_file
+from tests.webhook_receiver import Receiver
 
 
 @pytest.fixture()
@@ -56,13 +31,13 @@ def receiver() -> Iterator[Receiver]:
 def test_signature_verifies_with_the_standardwebhooks_library() -> None:
     secret = new_secret()
     body = b'{"type":"operation.succeeded"}'
-    headers = signed_headers(secret, message_id="msg_1", timestamp=int(__import__("time").time()), body=body)
+    headers = signed_headers(secret, message_id="msg_1", timestamp=int(time.time()), body=body)
     assert standardwebhooks.Webhook(secret).verify(body, headers) == {"type": "operation.succeeded"}
 
 
 def test_a_changed_body_fails_verification() -> None:
     secret = new_secret()
-    headers = signed_headers(secret, message_id="msg_1", timestamp=int(__import__("time").time()), body=b"{}")
+    headers = signed_headers(secret, message_id="msg_1", timestamp=int(time.time()), body=b"{}")
     with pytest.raises(standardwebhooks.webhooks.WebhookVerificationError):
         standardwebhooks.Webhook(secret).verify(b'{"a":1}', headers)
 
@@ -144,16 +119,12 @@ def test_operation_end_is_delivered_signed_after_two_failed_attempts(
     api: TestClient,
     key: str,
     files: FileServices,
-    meter: Meter,
     executor_consumer: QueueConsumer,
     receiver: Receiver,
 ) -> None:
     secret = api.post("/v1/webhooks", json={"url": receiver.url}, headers=bearer(key)).json()["secret"]
     upload = upload_file(api, key, pdf_with_pages(2), content_type="application/pdf")
-    admission = meter.admit(f"Bearer {key}", counted=True, request_id=f"req-hook-{upload}")
-    operation = files.operations.submit(
-        admission, route="/v1/pdf/split", options={"ranges": "1,2"}, upload_ids=[upload]
-    )
+    operation = accepted(api, key, "/v1/pdf/split", [upload], ranges="1,2")
     executor_consumer.poll_once()
     assert files.settings.webhooks_queue_url is not None
     deliveries = QueueConsumer(
@@ -165,8 +136,8 @@ def test_operation_end_is_delivered_signed_after_two_failed_attempts(
     headers, body, _ = receiver.received[-1]
     event = standardwebhooks.Webhook(secret).verify(body, headers)
     assert event["type"] == "operation.succeeded"
-    assert event["data"]["id"] == operation.id and len(event["data"]["results"]) == 2
-    assert {received[0]["webhook-id"] for received in receiver.received} == {f"msg_{operation.id}"}
+    assert event["data"]["id"] == operation["id"] and len(event["data"]["results"]) == 2
+    assert {received[0]["webhook-id"] for received in receiver.received} == {f"msg_{operation['id']}"}
 
 
 def test_a_delivery_failing_every_attempt_is_dead_lettered(api: TestClient, key: str, files: FileServices) -> None:

@@ -8,16 +8,20 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Protocol
 
 import pytest
 
 from fileapi.local import dynamo
-from fileapi.local.processes import start_api_server
+from fileapi.local.processes import start_api_server, start_operations_process
 from fileapi.metering.dynamo.connect import dynamo_stores
 from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.storage import AccountStore
+from fileapi.operations.aws import create_local_resources
+from fileapi.operations.services import FileServices, build_file_services
+from fileapi.settings import load_settings
 
 pytestmark = pytest.mark.server
 
@@ -84,3 +88,60 @@ def start_servers(dynamodb_endpoint: str, server_table: DynamoTable) -> Iterator
         process.terminate()
     for process in processes:
         process.wait(timeout=10)
+
+
+@dataclass(frozen=True)
+class FileApi:
+    """`fileapi serve` and `fileapi operations` on one table, bucket and pair of queues of moto's server."""
+
+    url: str
+    server: subprocess.Popen[bytes]
+    operations: subprocess.Popen[bytes]
+    services: FileServices
+    store: AccountStore
+
+
+@pytest.fixture(scope="module")
+def file_api(dynamodb_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FileApi]:
+    """An API server and its operations process, as `fileapi run` starts them, on a table, a bucket and queues of
+    their own, shared by a module's tests (`services` and `store`: the same, for the test to make keys and look at
+    the table and the bucket)."""
+    tmp_path = tmp_path_factory.mktemp("file-api")
+    server_table = dynamo.local_table(f"fileapi-files-{uuid.uuid4().hex[:8]}", dynamodb_endpoint)
+    settings = replace(
+        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, webhooks_allow_loopback=True
+    )
+    resources = create_local_resources(settings, prefix=f"s{uuid.uuid4().hex[:8]}-")
+    env = {
+        **resources.environment(),
+        "FILEAPI_S3_ENDPOINT": dynamodb_endpoint,
+        "FILEAPI_SQS_ENDPOINT": dynamodb_endpoint,
+        "FILEAPI_WEBHOOKS_ALLOW_LOOPBACK": "1",
+        "FILEAPI_WEBHOOK_SCHEDULE": "0,1,1",  # three attempts, a second apart (Standard Webhooks': 27.6 hours)
+        "FILEAPI_WORK_DIR": str(tmp_path),
+    }
+    services = build_file_services(
+        replace(
+            settings,
+            bucket=resources.bucket,
+            operations_queue_url=resources.operations_queue_url,
+            webhooks_queue_url=resources.webhooks_queue_url,
+            webhooks_dlq_url=resources.webhooks_dlq_url,
+        ),
+        server_table,
+    )
+    port = dynamo.free_port()
+    table = server_table.table_name
+    server = start_api_server(port, endpoint=dynamodb_endpoint, table=table, env=env, log_path=tmp_path / "api.log")
+    operations = start_operations_process(
+        endpoint=dynamodb_endpoint, table=table, env=env, log_path=tmp_path / "operations.log"
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_health(url, server)
+        yield FileApi(url, server, operations, services, dynamo_stores(server_table).accounts)
+    finally:
+        for process in (server, operations):
+            process.terminate()
+        for process in (server, operations):
+            process.wait(timeout=30)

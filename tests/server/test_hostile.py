@@ -21,6 +21,7 @@ from fileapi.metering.admin import create_key
 from fileapi.metering.storage import AccountStore
 from tests.bombs import BOMBS, Bomb
 from tests.helpers import auth
+from tests.process_tree import tree, tree_cpu_seconds, tree_rss_mib
 from tests.server.conftest import StartServers
 
 pytestmark = [pytest.mark.server, pytest.mark.xdist_group("long-server-runs")]
@@ -39,45 +40,6 @@ ANSWER_BOUND_SECONDS = DEADLINE_SECONDS + 10
 HEALTH_BOUND_SECONDS = 2.0
 MEMORY_SLACK_MIB = 256
 IDLE_CPU_SECONDS = 0.2  # CPU the whole tree may use in the half second after an answer
-
-
-def tree(pid: int) -> list[int]:
-    """`pid` and its descendants."""
-    found, pending = [], [pid]
-    while pending:
-        current = pending.pop()
-        found.append(current)
-        try:
-            for task in Path(f"/proc/{current}/task").iterdir():
-                pending += [int(child) for child in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found
-
-
-def _stat(pid: int) -> list[str]:
-    return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()
-
-
-def tree_rss_mib(pid: int) -> float:
-    total = 0
-    for member in tree(pid):
-        try:
-            total += int(_stat(member)[21])
-        except (OSError, IndexError):
-            continue
-    return total * os.sysconf("SC_PAGE_SIZE") / 2**20
-
-
-def tree_cpu_seconds(pid: int) -> float:
-    total = 0
-    for member in tree(pid):
-        try:
-            fields = _stat(member)
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
 
 
 @dataclass

@@ -228,6 +228,47 @@ class KeysRecoverConfirmResult(TypedDict):
     api_key: str
 
 
+class OperationResult(TypedDict):
+    id: str
+    status: OperationStatus
+    route: str
+    createdAt: str
+    updatedAt: str
+    result: NotRequired[OperationFile]
+    results: NotRequired[list[OperationFile]]
+    details: NotRequired[dict[str, Any]]
+    error: NotRequired[OperationError]
+
+
+OperationStatus = Literal["running", "succeeded", "failed", "cancelled"]
+
+
+class OperationFile(TypedDict):
+    name: str
+    field: NotRequired[str]
+    url: str
+    contentType: str
+    size: int
+    sha256: str
+    expiresAt: str
+
+
+class OperationError(TypedDict):
+    code: str
+    message: str
+
+
+class WebhookList(TypedDict):
+    webhooks: list[WebhookResult]
+
+
+class WebhookResult(TypedDict):
+    id: str
+    url: str
+    createdAt: str
+    secret: NotRequired[str]
+
+
 class ConversionFailed(ApiError):
     """The API answered `conversion_failed`."""
 
@@ -380,7 +421,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("urlSafe", "padding"),
+        query=("urlSafe", "padding", "upload"),
         fields=("file",),
         files=("file",),
         result="text",
@@ -392,7 +433,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=(),
+        query=("upload",),
         fields=("text",),
         files=(),
         result="bytes",
@@ -404,7 +445,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=("form",),
+        query=("form", "upload"),
         fields=("text",),
         files=(),
         result="text",
@@ -416,7 +457,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=("form",),
+        query=("form", "upload"),
         fields=("text",),
         files=(),
         result="text",
@@ -428,7 +469,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="json",
         content_type="application/json",
-        query=("indent",),
+        query=("indent", "upload"),
         fields=("data",),
         files=(),
         result="text",
@@ -440,7 +481,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="json",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("data",),
         files=(),
         result="text",
@@ -452,7 +493,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/csv",
-        query=("delimiter", "header"),
+        query=("delimiter", "header", "upload"),
         fields=("text",),
         files=(),
         result="json",
@@ -464,7 +505,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="json",
         content_type="application/json",
-        query=("delimiter", "escapeFormulas"),
+        query=("delimiter", "escapeFormulas", "upload"),
         fields=("data",),
         files=(),
         result="text",
@@ -476,7 +517,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("to", "quality"),
+        query=("to", "quality", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -488,7 +529,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("width", "height", "fit", "format", "quality"),
+        query=("width", "height", "fit", "format", "quality", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -500,7 +541,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("quality", "format", "colors"),
+        query=("quality", "format", "colors", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -512,7 +553,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -524,7 +565,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -536,7 +577,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -548,7 +589,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("x", "y", "width", "height", "format", "quality"),
+        query=("x", "y", "width", "height", "format", "quality", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -560,7 +601,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("degrees", "format"),
+        query=("degrees", "format", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -572,7 +613,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("direction", "format"),
+        query=("direction", "format", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -584,7 +625,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -596,7 +637,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("pages",),
+        query=("pages", "upload"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -608,7 +649,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("pages", "format", "dpi"),
+        query=("pages", "format", "dpi", "upload"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -620,7 +661,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="multipart",
         content_type="multipart/form-data",
-        query=(),
+        query=("upload",),
         fields=("files",),
         files=("files",),
         result="bytes",
@@ -632,7 +673,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("ranges",),
+        query=("ranges", "upload"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -644,7 +685,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("degrees", "pages", "keepActiveContent"),
+        query=("degrees", "pages", "keepActiveContent", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -656,7 +697,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent"),
+        query=("text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -668,7 +709,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("pdf", "fields", "flatten", "keepActiveContent"),
         files=("pdf",),
         result="bytes",
@@ -680,7 +721,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("keepActiveContent",),
+        query=("keepActiveContent", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -692,7 +733,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("stripMetadata", "imageMaxSide", "keepActiveContent"),
+        query=("stripMetadata", "imageMaxSide", "keepActiveContent", "upload"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -704,7 +745,15 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"),
+        query=(
+            "userPassword",
+            "ownerPassword",
+            "allowPrinting",
+            "allowCopying",
+            "allowModifying",
+            "keepActiveContent",
+            "upload",
+        ),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -716,7 +765,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("text", "format", "size", "margin", "errorCorrection", "foreground", "background"),
         files=(),
         result="media",
@@ -728,7 +777,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -740,7 +789,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("text", "format", "output", "scale", "height", "includeText", "foreground", "background"),
         files=(),
         result="text",
@@ -752,7 +801,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -764,7 +813,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("scale", "width", "height", "background"),
+        query=("scale", "width", "height", "background", "upload"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -776,7 +825,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("algorithm",),
+        query=("algorithm", "upload"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -788,7 +837,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(),
+        query=("upload",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -800,7 +849,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=(),
+        query=("upload",),
         fields=("text",),
         files=(),
         result="json",
@@ -812,7 +861,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("a", "b", "context", "labelA", "labelB"),
         files=(),
         result="json",
@@ -824,7 +873,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/markdown",
-        query=("allowHtml",),
+        query=("allowHtml", "upload"),
         fields=("text",),
         files=(),
         result="text",
@@ -836,7 +885,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=(),
+        query=("upload",),
         fields=("color",),
         files=(),
         result="json",
@@ -901,6 +950,78 @@ OPERATIONS: dict[str, Operation] = {
         files=(),
         result="json",
     ),
+    "uploads_create": Operation(
+        "uploads_create",
+        "POST",
+        "/v1/uploads",
+        auth=True,
+        body="fields",
+        content_type="application/json",
+        query=(),
+        fields=("filename", "contentType", "size"),
+        files=(),
+        result="redirect",
+    ),
+    "operations_get": Operation(
+        "operations_get",
+        "GET",
+        "/v1/operations/{operation_id}",
+        auth=True,
+        body="none",
+        content_type=None,
+        query=(),
+        fields=(),
+        files=(),
+        result="json",
+    ),
+    "operations_delete": Operation(
+        "operations_delete",
+        "DELETE",
+        "/v1/operations/{operation_id}",
+        auth=True,
+        body="none",
+        content_type=None,
+        query=(),
+        fields=(),
+        files=(),
+        result="redirect",
+    ),
+    "webhooks_create": Operation(
+        "webhooks_create",
+        "POST",
+        "/v1/webhooks",
+        auth=True,
+        body="fields",
+        content_type="application/json",
+        query=(),
+        fields=("url",),
+        files=(),
+        result="redirect",
+    ),
+    "webhooks_list": Operation(
+        "webhooks_list",
+        "GET",
+        "/v1/webhooks",
+        auth=True,
+        body="none",
+        content_type=None,
+        query=(),
+        fields=(),
+        files=(),
+        result="json",
+    ),
+    "webhooks_delete": Operation(
+        "webhooks_delete",
+        "DELETE",
+        "/v1/webhooks/{webhook_id}",
+        auth=True,
+        body="none",
+        content_type=None,
+        query=(),
+        fields=(),
+        files=(),
+        result="redirect",
+    ),
 }
 
 
@@ -935,7 +1056,12 @@ class FileApiOperations(SyncOperations):
         return self._call("docs_errors", {})
 
     def data_base64_encode(
-        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None
+        self,
+        file: FileInput,
+        *,
+        urlSafe: bool | None = None,
+        padding: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[str]:
         """Encode bytes as Base64.
 
@@ -943,55 +1069,57 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/data/base64-encode
         """
-        return self._call("data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding})
+        return self._call(
+            "data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding, "upload": upload}
+        )
 
-    def data_base64_decode(self, text: str) -> Result[bytes]:
+    def data_base64_decode(self, text: str, *, upload: list[str] | None = None) -> Result[bytes]:
         """Decode Base64 to bytes.
 
         Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input.
 
         POST /v1/data/base64-decode
         """
-        return self._call("data_base64_decode", {"text": text})
+        return self._call("data_base64_decode", {"text": text, "upload": upload})
 
-    def data_url_encode(self, text: str, *, form: bool | None = None) -> Result[str]:
+    def data_url_encode(self, text: str, *, form: bool | None = None, upload: list[str] | None = None) -> Result[str]:
         """Percent-encode text.
 
         UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded).
 
         POST /v1/data/url-encode
         """
-        return self._call("data_url_encode", {"text": text, "form": form})
+        return self._call("data_url_encode", {"text": text, "form": form, "upload": upload})
 
-    def data_url_decode(self, text: str, *, form: bool | None = None) -> Result[str]:
+    def data_url_decode(self, text: str, *, form: bool | None = None, upload: list[str] | None = None) -> Result[str]:
         """Decode percent-encoded text.
 
         Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`.
 
         POST /v1/data/url-decode
         """
-        return self._call("data_url_decode", {"text": text, "form": form})
+        return self._call("data_url_decode", {"text": text, "form": form, "upload": upload})
 
-    def data_json_format(self, data: Any, *, indent: int | None = None) -> Result[str]:
+    def data_json_format(self, data: Any, *, indent: int | None = None, upload: list[str] | None = None) -> Result[str]:
         """Pretty-print JSON.
 
         Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved.
 
         POST /v1/data/json-format
         """
-        return self._call("data_json_format", {"data": data, "indent": indent})
+        return self._call("data_json_format", {"data": data, "indent": indent, "upload": upload})
 
-    def data_json_minify(self, data: Any) -> Result[str]:
+    def data_json_minify(self, data: Any, *, upload: list[str] | None = None) -> Result[str]:
         """Minify JSON.
 
         Strict JSON in; the same document with all insignificant white space removed.
 
         POST /v1/data/json-minify
         """
-        return self._call("data_json_minify", {"data": data})
+        return self._call("data_json_minify", {"data": data, "upload": upload})
 
     def data_csv_to_json(
-        self, text: str, *, delimiter: str | None = None, header: bool | None = None
+        self, text: str, *, delimiter: str | None = None, header: bool | None = None, upload: list[str] | None = None
     ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
@@ -999,10 +1127,17 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/data/csv-to-json
         """
-        return self._call("data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header})
+        return self._call(
+            "data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header, "upload": upload}
+        )
 
     def data_json_to_csv(
-        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None
+        self,
+        data: Any,
+        *,
+        delimiter: str | None = None,
+        escapeFormulas: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[str]:
         """Convert a JSON array of objects to CSV.
 
@@ -1010,16 +1145,21 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/data/json-to-csv
         """
-        return self._call("data_json_to_csv", {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas})
+        return self._call(
+            "data_json_to_csv",
+            {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas, "upload": upload},
+        )
 
-    def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
+    def image_convert(
+        self, file: FileInput, *, to: ImageFormat, quality: int | None = None, upload: list[str] | None = None
+    ) -> Result[bytes]:
         """Convert an image to another format.
 
         Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
-        return self._call("image_convert", {"file": file, "to": to, "quality": quality})
+        return self._call("image_convert", {"file": file, "to": to, "quality": quality, "upload": upload})
 
     def image_resize(
         self,
@@ -1030,6 +1170,7 @@ class FileApiOperations(SyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
@@ -1039,11 +1180,25 @@ class FileApiOperations(SyncOperations):
         """
         return self._call(
             "image_resize",
-            {"file": file, "width": width, "height": height, "fit": fit, "format": format, "quality": quality},
+            {
+                "file": file,
+                "width": width,
+                "height": height,
+                "fit": fit,
+                "format": format,
+                "quality": quality,
+                "upload": upload,
+            },
         )
 
     def image_compress(
-        self, file: FileInput, *, quality: int, format: ImageFormat | None = None, colors: int | None = None
+        self,
+        file: FileInput,
+        *,
+        quality: int,
+        format: ImageFormat | None = None,
+        colors: int | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Compress an image.
 
@@ -1051,34 +1206,38 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/image/compress
         """
-        return self._call("image_compress", {"file": file, "quality": quality, "format": format, "colors": colors})
+        return self._call(
+            "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors, "upload": upload}
+        )
 
-    def image_strip_metadata(self, file: FileInput) -> Result[bytes]:
+    def image_strip_metadata(self, file: FileInput, *, upload: list[str] | None = None) -> Result[bytes]:
         """Remove EXIF, IPTC, XMP and GPS without re-encoding.
 
         JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first.
 
         POST /v1/image/strip-metadata
         """
-        return self._call("image_strip_metadata", {"file": file})
+        return self._call("image_strip_metadata", {"file": file, "upload": upload})
 
-    def image_read_metadata(self, file: FileInput) -> Result[ImageReadMetadataResult]:
+    def image_read_metadata(
+        self, file: FileInput, *, upload: list[str] | None = None
+    ) -> Result[ImageReadMetadataResult]:
         """Read an image's metadata.
 
         width and height as displayed (after orientation); takenAt from DateTimeOriginal (ISO 8601, with the offset when the file has it); camera make, model and lens; gps latitude and longitude in signed decimal degrees (south and west negative) and altitude in metres (below sea level negative); exif: the other tags by their standard names (rationals as numbers, short byte values as Base64, long ones omitted).
 
         POST /v1/image/read-metadata
         """
-        return self._call("image_read_metadata", {"file": file})
+        return self._call("image_read_metadata", {"file": file, "upload": upload})
 
-    def image_favicon_set(self, file: FileInput) -> Result[ImageFaviconSetResult]:
+    def image_favicon_set(self, file: FileInput, *, upload: list[str] | None = None) -> Result[ImageFaviconSetResult]:
         """Make a favicon set.
 
         ico: favicon.ico with 16, 32 and 48 px (Base64); pngs: `favicon-16x16.png` (16 px), `favicon-32x32.png` (32 px), `favicon-48x48.png` (48 px), `apple-touch-icon.png` (180 px), `android-chrome-192x192.png` (192 px), `android-chrome-512x512.png` (512 px) (Base64); manifest: a web manifest snippet (JSON text) listing the android-chrome icons. A non-square image is centred on a transparent square.
 
         POST /v1/image/favicon-set
         """
-        return self._call("image_favicon_set", {"file": file})
+        return self._call("image_favicon_set", {"file": file, "upload": upload})
 
     def image_crop(
         self,
@@ -1090,6 +1249,7 @@ class FileApiOperations(SyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
@@ -1099,20 +1259,36 @@ class FileApiOperations(SyncOperations):
         """
         return self._call(
             "image_crop",
-            {"file": file, "x": x, "y": y, "width": width, "height": height, "format": format, "quality": quality},
+            {
+                "file": file,
+                "x": x,
+                "y": y,
+                "width": width,
+                "height": height,
+                "format": format,
+                "quality": quality,
+                "upload": upload,
+            },
         )
 
-    def image_rotate(self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None) -> Result[bytes]:
+    def image_rotate(
+        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, upload: list[str] | None = None
+    ) -> Result[bytes]:
         """Rotate an image clockwise.
 
         degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
-        return self._call("image_rotate", {"file": file, "degrees": degrees, "format": format})
+        return self._call("image_rotate", {"file": file, "degrees": degrees, "format": format, "upload": upload})
 
     def image_flip(
-        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None
+        self,
+        file: FileInput,
+        *,
+        direction: FlipDirection,
+        format: ImageFormat | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Flip an image.
 
@@ -1120,28 +1296,36 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/image/flip
         """
-        return self._call("image_flip", {"file": file, "direction": direction, "format": format})
+        return self._call("image_flip", {"file": file, "direction": direction, "format": format, "upload": upload})
 
-    def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
+    def pdf_info(self, file: FileInput, *, upload: list[str] | None = None) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
 
         pageSizes are in PDF points as displayed (width and height swapped for pages with /Rotate 90 or 270); metadata holds the info dictionary's title, author, subject, keywords, producer and creator when present. A PDF encrypted with an empty user password answers (encrypted: true); one that needs a password is 400 invalid_input. At most 2,000 pages (413).
 
         POST /v1/pdf/info
         """
-        return self._call("pdf_info", {"file": file})
+        return self._call("pdf_info", {"file": file, "upload": upload})
 
-    def pdf_extract_text(self, file: FileInput, *, pages: str | None = None) -> Result[PdfExtractTextResult]:
+    def pdf_extract_text(
+        self, file: FileInput, *, pages: str | None = None, upload: list[str] | None = None
+    ) -> Result[PdfExtractTextResult]:
         """Extract the text of a PDF.
 
         Vector text only (no OCR), with pdfium. pages: '1-3', '1,3,5' or 'all' (default all). pages[] holds one string per chosen page; text joins them with a form feed (U+000C) between pages.
 
         POST /v1/pdf/extract-text
         """
-        return self._call("pdf_extract_text", {"file": file, "pages": pages})
+        return self._call("pdf_extract_text", {"file": file, "pages": pages, "upload": upload})
 
     def pdf_render_page(
-        self, file: FileInput, *, pages: str | None = None, format: RenderFormat | None = None, dpi: int | None = None
+        self,
+        file: FileInput,
+        *,
+        pages: str | None = None,
+        format: RenderFormat | None = None,
+        dpi: int | None = None,
+        upload: list[str] | None = None,
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
@@ -1149,25 +1333,27 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/pdf/render-page
         """
-        return self._call("pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi})
+        return self._call(
+            "pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi, "upload": upload}
+        )
 
-    def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
+    def pdf_merge(self, files: list[FileInput], *, upload: list[str] | None = None) -> Result[bytes]:
         """Merge PDFs.
 
         multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
 
         POST /v1/pdf/merge
         """
-        return self._call("pdf_merge", {"files": files})
+        return self._call("pdf_merge", {"files": files, "upload": upload})
 
-    def pdf_split(self, file: FileInput, *, ranges: str) -> Result[PdfSplitResult]:
+    def pdf_split(self, file: FileInput, *, ranges: str, upload: list[str] | None = None) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
         ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
 
         POST /v1/pdf/split
         """
-        return self._call("pdf_split", {"file": file, "ranges": ranges})
+        return self._call("pdf_split", {"file": file, "ranges": ranges, "upload": upload})
 
     def pdf_rotate(
         self,
@@ -1176,6 +1362,7 @@ class FileApiOperations(SyncOperations):
         degrees: Literal["90", "180", "270"],
         pages: str | None = None,
         keepActiveContent: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Rotate PDF pages clockwise.
 
@@ -1184,7 +1371,14 @@ class FileApiOperations(SyncOperations):
         POST /v1/pdf/rotate
         """
         return self._call(
-            "pdf_rotate", {"file": file, "degrees": degrees, "pages": pages, "keepActiveContent": keepActiveContent}
+            "pdf_rotate",
+            {
+                "file": file,
+                "degrees": degrees,
+                "pages": pages,
+                "keepActiveContent": keepActiveContent,
+                "upload": upload,
+            },
         )
 
     def pdf_watermark(
@@ -1197,6 +1391,7 @@ class FileApiOperations(SyncOperations):
         fontSize: float | None = None,
         pages: str | None = None,
         keepActiveContent: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -1214,6 +1409,7 @@ class FileApiOperations(SyncOperations):
                 "fontSize": fontSize,
                 "pages": pages,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1224,6 +1420,7 @@ class FileApiOperations(SyncOperations):
         fields: dict[str, Any],
         flatten: bool | None = None,
         keepActiveContent: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Fill a PDF form.
 
@@ -1232,17 +1429,26 @@ class FileApiOperations(SyncOperations):
         POST /v1/pdf/fill-form
         """
         return self._call(
-            "pdf_fill_form", {"pdf": pdf, "fields": fields, "flatten": flatten, "keepActiveContent": keepActiveContent}
+            "pdf_fill_form",
+            {
+                "pdf": pdf,
+                "fields": fields,
+                "flatten": flatten,
+                "keepActiveContent": keepActiveContent,
+                "upload": upload,
+            },
         )
 
-    def pdf_flatten(self, file: FileInput, *, keepActiveContent: bool | None = None) -> Result[bytes]:
+    def pdf_flatten(
+        self, file: FileInput, *, keepActiveContent: bool | None = None, upload: list[str] | None = None
+    ) -> Result[bytes]:
         """Flatten a PDF form.
 
         Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the values can no longer be edited. A PDF without form fields is returned unchanged.
 
         POST /v1/pdf/flatten
         """
-        return self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent})
+        return self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent, "upload": upload})
 
     def pdf_compress(
         self,
@@ -1251,6 +1457,7 @@ class FileApiOperations(SyncOperations):
         stripMetadata: bool | None = None,
         imageMaxSide: int | None = None,
         keepActiveContent: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -1265,6 +1472,7 @@ class FileApiOperations(SyncOperations):
                 "stripMetadata": stripMetadata,
                 "imageMaxSide": imageMaxSide,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1278,6 +1486,7 @@ class FileApiOperations(SyncOperations):
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
         keepActiveContent: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -1295,6 +1504,7 @@ class FileApiOperations(SyncOperations):
                 "allowCopying": allowCopying,
                 "allowModifying": allowModifying,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1309,6 +1519,7 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]: ...
     @overload
     def qr_generate(
@@ -1321,6 +1532,7 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[str]: ...
     def qr_generate(
         self,
@@ -1332,6 +1544,7 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[Any]:
         """Generate a QR code.
 
@@ -1349,17 +1562,18 @@ class FileApiOperations(SyncOperations):
                 "errorCorrection": errorCorrection,
                 "foreground": foreground,
                 "background": background,
+                "upload": upload,
             },
         )
 
-    def qr_read(self, file: FileInput) -> Result[QrReadResult]:
+    def qr_read(self, file: FileInput, *, upload: list[str] | None = None) -> Result[QrReadResult]:
         """Decode the first QR code in an image.
 
         An image in; {text, format} of the first QR code found (format qr_code, micro_qr_code or rmqr_code). Rotated, inverted (light on dark), low-contrast and photographed codes are found; when none is, the answer is 400 invalid_input 'no QR code found in the image'.
 
         POST /v1/qr/read
         """
-        return self._call("qr_read", {"file": file})
+        return self._call("qr_read", {"file": file, "upload": upload})
 
     def barcode_generate(
         self,
@@ -1372,6 +1586,7 @@ class FileApiOperations(SyncOperations):
         includeText: bool | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[str]:
         """Generate a barcode as SVG.
 
@@ -1390,17 +1605,18 @@ class FileApiOperations(SyncOperations):
                 "includeText": includeText,
                 "foreground": foreground,
                 "background": background,
+                "upload": upload,
             },
         )
 
-    def barcode_read(self, file: FileInput) -> Result[BarcodeReadResult]:
+    def barcode_read(self, file: FileInput, *, upload: list[str] | None = None) -> Result[BarcodeReadResult]:
         """Decode every barcode in an image.
 
         An image in; {codes: [{text, format}]} for every code found (QR codes too), formats named as in barcode/generate (upca for a UPC-A, itf14 for a 14-digit ITF with a valid check digit; others in lower case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list.
 
         POST /v1/barcode/read
         """
-        return self._call("barcode_read", {"file": file})
+        return self._call("barcode_read", {"file": file, "upload": upload})
 
     def render_svg_to_png(
         self,
@@ -1410,6 +1626,7 @@ class FileApiOperations(SyncOperations):
         width: int | None = None,
         height: int | None = None,
         background: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Render SVG as PNG.
 
@@ -1419,38 +1636,54 @@ class FileApiOperations(SyncOperations):
         """
         return self._call(
             "render_svg_to_png",
-            {"file": file, "scale": scale, "width": width, "height": height, "background": background},
+            {
+                "file": file,
+                "scale": scale,
+                "width": width,
+                "height": height,
+                "background": background,
+                "upload": upload,
+            },
         )
 
-    def file_hash(self, file: FileInput, *, algorithm: HashAlgorithm | None = None) -> Result[FileHashResult]:
+    def file_hash(
+        self, file: FileInput, *, algorithm: HashAlgorithm | None = None, upload: list[str] | None = None
+    ) -> Result[FileHashResult]:
         """Hash bytes.
 
         Any bytes in; the digest (md5, sha1, sha256 (default), sha384 or sha512) in hex and Base64.
 
         POST /v1/file/hash
         """
-        return self._call("file_hash", {"file": file, "algorithm": algorithm})
+        return self._call("file_hash", {"file": file, "algorithm": algorithm, "upload": upload})
 
-    def file_detect(self, file: FileInput) -> Result[FileDetectResult]:
+    def file_detect(self, file: FileInput, *, upload: list[str] | None = None) -> Result[FileDetectResult]:
         """Detect the file type from magic bytes.
 
         Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF, EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. A bare JSON scalar (e.g. `0`) is text/plain. An empty body is 400.
 
         POST /v1/file/detect
         """
-        return self._call("file_detect", {"file": file})
+        return self._call("file_detect", {"file": file, "upload": upload})
 
-    def text_word_count(self, text: str) -> Result[TextWordCountResult]:
+    def text_word_count(self, text: str, *, upload: list[str] | None = None) -> Result[TextWordCountResult]:
         """Count words, characters, sentences and paragraphs.
 
         UTF-8 text in. Words are runs of letters and digits (inner ' - . allowed); each CJK ideograph or kana counts as a word. Characters are grapheme clusters. Sentences end in . ! ? … (or full-width forms); paragraphs are separated by blank lines. Reading time is words / 238 per minute. Invalid UTF-8 is 400.
 
         POST /v1/text/word-count
         """
-        return self._call("text_word_count", {"text": text})
+        return self._call("text_word_count", {"text": text, "upload": upload})
 
     def text_diff(
-        self, *, a: str, b: str, context: int | None = None, labelA: str | None = None, labelB: str | None = None
+        self,
+        *,
+        a: str,
+        b: str,
+        context: int | None = None,
+        labelA: str | None = None,
+        labelB: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[TextDiffResult]:
         """Diff two texts.
 
@@ -1458,25 +1691,29 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/text/diff
         """
-        return self._call("text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB})
+        return self._call(
+            "text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB, "upload": upload}
+        )
 
-    def text_markdown_to_html(self, text: str, *, allowHtml: bool | None = None) -> Result[str]:
+    def text_markdown_to_html(
+        self, text: str, *, allowHtml: bool | None = None, upload: list[str] | None = None
+    ) -> Result[str]:
         """Render Markdown as HTML.
 
         UTF-8 Markdown in (CommonMark with tables, strikethrough, task lists and autolinks); an HTML fragment out. Raw HTML in the input is escaped unless `allowHtml=true` (then it passes through unchanged: only for trusted input). javascript:, vbscript:, file: and non-image data: links are never rendered as links. At most 2,000,000 bytes of Markdown (413 too_large), which keeps the worst input well inside the deadline.
 
         POST /v1/text/markdown-to-html
         """
-        return self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml})
+        return self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml, "upload": upload})
 
-    def color_convert(self, *, color: str) -> Result[ColorConvertResult]:
+    def color_convert(self, *, color: str, upload: list[str] | None = None) -> Result[ColorConvertResult]:
         """Convert a colour.
 
         JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(), hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent), cmyk (percent), one decimal; alpha (0-1, three decimals) where given. Out-of-range or unreadable colours are 400 (naming an out-of-range number, never echoing the rest of the input).
 
         POST /v1/color/convert
         """
-        return self._call("color_convert", {"color": color})
+        return self._call("color_convert", {"color": color, "upload": upload})
 
     def usage(self) -> Result[UsageResult]:
         """Usage of the key's account this month.
@@ -1523,6 +1760,60 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("keys_recover_confirm", {"email": email, "code": code})
 
+    def uploads_create(self, *, filename: str, contentType: str, size: int) -> Result[str]:
+        """Start an upload of a large file.
+
+        JSON {filename, contentType, size}. Answers 201 with a presigned POST: send the file as multipart/form-data to `url`, with every field of `fields` first and the file last as the part named `file` (curl: one -F per field, then -F file=@scan.pdf). The POST is accepted until expiresAt; the file must be at most maxBytes, the plan's upload limit (a size over it is 413 here). Then name the upload on a file endpoint with ?upload=<id>: the answer is 202 and an operation. The file and the upload expire after 24 hours, and are deleted with the operation that used them. Not counted.
+
+        POST /v1/uploads
+        """
+        return self._call("uploads_create", {"filename": filename, "contentType": contentType, "size": size})
+
+    def operations_get(self) -> Result[OperationResult]:
+        """An operation's state and result.
+
+        status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several, e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and sha256; `details` holds the endpoint's other fields (e.g. compress's sizes). Failed: `error` {code, message} as the synchronous endpoint would have answered it; a failed or cancelled operation is not counted. While running, poll after Retry-After seconds. Another account's operation is 404. Not counted.
+
+        GET /v1/operations/{operation_id}
+        """
+        return self._call("operations_get", {})
+
+    def operations_delete(self) -> Result[str]:
+        """Cancel or delete an operation.
+
+        A running operation is cancelled (not counted; GET shows it as cancelled until it expires); an ended one is deleted with its result files and its uploads (GET is then 404). Answers 204. Not counted.
+
+        DELETE /v1/operations/{operation_id}
+        """
+        return self._call("operations_delete", {})
+
+    def webhooks_create(self, *, url: str) -> Result[str]:
+        """Register a webhook endpoint.
+
+        JSON {url}: a public HTTPS URL (checked after DNS resolution: private, loopback and link-local addresses are 400). Answers 201 with the endpoint and its secret (whsec_..., shown once). When an operation of the account ends, the endpoint receives {type: operation.succeeded|operation.failed|operation.cancelled, timestamp, data: the operation}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; verify with the standardwebhooks library). A delivery not answered 2xx within 15 s is retried, 8 attempts over 27.6 hours; webhook-id is the same on every attempt. At most 10 per account.
+
+        POST /v1/webhooks
+        """
+        return self._call("webhooks_create", {"url": url})
+
+    def webhooks_list(self) -> Result[WebhookList]:
+        """List the webhook endpoints.
+
+        The account's endpoints, oldest first, without their secrets. Not counted.
+
+        GET /v1/webhooks
+        """
+        return self._call("webhooks_list", {})
+
+    def webhooks_delete(self) -> Result[str]:
+        """Delete a webhook endpoint.
+
+        Deliveries to it stop, queued ones included. Answers 204. Not counted.
+
+        DELETE /v1/webhooks/{webhook_id}
+        """
+        return self._call("webhooks_delete", {})
+
 
 class AsyncFileApiOperations(AsyncOperations):
     """One coroutine method per API operation (see AsyncFileApi)."""
@@ -1555,7 +1846,12 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("docs_errors", {})
 
     async def data_base64_encode(
-        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None
+        self,
+        file: FileInput,
+        *,
+        urlSafe: bool | None = None,
+        padding: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[str]:
         """Encode bytes as Base64.
 
@@ -1563,55 +1859,63 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/data/base64-encode
         """
-        return await self._call("data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding})
+        return await self._call(
+            "data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding, "upload": upload}
+        )
 
-    async def data_base64_decode(self, text: str) -> Result[bytes]:
+    async def data_base64_decode(self, text: str, *, upload: list[str] | None = None) -> Result[bytes]:
         """Decode Base64 to bytes.
 
         Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input.
 
         POST /v1/data/base64-decode
         """
-        return await self._call("data_base64_decode", {"text": text})
+        return await self._call("data_base64_decode", {"text": text, "upload": upload})
 
-    async def data_url_encode(self, text: str, *, form: bool | None = None) -> Result[str]:
+    async def data_url_encode(
+        self, text: str, *, form: bool | None = None, upload: list[str] | None = None
+    ) -> Result[str]:
         """Percent-encode text.
 
         UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded).
 
         POST /v1/data/url-encode
         """
-        return await self._call("data_url_encode", {"text": text, "form": form})
+        return await self._call("data_url_encode", {"text": text, "form": form, "upload": upload})
 
-    async def data_url_decode(self, text: str, *, form: bool | None = None) -> Result[str]:
+    async def data_url_decode(
+        self, text: str, *, form: bool | None = None, upload: list[str] | None = None
+    ) -> Result[str]:
         """Decode percent-encoded text.
 
         Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`.
 
         POST /v1/data/url-decode
         """
-        return await self._call("data_url_decode", {"text": text, "form": form})
+        return await self._call("data_url_decode", {"text": text, "form": form, "upload": upload})
 
-    async def data_json_format(self, data: Any, *, indent: int | None = None) -> Result[str]:
+    async def data_json_format(
+        self, data: Any, *, indent: int | None = None, upload: list[str] | None = None
+    ) -> Result[str]:
         """Pretty-print JSON.
 
         Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved.
 
         POST /v1/data/json-format
         """
-        return await self._call("data_json_format", {"data": data, "indent": indent})
+        return await self._call("data_json_format", {"data": data, "indent": indent, "upload": upload})
 
-    async def data_json_minify(self, data: Any) -> Result[str]:
+    async def data_json_minify(self, data: Any, *, upload: list[str] | None = None) -> Result[str]:
         """Minify JSON.
 
         Strict JSON in; the same document with all insignificant white space removed.
 
         POST /v1/data/json-minify
         """
-        return await self._call("data_json_minify", {"data": data})
+        return await self._call("data_json_minify", {"data": data, "upload": upload})
 
     async def data_csv_to_json(
-        self, text: str, *, delimiter: str | None = None, header: bool | None = None
+        self, text: str, *, delimiter: str | None = None, header: bool | None = None, upload: list[str] | None = None
     ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
@@ -1619,10 +1923,17 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/data/csv-to-json
         """
-        return await self._call("data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header})
+        return await self._call(
+            "data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header, "upload": upload}
+        )
 
     async def data_json_to_csv(
-        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None
+        self,
+        data: Any,
+        *,
+        delimiter: str | None = None,
+        escapeFormulas: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[str]:
         """Convert a JSON array of objects to CSV.
 
@@ -1631,17 +1942,20 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/data/json-to-csv
         """
         return await self._call(
-            "data_json_to_csv", {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas}
+            "data_json_to_csv",
+            {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas, "upload": upload},
         )
 
-    async def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
+    async def image_convert(
+        self, file: FileInput, *, to: ImageFormat, quality: int | None = None, upload: list[str] | None = None
+    ) -> Result[bytes]:
         """Convert an image to another format.
 
         Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
-        return await self._call("image_convert", {"file": file, "to": to, "quality": quality})
+        return await self._call("image_convert", {"file": file, "to": to, "quality": quality, "upload": upload})
 
     async def image_resize(
         self,
@@ -1652,6 +1966,7 @@ class AsyncFileApiOperations(AsyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
@@ -1661,11 +1976,25 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call(
             "image_resize",
-            {"file": file, "width": width, "height": height, "fit": fit, "format": format, "quality": quality},
+            {
+                "file": file,
+                "width": width,
+                "height": height,
+                "fit": fit,
+                "format": format,
+                "quality": quality,
+                "upload": upload,
+            },
         )
 
     async def image_compress(
-        self, file: FileInput, *, quality: int, format: ImageFormat | None = None, colors: int | None = None
+        self,
+        file: FileInput,
+        *,
+        quality: int,
+        format: ImageFormat | None = None,
+        colors: int | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Compress an image.
 
@@ -1674,35 +2003,39 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/image/compress
         """
         return await self._call(
-            "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors}
+            "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors, "upload": upload}
         )
 
-    async def image_strip_metadata(self, file: FileInput) -> Result[bytes]:
+    async def image_strip_metadata(self, file: FileInput, *, upload: list[str] | None = None) -> Result[bytes]:
         """Remove EXIF, IPTC, XMP and GPS without re-encoding.
 
         JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first.
 
         POST /v1/image/strip-metadata
         """
-        return await self._call("image_strip_metadata", {"file": file})
+        return await self._call("image_strip_metadata", {"file": file, "upload": upload})
 
-    async def image_read_metadata(self, file: FileInput) -> Result[ImageReadMetadataResult]:
+    async def image_read_metadata(
+        self, file: FileInput, *, upload: list[str] | None = None
+    ) -> Result[ImageReadMetadataResult]:
         """Read an image's metadata.
 
         width and height as displayed (after orientation); takenAt from DateTimeOriginal (ISO 8601, with the offset when the file has it); camera make, model and lens; gps latitude and longitude in signed decimal degrees (south and west negative) and altitude in metres (below sea level negative); exif: the other tags by their standard names (rationals as numbers, short byte values as Base64, long ones omitted).
 
         POST /v1/image/read-metadata
         """
-        return await self._call("image_read_metadata", {"file": file})
+        return await self._call("image_read_metadata", {"file": file, "upload": upload})
 
-    async def image_favicon_set(self, file: FileInput) -> Result[ImageFaviconSetResult]:
+    async def image_favicon_set(
+        self, file: FileInput, *, upload: list[str] | None = None
+    ) -> Result[ImageFaviconSetResult]:
         """Make a favicon set.
 
         ico: favicon.ico with 16, 32 and 48 px (Base64); pngs: `favicon-16x16.png` (16 px), `favicon-32x32.png` (32 px), `favicon-48x48.png` (48 px), `apple-touch-icon.png` (180 px), `android-chrome-192x192.png` (192 px), `android-chrome-512x512.png` (512 px) (Base64); manifest: a web manifest snippet (JSON text) listing the android-chrome icons. A non-square image is centred on a transparent square.
 
         POST /v1/image/favicon-set
         """
-        return await self._call("image_favicon_set", {"file": file})
+        return await self._call("image_favicon_set", {"file": file, "upload": upload})
 
     async def image_crop(
         self,
@@ -1714,6 +2047,7 @@ class AsyncFileApiOperations(AsyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
@@ -1723,11 +2057,20 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call(
             "image_crop",
-            {"file": file, "x": x, "y": y, "width": width, "height": height, "format": format, "quality": quality},
+            {
+                "file": file,
+                "x": x,
+                "y": y,
+                "width": width,
+                "height": height,
+                "format": format,
+                "quality": quality,
+                "upload": upload,
+            },
         )
 
     async def image_rotate(
-        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None
+        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, upload: list[str] | None = None
     ) -> Result[bytes]:
         """Rotate an image clockwise.
 
@@ -1735,10 +2078,15 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/image/rotate
         """
-        return await self._call("image_rotate", {"file": file, "degrees": degrees, "format": format})
+        return await self._call("image_rotate", {"file": file, "degrees": degrees, "format": format, "upload": upload})
 
     async def image_flip(
-        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None
+        self,
+        file: FileInput,
+        *,
+        direction: FlipDirection,
+        format: ImageFormat | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Flip an image.
 
@@ -1746,28 +2094,38 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/image/flip
         """
-        return await self._call("image_flip", {"file": file, "direction": direction, "format": format})
+        return await self._call(
+            "image_flip", {"file": file, "direction": direction, "format": format, "upload": upload}
+        )
 
-    async def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
+    async def pdf_info(self, file: FileInput, *, upload: list[str] | None = None) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
 
         pageSizes are in PDF points as displayed (width and height swapped for pages with /Rotate 90 or 270); metadata holds the info dictionary's title, author, subject, keywords, producer and creator when present. A PDF encrypted with an empty user password answers (encrypted: true); one that needs a password is 400 invalid_input. At most 2,000 pages (413).
 
         POST /v1/pdf/info
         """
-        return await self._call("pdf_info", {"file": file})
+        return await self._call("pdf_info", {"file": file, "upload": upload})
 
-    async def pdf_extract_text(self, file: FileInput, *, pages: str | None = None) -> Result[PdfExtractTextResult]:
+    async def pdf_extract_text(
+        self, file: FileInput, *, pages: str | None = None, upload: list[str] | None = None
+    ) -> Result[PdfExtractTextResult]:
         """Extract the text of a PDF.
 
         Vector text only (no OCR), with pdfium. pages: '1-3', '1,3,5' or 'all' (default all). pages[] holds one string per chosen page; text joins them with a form feed (U+000C) between pages.
 
         POST /v1/pdf/extract-text
         """
-        return await self._call("pdf_extract_text", {"file": file, "pages": pages})
+        return await self._call("pdf_extract_text", {"file": file, "pages": pages, "upload": upload})
 
     async def pdf_render_page(
-        self, file: FileInput, *, pages: str | None = None, format: RenderFormat | None = None, dpi: int | None = None
+        self,
+        file: FileInput,
+        *,
+        pages: str | None = None,
+        format: RenderFormat | None = None,
+        dpi: int | None = None,
+        upload: list[str] | None = None,
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
@@ -1775,25 +2133,29 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/pdf/render-page
         """
-        return await self._call("pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi})
+        return await self._call(
+            "pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi, "upload": upload}
+        )
 
-    async def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
+    async def pdf_merge(self, files: list[FileInput], *, upload: list[str] | None = None) -> Result[bytes]:
         """Merge PDFs.
 
         multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
 
         POST /v1/pdf/merge
         """
-        return await self._call("pdf_merge", {"files": files})
+        return await self._call("pdf_merge", {"files": files, "upload": upload})
 
-    async def pdf_split(self, file: FileInput, *, ranges: str) -> Result[PdfSplitResult]:
+    async def pdf_split(
+        self, file: FileInput, *, ranges: str, upload: list[str] | None = None
+    ) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
         ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
 
         POST /v1/pdf/split
         """
-        return await self._call("pdf_split", {"file": file, "ranges": ranges})
+        return await self._call("pdf_split", {"file": file, "ranges": ranges, "upload": upload})
 
     async def pdf_rotate(
         self,
@@ -1802,6 +2164,7 @@ class AsyncFileApiOperations(AsyncOperations):
         degrees: Literal["90", "180", "270"],
         pages: str | None = None,
         keepActiveContent: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Rotate PDF pages clockwise.
 
@@ -1810,7 +2173,14 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/pdf/rotate
         """
         return await self._call(
-            "pdf_rotate", {"file": file, "degrees": degrees, "pages": pages, "keepActiveContent": keepActiveContent}
+            "pdf_rotate",
+            {
+                "file": file,
+                "degrees": degrees,
+                "pages": pages,
+                "keepActiveContent": keepActiveContent,
+                "upload": upload,
+            },
         )
 
     async def pdf_watermark(
@@ -1823,6 +2193,7 @@ class AsyncFileApiOperations(AsyncOperations):
         fontSize: float | None = None,
         pages: str | None = None,
         keepActiveContent: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -1840,6 +2211,7 @@ class AsyncFileApiOperations(AsyncOperations):
                 "fontSize": fontSize,
                 "pages": pages,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1850,6 +2222,7 @@ class AsyncFileApiOperations(AsyncOperations):
         fields: dict[str, Any],
         flatten: bool | None = None,
         keepActiveContent: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Fill a PDF form.
 
@@ -1858,17 +2231,26 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/pdf/fill-form
         """
         return await self._call(
-            "pdf_fill_form", {"pdf": pdf, "fields": fields, "flatten": flatten, "keepActiveContent": keepActiveContent}
+            "pdf_fill_form",
+            {
+                "pdf": pdf,
+                "fields": fields,
+                "flatten": flatten,
+                "keepActiveContent": keepActiveContent,
+                "upload": upload,
+            },
         )
 
-    async def pdf_flatten(self, file: FileInput, *, keepActiveContent: bool | None = None) -> Result[bytes]:
+    async def pdf_flatten(
+        self, file: FileInput, *, keepActiveContent: bool | None = None, upload: list[str] | None = None
+    ) -> Result[bytes]:
         """Flatten a PDF form.
 
         Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the values can no longer be edited. A PDF without form fields is returned unchanged.
 
         POST /v1/pdf/flatten
         """
-        return await self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent})
+        return await self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent, "upload": upload})
 
     async def pdf_compress(
         self,
@@ -1877,6 +2259,7 @@ class AsyncFileApiOperations(AsyncOperations):
         stripMetadata: bool | None = None,
         imageMaxSide: int | None = None,
         keepActiveContent: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -1891,6 +2274,7 @@ class AsyncFileApiOperations(AsyncOperations):
                 "stripMetadata": stripMetadata,
                 "imageMaxSide": imageMaxSide,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1904,6 +2288,7 @@ class AsyncFileApiOperations(AsyncOperations):
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
         keepActiveContent: bool | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -1921,6 +2306,7 @@ class AsyncFileApiOperations(AsyncOperations):
                 "allowCopying": allowCopying,
                 "allowModifying": allowModifying,
                 "keepActiveContent": keepActiveContent,
+                "upload": upload,
             },
         )
 
@@ -1935,6 +2321,7 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]: ...
     @overload
     async def qr_generate(
@@ -1947,6 +2334,7 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[str]: ...
     async def qr_generate(
         self,
@@ -1958,6 +2346,7 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[Any]:
         """Generate a QR code.
 
@@ -1975,17 +2364,18 @@ class AsyncFileApiOperations(AsyncOperations):
                 "errorCorrection": errorCorrection,
                 "foreground": foreground,
                 "background": background,
+                "upload": upload,
             },
         )
 
-    async def qr_read(self, file: FileInput) -> Result[QrReadResult]:
+    async def qr_read(self, file: FileInput, *, upload: list[str] | None = None) -> Result[QrReadResult]:
         """Decode the first QR code in an image.
 
         An image in; {text, format} of the first QR code found (format qr_code, micro_qr_code or rmqr_code). Rotated, inverted (light on dark), low-contrast and photographed codes are found; when none is, the answer is 400 invalid_input 'no QR code found in the image'.
 
         POST /v1/qr/read
         """
-        return await self._call("qr_read", {"file": file})
+        return await self._call("qr_read", {"file": file, "upload": upload})
 
     async def barcode_generate(
         self,
@@ -1998,6 +2388,7 @@ class AsyncFileApiOperations(AsyncOperations):
         includeText: bool | None = None,
         foreground: str | None = None,
         background: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[str]:
         """Generate a barcode as SVG.
 
@@ -2016,17 +2407,18 @@ class AsyncFileApiOperations(AsyncOperations):
                 "includeText": includeText,
                 "foreground": foreground,
                 "background": background,
+                "upload": upload,
             },
         )
 
-    async def barcode_read(self, file: FileInput) -> Result[BarcodeReadResult]:
+    async def barcode_read(self, file: FileInput, *, upload: list[str] | None = None) -> Result[BarcodeReadResult]:
         """Decode every barcode in an image.
 
         An image in; {codes: [{text, format}]} for every code found (QR codes too), formats named as in barcode/generate (upca for a UPC-A, itf14 for a 14-digit ITF with a valid check digit; others in lower case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list.
 
         POST /v1/barcode/read
         """
-        return await self._call("barcode_read", {"file": file})
+        return await self._call("barcode_read", {"file": file, "upload": upload})
 
     async def render_svg_to_png(
         self,
@@ -2036,6 +2428,7 @@ class AsyncFileApiOperations(AsyncOperations):
         width: int | None = None,
         height: int | None = None,
         background: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[bytes]:
         """Render SVG as PNG.
 
@@ -2045,38 +2438,54 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call(
             "render_svg_to_png",
-            {"file": file, "scale": scale, "width": width, "height": height, "background": background},
+            {
+                "file": file,
+                "scale": scale,
+                "width": width,
+                "height": height,
+                "background": background,
+                "upload": upload,
+            },
         )
 
-    async def file_hash(self, file: FileInput, *, algorithm: HashAlgorithm | None = None) -> Result[FileHashResult]:
+    async def file_hash(
+        self, file: FileInput, *, algorithm: HashAlgorithm | None = None, upload: list[str] | None = None
+    ) -> Result[FileHashResult]:
         """Hash bytes.
 
         Any bytes in; the digest (md5, sha1, sha256 (default), sha384 or sha512) in hex and Base64.
 
         POST /v1/file/hash
         """
-        return await self._call("file_hash", {"file": file, "algorithm": algorithm})
+        return await self._call("file_hash", {"file": file, "algorithm": algorithm, "upload": upload})
 
-    async def file_detect(self, file: FileInput) -> Result[FileDetectResult]:
+    async def file_detect(self, file: FileInput, *, upload: list[str] | None = None) -> Result[FileDetectResult]:
         """Detect the file type from magic bytes.
 
         Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF, EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. A bare JSON scalar (e.g. `0`) is text/plain. An empty body is 400.
 
         POST /v1/file/detect
         """
-        return await self._call("file_detect", {"file": file})
+        return await self._call("file_detect", {"file": file, "upload": upload})
 
-    async def text_word_count(self, text: str) -> Result[TextWordCountResult]:
+    async def text_word_count(self, text: str, *, upload: list[str] | None = None) -> Result[TextWordCountResult]:
         """Count words, characters, sentences and paragraphs.
 
         UTF-8 text in. Words are runs of letters and digits (inner ' - . allowed); each CJK ideograph or kana counts as a word. Characters are grapheme clusters. Sentences end in . ! ? … (or full-width forms); paragraphs are separated by blank lines. Reading time is words / 238 per minute. Invalid UTF-8 is 400.
 
         POST /v1/text/word-count
         """
-        return await self._call("text_word_count", {"text": text})
+        return await self._call("text_word_count", {"text": text, "upload": upload})
 
     async def text_diff(
-        self, *, a: str, b: str, context: int | None = None, labelA: str | None = None, labelB: str | None = None
+        self,
+        *,
+        a: str,
+        b: str,
+        context: int | None = None,
+        labelA: str | None = None,
+        labelB: str | None = None,
+        upload: list[str] | None = None,
     ) -> Result[TextDiffResult]:
         """Diff two texts.
 
@@ -2084,25 +2493,29 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/text/diff
         """
-        return await self._call("text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB})
+        return await self._call(
+            "text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB, "upload": upload}
+        )
 
-    async def text_markdown_to_html(self, text: str, *, allowHtml: bool | None = None) -> Result[str]:
+    async def text_markdown_to_html(
+        self, text: str, *, allowHtml: bool | None = None, upload: list[str] | None = None
+    ) -> Result[str]:
         """Render Markdown as HTML.
 
         UTF-8 Markdown in (CommonMark with tables, strikethrough, task lists and autolinks); an HTML fragment out. Raw HTML in the input is escaped unless `allowHtml=true` (then it passes through unchanged: only for trusted input). javascript:, vbscript:, file: and non-image data: links are never rendered as links. At most 2,000,000 bytes of Markdown (413 too_large), which keeps the worst input well inside the deadline.
 
         POST /v1/text/markdown-to-html
         """
-        return await self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml})
+        return await self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml, "upload": upload})
 
-    async def color_convert(self, *, color: str) -> Result[ColorConvertResult]:
+    async def color_convert(self, *, color: str, upload: list[str] | None = None) -> Result[ColorConvertResult]:
         """Convert a colour.
 
         JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(), hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent), cmyk (percent), one decimal; alpha (0-1, three decimals) where given. Out-of-range or unreadable colours are 400 (naming an out-of-range number, never echoing the rest of the input).
 
         POST /v1/color/convert
         """
-        return await self._call("color_convert", {"color": color})
+        return await self._call("color_convert", {"color": color, "upload": upload})
 
     async def usage(self) -> Result[UsageResult]:
         """Usage of the key's account this month.
@@ -2148,3 +2561,57 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/keys/recover/confirm
         """
         return await self._call("keys_recover_confirm", {"email": email, "code": code})
+
+    async def uploads_create(self, *, filename: str, contentType: str, size: int) -> Result[str]:
+        """Start an upload of a large file.
+
+        JSON {filename, contentType, size}. Answers 201 with a presigned POST: send the file as multipart/form-data to `url`, with every field of `fields` first and the file last as the part named `file` (curl: one -F per field, then -F file=@scan.pdf). The POST is accepted until expiresAt; the file must be at most maxBytes, the plan's upload limit (a size over it is 413 here). Then name the upload on a file endpoint with ?upload=<id>: the answer is 202 and an operation. The file and the upload expire after 24 hours, and are deleted with the operation that used them. Not counted.
+
+        POST /v1/uploads
+        """
+        return await self._call("uploads_create", {"filename": filename, "contentType": contentType, "size": size})
+
+    async def operations_get(self) -> Result[OperationResult]:
+        """An operation's state and result.
+
+        status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several, e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and sha256; `details` holds the endpoint's other fields (e.g. compress's sizes). Failed: `error` {code, message} as the synchronous endpoint would have answered it; a failed or cancelled operation is not counted. While running, poll after Retry-After seconds. Another account's operation is 404. Not counted.
+
+        GET /v1/operations/{operation_id}
+        """
+        return await self._call("operations_get", {})
+
+    async def operations_delete(self) -> Result[str]:
+        """Cancel or delete an operation.
+
+        A running operation is cancelled (not counted; GET shows it as cancelled until it expires); an ended one is deleted with its result files and its uploads (GET is then 404). Answers 204. Not counted.
+
+        DELETE /v1/operations/{operation_id}
+        """
+        return await self._call("operations_delete", {})
+
+    async def webhooks_create(self, *, url: str) -> Result[str]:
+        """Register a webhook endpoint.
+
+        JSON {url}: a public HTTPS URL (checked after DNS resolution: private, loopback and link-local addresses are 400). Answers 201 with the endpoint and its secret (whsec_..., shown once). When an operation of the account ends, the endpoint receives {type: operation.succeeded|operation.failed|operation.cancelled, timestamp, data: the operation}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; verify with the standardwebhooks library). A delivery not answered 2xx within 15 s is retried, 8 attempts over 27.6 hours; webhook-id is the same on every attempt. At most 10 per account.
+
+        POST /v1/webhooks
+        """
+        return await self._call("webhooks_create", {"url": url})
+
+    async def webhooks_list(self) -> Result[WebhookList]:
+        """List the webhook endpoints.
+
+        The account's endpoints, oldest first, without their secrets. Not counted.
+
+        GET /v1/webhooks
+        """
+        return await self._call("webhooks_list", {})
+
+    async def webhooks_delete(self) -> Result[str]:
+        """Delete a webhook endpoint.
+
+        Deliveries to it stop, queued ones included. Answers 204. Not counted.
+
+        DELETE /v1/webhooks/{webhook_id}
+        """
+        return await self._call("webhooks_delete", {})

@@ -29,6 +29,8 @@ from fileapi.errors import TooLarge
 if TYPE_CHECKING:
     from PIL import Image
 
+    from fileapi.convert.image_decode import Source
+
 ANIMATED_INPUTS = {"GIF": ImageFormat.WEBP, "WEBP": ImageFormat.WEBP}  # input -> default output
 ANIMATED_OUTPUTS = frozenset({ImageFormat.WEBP, ImageFormat.AVIF})
 
@@ -61,16 +63,17 @@ class Animation:
         return AnimationReport(outcome, self.frames)
 
 
-def open_animation(data: bytes) -> Animation | None:
-    """The animation in `data` when it is an animated GIF or WebP (None for anything else, including
-    files no decoder reads: the still-image path gives their errors).
+def open_animation(data: Source) -> Animation | None:
+    """The animation in `data` (bytes or a file) when it is an animated GIF or WebP (None for anything else,
+    including files no decoder reads: the still-image path gives their errors).
 
     :raises TooLarge: frames x pixels over the input limit.
     """
-    from fileapi.convert.image_decode import DECODE_ERRORS, identify
+    from fileapi.convert.image_decode import DECODE_ERRORS, head, identify
     from fileapi.errors import ApiError
 
-    if data[:3] != b"GIF" and not (data[:4] == b"RIFF" and data[8:12] == b"WEBP"):
+    start = head(data, 12)
+    if start[:3] != b"GIF" and not (start[:4] == b"RIFF" and start[8:12] == b"WEBP"):
         return None  # the only animated inputs: no need to open anything else twice
     load_pillow()
     unreadable: tuple[type[BaseException], ...] = (ApiError, *DECODE_ERRORS)

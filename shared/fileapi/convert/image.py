@@ -27,6 +27,8 @@ from fileapi.errors import InvalidInput
 if TYPE_CHECKING:
     from PIL import Image
 
+    from fileapi.convert.image_decode import Source
+
 
 class Rotation(IntEnum):
     """Clockwise rotations."""
@@ -65,6 +67,12 @@ class ImageResult:
     def media_type(self) -> str:
         return self.format.media_type
 
+    def animation_headers(self) -> dict[str, str]:
+        """The answer's X-Animation and X-Animation-Frames for an animated input (none for a still image)."""
+        if self.animation is None:
+            return {}
+        return {"X-Animation": self.animation.outcome.value, "X-Animation-Frames": str(self.animation.frames)}
+
 
 def _check_quality(quality: int | None) -> None:
     if quality is not None and not 1 <= quality <= 100:
@@ -78,7 +86,7 @@ def _output(image: Image.Image, fmt: ImageFormat | None, quality: int | None) ->
 
 
 def _animated(
-    data: bytes,
+    data: Source,
     fmt: ImageFormat | None,
     quality: int | None,
     frame_operation: Callable[[Image.Image], Image.Image],
@@ -101,8 +109,9 @@ def _unchanged(frame: Image.Image) -> Image.Image:
     return frame
 
 
-def convert_image(data: bytes, *, to: ImageFormat, quality: int | None = None) -> ImageResult:
-    """Re-encode as `to` (alpha flattened onto white for JPEG); an animation stays one to WebP or AVIF.
+def convert_image(data: Source, *, to: ImageFormat, quality: int | None = None) -> ImageResult:
+    """Re-encode `data` (bytes, or an operation's file read on demand: fileapi.convert.image_files) as `to`
+    (alpha flattened onto white for JPEG); an animation stays one to WebP or AVIF.
 
     :param quality: 1..100 (None: the format's default).
     """

@@ -8,6 +8,9 @@ On top of the pixels: the clean aperture (`clap`) of an AVIF is applied (libavif
 caller; `irot`/`imir` arrive as the EXIF orientation); PQ and HLG (HDR) pixels are tone-mapped to
 SDR, per channel; animated files give their first frame. Failures are worded by what is wrong with
 the file, never with a library's own text.
+
+An image comes as bytes (a request's body) or as a file (an operation's input): Pillow reads a file on
+demand, so the pixels, bounded by the limits, are the only large thing held, whatever the file's size.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import io
 import math
 import re
 import struct
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
 
 from fileapi.convert import fallbacks
 from fileapi.convert.bmff import TRANSFER_HLG, TRANSFER_PQ, read_primary_image
@@ -26,6 +30,8 @@ if TYPE_CHECKING:
     from PIL import Image
 
 SUPPORTED = "JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP, TIFF"
+# An image: a request's bytes, or an operation's file.
+Source = bytes | Path
 # Exceptions Pillow and its plugins raise on bad data (pure-Python plugins included).
 DECODE_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
@@ -83,20 +89,33 @@ def corrupt(format_name: str, exc: BaseException) -> ApiError:
     return InvalidInput(f"the {format_name} image is truncated or corrupt: {describe(exc)}")
 
 
-def identify(data: bytes) -> Image.Image:
-    """Open (not decode) `data` with the plugin that claims it.
+def stream(source: Source) -> IO[bytes]:
+    """The image's bytes to read: a buffer over them, or the file opened for reading."""
+    return source.open("rb") if isinstance(source, Path) else io.BytesIO(source)
+
+
+def head(source: Source, size: int) -> bytes:
+    """The image's first `size` bytes."""
+    if isinstance(source, Path):
+        with source.open("rb") as file:
+            return file.read(size)
+    return source[:size]
+
+
+def identify(data: Source) -> Image.Image:
+    """Open (not decode) `data` (bytes or a file) with the plugin that claims it.
 
     :raises UnsupportedFormat: not an image in a format read here.
     :raises InvalidInput: a file of a format read here whose header is damaged.
     """
     from PIL import Image
 
-    from fileapi.convert.detect import detect_type
+    from fileapi.convert.detect import SNIFF_BYTES, detect_type
 
     try:
-        return Image.open(io.BytesIO(data))
+        return Image.open(stream(data))
     except DECODE_ERRORS as exc:  # UnidentifiedImageError is an OSError
-        found = detect_type(data)
+        found = detect_type(head(data, SNIFF_BYTES))
         if found.mime in _READ_TYPES:
             name, plugin = _READ_TYPES[found.mime]
             raise corrupt(name, _plugin_error(plugin, data) or exc) from None
@@ -118,7 +137,7 @@ _READ_TYPES = {
 }
 
 
-def _plugin_error(plugin: str, data: bytes) -> BaseException | None:
+def _plugin_error(plugin: str, data: Source) -> BaseException | None:
     """What the plugin for the detected type says about `data` (Image.open only says it cannot identify it)."""
     from PIL import Image
 
@@ -127,13 +146,13 @@ def _plugin_error(plugin: str, data: bytes) -> BaseException | None:
     if opener is None:
         return None
     try:
-        opener[0](io.BytesIO(data), "")
+        opener[0](stream(data), "")
     except DECODE_ERRORS as exc:
         return exc
     return None
 
 
-def decode(data: bytes, image: Image.Image) -> Image.Image:
+def decode(data: Source, image: Image.Image) -> Image.Image:
     """Load the first frame of `image` (opened from `data`), then show it as meant: clean aperture,
     orientation, HDR tone mapping. Where the plugin fails on an AVIF/HEIF file, the other plugin is
     tried before the error.
@@ -161,7 +180,7 @@ def _display_name(format_name: str | None) -> str:
     return {"WEBP": "WebP", "HEIF": "HEIF/HEIC", "MPO": "JPEG"}.get(format_name or "", format_name or "image")
 
 
-def _other_plugin(data: bytes, format_name: str | None) -> Image.Image | None:
+def _other_plugin(data: Source, format_name: str | None) -> Image.Image | None:
     """The same ISO-BMFF file opened by the other of the AVIF and HEIF plugins, if it accepts it."""
     if format_name not in ("AVIF", "HEIF"):
         return None
@@ -169,15 +188,15 @@ def _other_plugin(data: bytes, format_name: str | None) -> Image.Image | None:
         if format_name == "AVIF":
             from pillow_heif.as_plugin import HeifImageFile
 
-            return HeifImageFile(io.BytesIO(data))  # type: ignore[no-untyped-call]
+            return HeifImageFile(stream(data))  # type: ignore[no-untyped-call]
         from PIL.AvifImagePlugin import AvifImageFile
 
-        return AvifImageFile(io.BytesIO(data))
+        return AvifImageFile(stream(data))
     except _OPEN_ERRORS:
         return None
 
 
-def _shown(data: bytes, image: Image.Image) -> Image.Image:
+def _shown(data: Source, image: Image.Image) -> Image.Image:
     from PIL import ImageOps
 
     image.load()
@@ -189,9 +208,9 @@ def _shown(data: bytes, image: Image.Image) -> Image.Image:
     return shown
 
 
-def _avif_as_meant(data: bytes, image: Image.Image) -> Image.Image:
+def _avif_as_meant(data: Source, image: Image.Image) -> Image.Image:
     """Crop to the clean aperture and tone-map PQ/HLG, which libavif leaves to its caller."""
-    primary = read_primary_image(data)
+    primary = read_primary_image(data.read_bytes() if isinstance(data, Path) else data)
     result = image
     box = primary.clean_aperture.crop_box(image.size) if primary.clean_aperture else None
     if box is not None:

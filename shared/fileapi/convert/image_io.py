@@ -30,6 +30,8 @@ from fileapi.errors import ConversionFailed, InvalidInput, TooLarge, Unsupported
 if TYPE_CHECKING:
     from PIL import Image
 
+    from fileapi.convert.image_decode import Source
+
 MAX_INPUT_PIXELS = 50_000_000
 MAX_OUTPUT_PIXELS = 50_000_000
 MAX_OUTPUT_SIDE = 16_383  # WebP's limit; the same bound for every output format
@@ -87,9 +89,9 @@ def parse_format(name: str) -> ImageFormat:
         raise UnsupportedFormat(f"output format must be jpeg, png, webp or avif, not {name!r}") from None
 
 
-def open_image(data: bytes, *, shrink_to: tuple[int | None, int | None] | None = None) -> Image.Image:
-    """Open and decode `data` as it is meant to be shown (see `image_decode`): first frame, clean
-    aperture, EXIF orientation applied, HDR tone-mapped, CMYK converted to RGB.
+def open_image(data: Source, *, shrink_to: tuple[int | None, int | None] | None = None) -> Image.Image:
+    """Open and decode `data` (bytes, or a file read on demand) as it is meant to be shown (see `image_decode`):
+    first frame, clean aperture, EXIF orientation applied, HDR tone-mapped, CMYK converted to RGB.
 
     :param shrink_to: the (width, height) in displayed pixels the caller will resize to (either may be
         None): a JPEG decoder then scales down by 1/2, 1/4 or 1/8 while decoding when the target is at
@@ -99,12 +101,13 @@ def open_image(data: bytes, *, shrink_to: tuple[int | None, int | None] | None =
     :raises TooLarge: more than 50 megapixels.
     :raises InvalidInput: truncated or corrupt (saying what is wrong).
     """
-    from fileapi.convert.image_decode import decode, identify
+    from fileapi.convert.image_decode import decode, head, identify
 
     load_pillow()
-    if not data:
+    start = head(data, 30)
+    if not start:
         raise InvalidInput("the body is empty: send the image's bytes")
-    _check_webp_canvas(data)
+    _check_webp_canvas(start)
     image = identify(data)
     if image.format not in INPUT_FORMATS:
         raise UnsupportedFormat(f"{image.format} images are not supported as input")
@@ -115,8 +118,9 @@ def open_image(data: bytes, *, shrink_to: tuple[int | None, int | None] | None =
 
 
 def _check_webp_canvas(data: bytes) -> None:
-    """An extended WebP's canvas size, read from its VP8X header before libwebp sees the file (libwebp
-    refuses a canvas larger than its frame as corrupt; a canvas past the limit is too large first)."""
+    """An extended WebP's canvas size, read from its VP8X header (in the first 30 bytes) before libwebp sees the
+    file (libwebp refuses a canvas larger than its frame as corrupt; a canvas past the limit is too large
+    first)."""
     if data[:4] == b"RIFF" and data[8:12] == b"WEBP" and data[12:16] == b"VP8X" and len(data) >= 30:
         width = 1 + int.from_bytes(data[24:27], "little")
         height = 1 + int.from_bytes(data[27:30], "little")

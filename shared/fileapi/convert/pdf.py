@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from fileapi.convert import deadline, fallbacks, payload
 from fileapi.convert.pages import parse_pages, parse_ranges
 from fileapi.convert.pdf_errors import damaged, pdf_problem, reading
-from fileapi.convert.pdf_io import MAX_DECODED_STREAM_BYTES, MAX_PAGES, check_header, open_pdf, save_pdf
+from fileapi.convert.pdf_io import MAX_DECODED_STREAM_BYTES, MAX_PAGES, Source, check_header, open_pdf, save_pdf
 from fileapi.errors import InvalidInput, TooLarge
 
 if TYPE_CHECKING:
@@ -276,25 +277,36 @@ def merge_pdfs(documents: list[bytes]) -> bytes:
     """Concatenate PDFs in order; outlines, named destinations and form fields are carried over.
 
     :raises InvalidInput: no input, or an input that is not a readable PDF (naming its position).
+    :raises TooLarge: more than MAX_MERGED_PAGES pages in all.
     """
     import pikepdf
 
-    if not documents:
-        raise InvalidInput("give at least one PDF to merge")
     merged = pikepdf.Pdf.new()
+    # The same file given twice is opened once, so its fonts and images are copied once.
+    for position, document in opened_for_merge([(hashlib.sha256(data).digest(), data) for data in documents]):
+        with reading(f"file {position}"):
+            merged.add_pages_from(document)
+    return save_pdf(merged)
+
+
+def opened_for_merge(sources: Sequence[tuple[Hashable, Source]]) -> Iterator[tuple[int, pikepdf.Pdf]]:
+    """Each of `sources` opened (once per identity) and checked, with its position from 1, in order.
+
+    :raises InvalidInput: no source, or one that is not a readable PDF (naming its position).
+    :raises TooLarge: more than MAX_MERGED_PAGES pages in all (checked before the source past it is given).
+    """
+
+    if not sources:
+        raise InvalidInput("give at least one PDF to merge")
     total = 0
-    sources: dict[bytes, pikepdf.Pdf] = {}
-    for position, data in enumerate(documents, start=1):
+    opened: dict[Hashable, pikepdf.Pdf] = {}
+    for position, (identity, source) in enumerate(sources, start=1):
         deadline.check()
-        digest = hashlib.sha256(data).digest()
-        # The same file given twice is opened once, so its fonts and images are copied once.
-        source = sources.get(digest) or sources.setdefault(digest, open_pdf(data, what=f"file {position}"))
-        total += len(source.pages)
+        document = opened.get(identity) or opened.setdefault(identity, open_pdf(source, what=f"file {position}"))
+        total += len(document.pages)
         if total > MAX_MERGED_PAGES:
             raise TooLarge(f"the merged document would have more than {MAX_MERGED_PAGES} pages")
-        with reading(f"file {position}"):
-            merged.add_pages_from(source)
-    return save_pdf(merged)
+        yield position, document
 
 
 def split_pdf(data: bytes, *, ranges: str) -> list[bytes]:
@@ -304,31 +316,50 @@ def split_pdf(data: bytes, *, ranges: str) -> list[bytes]:
         copied), or the parts so far would not fit the response (checked after each part: a part
         carries its own copy of every font and image its pages use).
     """
-    import pikepdf
+    parts: list[bytes] = []
+    carried = 0
+    for part, chosen in split_parts(open_pdf(data), ranges=ranges):
+        parts.append(save_pdf(part))
+        carried += len(parts[-1])
+        payload.check(
+            f"the first {len(parts):,} of {chosen:,} PDFs",
+            carried,
+            hint="ask for fewer ranges (each PDF carries its own copy of the fonts and images its pages use)",
+        )
+    return parts
 
-    source = open_pdf(data)
-    chosen = parse_ranges(ranges, len(source.pages))
+
+def split_ranges(ranges: str, page_count: int) -> list[tuple[int, int]]:
+    """The (first, last) pages of each range of `ranges` ('1-3,4-4,7') in a document of `page_count` pages.
+
+    :raises InvalidInput: a range that is malformed, reversed or outside the document.
+    :raises TooLarge: the ranges hold more than MAX_SPLIT_PAGES pages in all.
+    """
+    chosen = parse_ranges(ranges, page_count)
     pages = sum(last - first + 1 for first, last in chosen)
     if pages > MAX_SPLIT_PAGES:
         raise TooLarge(
             f"the {len(chosen):,} ranges hold {pages:,} pages in all; at most {MAX_SPLIT_PAGES:,} can be split "
             "out in one request: ask for fewer or shorter ranges"
         )
-    parts: list[bytes] = []
-    carried = 0
+    return chosen
+
+
+def split_parts(source: pikepdf.Pdf, *, ranges: str) -> Iterator[tuple[pikepdf.Pdf, int]]:
+    """One new document per range of `source` ('1-3,4-4,7'), in the order given, each with the number of ranges.
+
+    :raises InvalidInput: a range that is malformed, reversed or outside the document.
+    :raises TooLarge: the ranges hold more than MAX_SPLIT_PAGES pages in all (checked before any is copied).
+    """
+    import pikepdf
+
+    chosen = split_ranges(ranges, len(source.pages))
     for first, last in chosen:
         deadline.check()
         part = pikepdf.Pdf.new()
         with reading():
             part.add_pages_from(source, pages=range(first - 1, last))
-        parts.append(save_pdf(part))
-        carried += len(parts[-1])
-        payload.check(
-            f"the first {len(parts):,} of {len(chosen):,} PDFs",
-            carried,
-            hint="ask for fewer ranges (each PDF carries its own copy of the fonts and images its pages use)",
-        )
-    return parts
+        yield part, len(chosen)
 
 
 def rotate_pdf(data: bytes, *, degrees: int, pages: str | None = None, keep_active_content: bool = False) -> bytes:
@@ -337,15 +368,25 @@ def rotate_pdf(data: bytes, *, degrees: int, pages: str | None = None, keep_acti
     :param keep_active_content: keep JavaScript, automatic and launch actions and embedded files (default:
         removed, see fileapi.convert.pdf_active).
     """
+    return save_pdf(rotated(data, degrees=degrees, pages=pages, keep_active_content=keep_active_content))
+
+
+def rotated(
+    source: Source, *, degrees: int, pages: str | None = None, keep_active_content: bool = False
+) -> pikepdf.Pdf:
+    """The document of `source` (bytes or a file) with its chosen pages rotated, as `rotate_pdf` describes.
+
+    :raises InvalidInput: another angle than 90, 180 or 270, or pages outside the document.
+    """
     from fileapi.convert.pdf_active import remove_active_content
 
     if degrees not in (90, 180, 270):
         raise InvalidInput(f"degrees must be 90, 180 or 270, not {degrees}")
-    pdf = open_pdf(data)
+    pdf = open_pdf(source)
     for number in parse_pages(pages, len(pdf.pages)):
         deadline.check()
         with reading(f"page {number}"):
             pdf.pages[number - 1].rotate(degrees, relative=True)
     if not keep_active_content:
         remove_active_content(pdf)
-    return save_pdf(pdf)
+    return pdf

@@ -6,13 +6,14 @@ import io
 import math
 import secrets
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fileapi.convert import deadline
 from fileapi.convert.pages import parse_pages
 from fileapi.convert.pdf_active import remove_active_content
 from fileapi.convert.pdf_errors import reading
-from fileapi.convert.pdf_io import open_pdf, save_pdf
+from fileapi.convert.pdf_io import Source, open_pdf, save_pdf
 from fileapi.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -179,6 +180,31 @@ class CompressResult:
     savedPercent: float
 
 
+@dataclass(frozen=True)
+class Compression:
+    """What a compression wrote: the input's size, the rewritten document's, and whether active content was
+    removed (then the input itself cannot be the answer, even when smaller)."""
+
+    original_size: int
+    rewritten_size: int
+    removed: bool
+
+    @property
+    def kept_input(self) -> bool:
+        """Whether the answer is the input itself (the rewrite is not smaller, and removed nothing)."""
+        return self.rewritten_size >= self.original_size and not self.removed
+
+    @property
+    def compressed_size(self) -> int:
+        return self.original_size if self.kept_input else self.rewritten_size
+
+    @property
+    def saved_percent(self) -> float:
+        if self.rewritten_size >= self.original_size:
+            return 0.0
+        return round(100 * (self.original_size - self.rewritten_size) / self.original_size, 1)
+
+
 def compress_pdf(
     data: bytes, *, strip_metadata: bool = False, image_max_side: int | None = None, keep_active_content: bool = False
 ) -> CompressResult:
@@ -191,45 +217,61 @@ def compress_pdf(
     :param keep_active_content: keep JavaScript, automatic and launch actions and embedded files (default:
         removed, see fileapi.convert.pdf_active).
     """
+    out = io.BytesIO()
+    written = compress_into(
+        data,
+        out,
+        original_size=len(data),
+        strip_metadata=strip_metadata,
+        image_max_side=image_max_side,
+        keep_active_content=keep_active_content,
+    )
+    document = data if written.kept_input else out.getvalue()
+    return CompressResult(document, written.original_size, written.compressed_size, written.saved_percent)
+
+
+def compress_into(
+    source: Source,
+    target: Path | io.BytesIO,
+    *,
+    original_size: int,
+    strip_metadata: bool = False,
+    image_max_side: int | None = None,
+    keep_active_content: bool = False,
+) -> Compression:
+    """Write the document of `source` (bytes or a file of `original_size` bytes), compressed as `compress_pdf`
+    describes, to `target`; what it wrote (the caller answers the input itself when `kept_input`).
+
+    :raises InvalidInput: imageMaxSide out of 16..10000, or not a readable PDF.
+    """
+    import pikepdf
 
     if image_max_side is not None and not 16 <= image_max_side <= 10_000:
         raise InvalidInput(f"imageMaxSide must be 16..10000, not {image_max_side}")
-    pdf = open_pdf(data)
+    pdf = open_pdf(source)
     removed = 0 if keep_active_content else remove_active_content(pdf)
     with reading():
-        compressed = _rewritten_small(pdf, strip_metadata=strip_metadata, image_max_side=image_max_side)
-    if len(compressed) >= len(data):
-        if removed:  # the input itself cannot come back: it holds what was removed
-            return CompressResult(compressed, len(data), len(compressed), 0.0)
-        return CompressResult(data, len(data), len(data), 0.0)
-    saved = round(100 * (len(data) - len(compressed)) / len(data), 1)
-    return CompressResult(compressed, len(data), len(compressed), saved)
-
-
-def _rewritten_small(pdf: pikepdf.Pdf, *, strip_metadata: bool, image_max_side: int | None) -> bytes:
-    import pikepdf
-
-    if strip_metadata:
-        if "/Info" in pdf.trailer:
-            del pdf.trailer["/Info"]
-        if "/Metadata" in pdf.Root:
-            del pdf.Root["/Metadata"]
-    if image_max_side is not None:
-        _downsample_images(pdf, image_max_side)
-    pdf.remove_unreferenced_resources()
-    out = io.BytesIO()
-    pikepdf.settings.set_flate_compression_level(9)
-    try:
-        pdf.save(
-            out,
-            object_stream_mode=pikepdf.ObjectStreamMode.generate,
-            compress_streams=True,
-            recompress_flate=True,
-            stream_decode_level=pikepdf.StreamDecodeLevel.generalized,
-        )
-    finally:
-        pikepdf.settings.set_flate_compression_level(-1)  # back to zlib's default for every other save
-    return out.getvalue()
+        if strip_metadata:
+            if "/Info" in pdf.trailer:
+                del pdf.trailer["/Info"]
+            if "/Metadata" in pdf.Root:
+                del pdf.Root["/Metadata"]
+        if image_max_side is not None:
+            _downsample_images(pdf, image_max_side)
+        pdf.remove_unreferenced_resources()
+        pikepdf.settings.set_flate_compression_level(9)
+        try:
+            pdf.save(
+                target,
+                object_stream_mode=pikepdf.ObjectStreamMode.generate,
+                compress_streams=True,
+                recompress_flate=True,
+                stream_decode_level=pikepdf.StreamDecodeLevel.generalized,
+            )
+        finally:
+            pikepdf.settings.set_flate_compression_level(-1)  # back to zlib's default for every other save
+    size = target.stat().st_size if isinstance(target, Path) else target.getbuffer().nbytes
+    return Compression(original_size, size, bool(removed))
 
 
 def _downsample_images(pdf: object, max_side: int) -> None:

@@ -1,144 +1,110 @@
-"""PDF structure operations on files: split, merge, compress and rotate with pikepdf, page by page, on disk.
+"""PDF split, merge, compress and rotate from files to files, for operations, with the synchronous converters'
+checks and bounds (fileapi.convert.pdf, pdf_edit: 2,000 pages a document, 5,000 a merge or a split).
 
-The synchronous converters (`fileapi.convert.pdf`) take and give bytes; these take paths and write paths,
-for operations whose inputs are larger than memory should hold. qpdf reads a file opened by name on
-demand: objects are parsed when a page needs them and stream data is copied from the input file to the
-output file when it is written, so memory follows the number of objects (pages, fonts, images), not the
-bytes of the images. The bounds are the synchronous ones: 2,000 pages a document, 5,000 a merge.
+Memory follows the number of objects (pages, fonts, images), not the bytes of the images (`make bench`, the
+Operations rows, at two sizes). Compress and rotate are the synchronous converters' own work over a document
+qpdf reads from disk on demand, written to disk. Split and merge copy pages between documents, and pikepdf copies
+a page's stream data into memory when it does (it opens every document with qpdf's `setImmediateCopyFrom`):
+splitting a 120 MB scan that way held 161 MB. So they run qpdf's own page selection (QPDFJob, through
+`pikepdf.Job`: the same library, no command-line tool), which reads stream data from the input file as it
+writes: 38 MB. The documents are opened and checked first as the synchronous converters check them. Paths are
+strings, so that a conversion worker gets them pickled as they are (fileapi.web.conversions.isolated).
 """
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from fileapi.convert import deadline
-from fileapi.convert.pages import parse_pages, parse_ranges
-from fileapi.convert.pdf import MAX_MERGED_PAGES, MAX_PAGES, _check_page_tree, _set_qpdf_limits
-from fileapi.convert.pdf_errors import damaged, reading
-from fileapi.errors import InvalidInput, TooLarge
+from fileapi.convert.pdf import opened_for_merge, rotated, split_ranges
+from fileapi.convert.pdf_edit import compress_into
+from fileapi.convert.pdf_errors import reading
+from fileapi.convert.pdf_io import open_pdf, write_pdf
 
-if TYPE_CHECKING:
-    import pikepdf
-
-# Parts one split may write: each becomes a stored file and a line of the operation's record.
-MAX_SPLIT_PARTS = 2_000
+# How qpdf writes, as fileapi.convert.pdf_io.write_pdf does: object streams, streams compressed.
+WRITE_OPTIONS = ("--object-streams=generate", "--compress-streams=y")
 
 
-def open_pdf_file(path: Path, *, what: str = "the file") -> pikepdf.Pdf:
-    """Open the PDF at `path` for reading on demand (not loaded into memory), with the synchronous checks.
+def split_pdf_file(source: str, folder: str, *, ranges: str) -> list[str]:
+    """One PDF per range of the file `source` ('1-3,4-4,7'), in the order given, written into `folder` as
+    part-1.pdf, part-2.pdf, ...; their paths.
 
-    :raises InvalidInput: not a PDF, unreadable, or password-protected.
-    :raises TooLarge: more than 2,000 pages.
+    :raises InvalidInput: not a readable PDF, or a range that is malformed, reversed or outside the document.
+    :raises TooLarge: more than 2,000 pages, or ranges holding more than 5,000 pages in all.
     """
-    import pikepdf
-
-    with path.open("rb") as head:
-        start = head.read(1024)
-    if not start:
-        raise InvalidInput(f"{what} is empty: upload a PDF")
-    if b"%PDF-" not in start:
-        raise InvalidInput(f"{what} is not a PDF (no %PDF- header)")
-    _set_qpdf_limits()
-    try:
-        pdf = pikepdf.Pdf.open(path, access_mode=pikepdf.AccessMode.stream)  # read, not mapped
-    except pikepdf.PasswordError:
-        raise InvalidInput(f"{what} is password-protected; remove the password first") from None
-    except (pikepdf.PdfError, ValueError, OSError, RecursionError) as exc:
-        raise damaged(what, exc) from None
-    _check_page_tree(pdf, what)
-    with reading(what):
-        count = len(pdf.pages)
-    if count > MAX_PAGES:
-        pdf.close()
-        raise TooLarge(f"{what} has {count} pages; at most {MAX_PAGES}")
-    return pdf
-
-
-def save_pdf_file(pdf: pikepdf.Pdf, path: Path) -> None:
-    """Write `pdf` to `path` with object streams and recompressed streams (as `fileapi.convert.pdf.save_pdf`)."""
-    import pikepdf
-
-    with reading():
-        pdf.save(path, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True)
-
-
-def split_pdf_file(source: Path, out_dir: Path, *, ranges: str) -> list[Path]:
-    """One PDF per range ('1-3,4-4,7'), in the order given, written to `out_dir` as part-1.pdf, part-2.pdf, ...
-
-    :raises InvalidInput: a range that is malformed, reversed or outside the document.
-    :raises TooLarge: more than MAX_SPLIT_PARTS ranges.
-    """
-    import pikepdf
-
-    with open_pdf_file(source) as pdf:
-        chosen = parse_ranges(ranges, len(pdf.pages))
-        if len(chosen) > MAX_SPLIT_PARTS:
-            raise TooLarge(f"{len(chosen)} ranges; a split writes at most {MAX_SPLIT_PARTS} files")
-        parts = []
-        for number, (first, last) in enumerate(chosen, start=1):
-            deadline.check()
-            path = out_dir / f"part-{number}.pdf"
-            with pikepdf.Pdf.new() as part:
-                with reading():
-                    part.pages.extend(pdf.pages[first - 1 : last])
-                save_pdf_file(part, path)
-            parts.append(path)
+    with open_pdf(Path(source)) as document:
+        chosen = split_ranges(ranges, len(document.pages))
+    parts = []
+    for number, (first, last) in enumerate(chosen, start=1):
+        deadline.check()
+        path = os.path.join(folder, f"part-{number}.pdf")
+        _select_pages([source, f"{first}-{last}"], path)
+        parts.append(path)
     return parts
 
 
-def merge_pdf_files(sources: list[Path], out: Path) -> None:
-    """Concatenate the PDFs at `sources`, in order, into `out`; a file given twice is opened once, so its
-    fonts and images are written once.
+def merge_pdf_files(sources: list[str], out: str) -> None:
+    """The files `sources` concatenated in order into `out` (a file given twice is read once, and its fonts and
+    images written once).
 
-    :raises InvalidInput: no input, or an input that is not a readable PDF (naming its position).
+    :raises InvalidInput: no input, or one that is not a readable PDF (naming its position).
     :raises TooLarge: more than 5,000 pages in all.
+    """
+    paths = [Path(source) for source in sources]
+    for _ in opened_for_merge([(path.resolve(), path) for path in paths]):
+        pass  # each opened and checked, the page total bounded
+    _select_pages(sources, out)
+
+
+def _select_pages(selection: list[str], out: str) -> None:
+    """qpdf's `--empty --pages <selection> -- <out>`: a new document of the pages selected (files, each
+    optionally followed by its page ranges), written as `write_pdf` writes.
+
+    :raises InvalidInput: qpdf could not read or write them.
     """
     import pikepdf
 
-    if not sources:
-        raise InvalidInput("give at least one PDF to merge")
-    opened: dict[Path, pikepdf.Pdf] = {}
-    try:
-        with pikepdf.Pdf.new() as merged:
-            total = 0
-            for position, path in enumerate(sources, start=1):
-                deadline.check()
-                source = opened.get(path) or opened.setdefault(path, open_pdf_file(path, what=f"file {position}"))
-                total += len(source.pages)
-                if total > MAX_MERGED_PAGES:
-                    raise TooLarge(f"the merged document would have more than {MAX_MERGED_PAGES} pages")
-                with reading(f"file {position}"):
-                    merged.pages.extend(source.pages)
-            save_pdf_file(merged, out)
-    finally:
-        for pdf in opened.values():
-            pdf.close()
+    with reading():
+        pikepdf.Job(["qpdf", "--empty", "--pages", *selection, "--", out, *WRITE_OPTIONS]).run()
 
 
-def compress_pdf_file(source: Path, out: Path, *, strip_metadata: bool = False) -> None:
-    """Rewrite losslessly into `out` (object streams, recompressed streams, unreferenced resources dropped);
-    with `strip_metadata`, without the info dictionary and XMP metadata."""
-    with open_pdf_file(source) as pdf, reading():
-        if strip_metadata:
-            if "/Info" in pdf.trailer:
-                del pdf.trailer["/Info"]
-            if "/Metadata" in pdf.Root:
-                del pdf.Root["/Metadata"]
-        pdf.remove_unreferenced_resources()
-        save_pdf_file(pdf, out)
+def compress_pdf_file(
+    source: str,
+    out: str,
+    *,
+    strip_metadata: bool = False,
+    image_max_side: int | None = None,
+    keep_active_content: bool = False,
+) -> dict[str, int | float]:
+    """The file `source` compressed into `out` as `fileapi.convert.pdf_edit.compress_pdf` does (never larger
+    than the input: then `out` is a copy of it); the answer's originalSize, compressedSize and savedPercent.
 
-
-def rotate_pdf_file(source: Path, out: Path, *, degrees: int, pages: str | None = None) -> None:
-    """Rotate the chosen pages (default all) clockwise by 90, 180 or 270, added to their /Rotate, into `out`.
-
-    :raises InvalidInput: another angle, or pages outside the document.
+    :raises InvalidInput: imageMaxSide out of 16..10000, or not a readable PDF.
     """
-    if degrees not in (90, 180, 270):
-        raise InvalidInput(f"degrees must be 90, 180 or 270, not {degrees}")
-    with open_pdf_file(source) as pdf:
-        for number in parse_pages(pages, len(pdf.pages)):
-            deadline.check()
-            with reading(f"page {number}"):
-                pdf.pages[number - 1].rotate(degrees, relative=True)
-        save_pdf_file(pdf, out)
+    written = compress_into(
+        Path(source),
+        Path(out),
+        original_size=os.path.getsize(source),
+        strip_metadata=strip_metadata,
+        image_max_side=image_max_side,
+        keep_active_content=keep_active_content,
+    )
+    if written.kept_input:
+        shutil.copyfile(source, out)
+    return {
+        "originalSize": written.original_size,
+        "compressedSize": written.compressed_size,
+        "savedPercent": written.saved_percent,
+    }
+
+
+def rotate_pdf_file(
+    source: str, out: str, *, degrees: int, pages: str | None = None, keep_active_content: bool = False
+) -> None:
+    """The file `source` with its chosen pages rotated (as `fileapi.convert.pdf.rotate_pdf`) into `out`.
+
+    :raises InvalidInput: another angle than 90, 180 or 270, or pages outside the document.
+    """
+    write_pdf(rotated(Path(source), degrees=degrees, pages=pages, keep_active_content=keep_active_content), Path(out))

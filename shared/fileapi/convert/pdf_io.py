@@ -1,5 +1,11 @@
 """PDF in and out through pikepdf (qpdf): open a document within bounds, and write one.
 
+A document comes as bytes (a request's body) or as a file (an operation's input, which may be far larger than
+memory should hold): qpdf reads a file opened by name on demand, parsing objects when a page needs them and
+copying stream data from the input file to the output when it writes, so memory follows the number of
+objects (pages, fonts, images), not the bytes of the images. The file is read, not mapped: a mapping would
+count its whole size against a conversion worker's address-space limit.
+
 Bounds: at most 2,000 pages; a stream decodes into at most 256 MiB; a page tree at most 64 levels deep.
 """
 
@@ -7,6 +13,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fileapi.convert import fallbacks
@@ -17,6 +24,9 @@ if TYPE_CHECKING:
     import pikepdf
 
 MAX_PAGES = 2_000
+HEADER_BYTES = 1024
+# A document: a request's bytes, or an operation's file.
+Source = bytes | Path
 
 
 def check_header(data: bytes, what: str = "the body") -> None:
@@ -26,7 +36,7 @@ def check_header(data: bytes, what: str = "the body") -> None:
     """
     if not data:
         raise InvalidInput(f"{what} is empty: send a PDF")
-    if b"%PDF-" not in data[:1024]:
+    if b"%PDF-" not in data[:HEADER_BYTES]:
         raise InvalidInput(f"{what} is not a PDF (no %PDF- header)")
 
 
@@ -59,22 +69,29 @@ def _set_qpdf_limits() -> None:
         _limits_set = True
 
 
-def open_pdf(data: bytes, *, what: str = "the body") -> pikepdf.Pdf:
-    """Open with pikepdf (qpdf repairs broken cross-reference tables).
+def open_pdf(source: Source, *, what: str = "the body") -> pikepdf.Pdf:
+    """Open with pikepdf (qpdf repairs broken cross-reference tables): bytes, or a file read on demand.
 
     :raises InvalidInput: not a PDF, unreadable, or password-protected.
     :raises TooLarge: more than 2,000 pages.
     """
     import pikepdf
 
-    check_header(data, what)
+    if isinstance(source, Path):
+        with source.open("rb") as head:
+            check_header(head.read(HEADER_BYTES), what)
+    else:
+        check_header(source, what)
     _set_qpdf_limits()
     try:
-        pdf = pikepdf.Pdf.open(io.BytesIO(data))
+        if isinstance(source, Path):
+            pdf = pikepdf.Pdf.open(source, access_mode=pikepdf.AccessMode.stream)
+        else:
+            pdf = pikepdf.Pdf.open(io.BytesIO(source))
     except pikepdf.PasswordError:
         raise InvalidInput(f"{what} is password-protected; remove the password first") from None
     except (pikepdf.PdfError, ValueError, OSError, RecursionError) as exc:
-        rewritten = _rewritten_by_pypdf(data)
+        rewritten = _rewritten_by_pypdf(source)
         if rewritten is None:
             raise damaged(what, exc) from None
         with reading(what):
@@ -91,12 +108,12 @@ def open_pdf(data: bytes, *, what: str = "the body") -> pikepdf.Pdf:
 MAX_PAGE_TREE_DEPTH = 64
 
 
-def _rewritten_by_pypdf(data: bytes) -> bytes | None:
+def _rewritten_by_pypdf(source: Source) -> bytes | None:
     """The document as pypdf reads and writes it, for a file qpdf cannot open (None: pypdf cannot either)."""
     from pypdf import PdfReader, PdfWriter
 
     try:
-        reader = PdfReader(io.BytesIO(data), strict=False)
+        reader = PdfReader(source if isinstance(source, Path) else io.BytesIO(source), strict=False)
         if reader.is_encrypted:
             return None
         if len(reader.pages) > MAX_PAGES:
@@ -155,9 +172,14 @@ def _check_page_tree(pdf: pikepdf.Pdf, what: str) -> None:
 
 def save_pdf(pdf: pikepdf.Pdf) -> bytes:
     """Write with object streams and deduplicated, recompressed streams."""
+    out = io.BytesIO()
+    write_pdf(pdf, out)
+    return out.getvalue()
+
+
+def write_pdf(pdf: pikepdf.Pdf, target: Path | io.BytesIO) -> None:
+    """Write `pdf` to a file or a buffer as `save_pdf` does."""
     import pikepdf
 
-    out = io.BytesIO()
     with reading():
-        pdf.save(out, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True)
-    return out.getvalue()
+        pdf.save(target, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True)

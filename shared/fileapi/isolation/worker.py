@@ -23,6 +23,7 @@ import sys
 from fileapi.convert.deadline import budget
 from fileapi.convert.payload import response_limit
 from fileapi.errors import ApiError
+from fileapi.isolation.files import read_file_inputs
 from fileapi.isolation.frames import Closed, receive_frame, send_frame
 from fileapi.isolation.jobs import READY, Done, Job, Outcome, OutOfMemory, Refused, failed
 
@@ -60,11 +61,13 @@ def limit_cpu(seconds: float) -> None:
 
 
 def run(job: Job) -> Outcome:
-    """The outcome of one job, within its CPU limit and its converter's budget and payload limit."""
+    """The outcome of one job, within its CPU limit and its converter's budget and payload limit (its file inputs
+    read first: fileapi.isolation.files)."""
     limit_cpu(job.seconds)
     try:
         with budget(cooperative_budget(job.seconds)), response_limit(job.max_response_bytes):
-            return Done(job.function(*job.args, **job.kwargs))
+            args, kwargs = read_file_inputs(job.args, job.kwargs)
+            return Done(job.function(*args, **kwargs))
     except ApiError as error:
         return Refused(error)
     except MemoryError:

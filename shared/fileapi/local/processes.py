@@ -1,4 +1,5 @@
-"""Start `fileapi serve` API processes against a DynamoDB endpoint (tests and benchmarks)."""
+"""Start `fileapi serve` API processes, and `fileapi operations` processes, against a local endpoint (tests and
+benchmarks)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,22 @@ def start_api_server(
 ) -> subprocess.Popen[bytes]:
     """A `fileapi serve` process on 127.0.0.1:`port` (with `workers` worker processes) using `table`
     at `endpoint`, logging warnings only (to `log_path` when given), with `env` added to its environment."""
+    command = ["serve", "--port", str(port), "--workers", str(workers)]
+    return _start(command, endpoint=endpoint, table=table, log_path=log_path, env=env)
+
+
+def start_operations_process(
+    *, endpoint: str, table: str, log_path: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """A `fileapi operations` process (the queued operations and webhook deliveries) using `table` at `endpoint`,
+    logging warnings only (to `log_path` when given), with `env` added to its environment (its queues, bucket and
+    S3 and SQS endpoints)."""
+    return _start(["operations"], endpoint=endpoint, table=table, log_path=log_path, env=env)
+
+
+def _start(
+    command: list[str], *, endpoint: str, table: str, log_path: Path | None, env: dict[str, str] | None
+) -> subprocess.Popen[bytes]:
     defaults = {
         **LOCAL_CREDENTIALS,
         "FILEAPI_DYNAMODB_ENDPOINT": endpoint,
@@ -31,7 +48,7 @@ def start_api_server(
     output = log_path.open("ab") if log_path is not None else subprocess.DEVNULL
     try:
         return subprocess.Popen(
-            [sys.executable, "-m", "fileapi.local.cli", "serve", "--port", str(port), "--workers", str(workers)],
+            [sys.executable, "-m", "fileapi.local.cli", *command],
             env=environment,
             stdout=output,
             stderr=subprocess.STDOUT if log_path is not None else subprocess.DEVNULL,

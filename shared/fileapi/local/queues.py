@@ -1,4 +1,6 @@
-"""The local stand-in for Lambda's SQS trigger: a thread that polls a queue of moto's server and hands each
+"""The local stand-in for the Operations and Webhooks functions and their SQS triggers (`fileapi operations`,
+which `fileapi run` starts): a process of their own, with the Operations function's settings from template.yaml
+(its long deadline and unbounded answers), whose threads poll the queues of moto's server and hand each
 message to the same handler the function runs, as the event an SQS-triggered Lambda receives.
 
 Short polls only (WaitTimeSeconds=0, a pause between empty polls): moto's server answers one request at a
@@ -12,7 +14,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from fileapi.local.template import TEMPLATE_PATH, load_template
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
@@ -21,6 +26,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("fileapi.local")
 POLL_SECONDS = 0.25
 RETRY_VISIBILITY_SECONDS = 2
+OPERATIONS_FUNCTION = "OperationsFunction"
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
 
@@ -106,7 +112,10 @@ class QueueConsumer:
 
 
 def start_consumers() -> list[QueueConsumer]:
-    """Consumers of the configured operations and webhooks queues (what `fileapi run` starts), started."""
+    """Consumers of the configured operations and webhooks queues, started (the operations run the routes of
+    the functions next to this checkout's template)."""
+    from fileapi.local.template import PROJECT_ROOT
+    from fileapi.operations.routes import family_routes
     from fileapi.operations.services import get_file_services
     from fileapi.web.services import get_meter
 
@@ -114,9 +123,8 @@ def start_consumers() -> list[QueueConsumer]:
     settings = services.settings
     consumers = []
     if settings.operations_queue_url:
-        consumers.append(
-            QueueConsumer(services.operations.sqs, settings.operations_queue_url, services.executor(get_meter()).handle)
-        )
+        executor = services.executor(get_meter(), family_routes(PROJECT_ROOT / "functions", skip={"operations"}))
+        consumers.append(QueueConsumer(services.operations.sqs, settings.operations_queue_url, executor.handle))
     if settings.webhooks_queue_url:
         consumers.append(
             QueueConsumer(
@@ -126,3 +134,34 @@ def start_consumers() -> list[QueueConsumer]:
     for consumer in consumers:
         consumer.start()
     return consumers
+
+
+def operations_environment(template_path: Path = TEMPLATE_PATH) -> dict[str, str]:
+    """The environment variables the template sets on the Operations function (its scalar ones: its deadline,
+    its answers' bound), which `fileapi operations` runs with."""
+    resource = load_template(template_path)["Resources"][OPERATIONS_FUNCTION]
+    variables = resource["Properties"].get("Environment", {}).get("Variables", {})
+    return {name: str(value) for name, value in variables.items() if isinstance(value, str | int | float)}
+
+
+def serve_operations() -> None:
+    """Run the operations and webhook consumers until SIGTERM or SIGINT (`fileapi operations`)."""
+    import os
+    import signal
+
+    for name, value in operations_environment().items():
+        os.environ[name] = value
+    from fileapi.web.services import start_workers, stop_workers
+
+    stopped = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stopped.set())
+    consumers = start_consumers()
+    start_workers()
+    print("operations and webhook deliveries: polling", flush=True)
+    try:
+        stopped.wait()
+    finally:
+        for consumer in consumers:
+            consumer.stop()
+        stop_workers()

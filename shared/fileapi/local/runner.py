@@ -1,5 +1,6 @@
-"""The `fileapi` commands that run the API on a laptop: `run` (a local DynamoDB endpoint and the whole API, what
-`make run` does), `serve`, `dynamodb`, the billing stand-in's `checkout`, and `keys dev` (the key `run` made)."""
+"""The `fileapi` commands that run the API on a laptop: `run` (a local endpoint for DynamoDB, S3 and SQS, the whole
+API and its operations, what `make run` does), `serve`, `operations`, `dynamodb`, the billing stand-in's
+`checkout`, and `keys dev` (the key `run` made)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 import hashlib
 import os
 import secrets
+import subprocess
 import sys
 import urllib.error
 import urllib.request
@@ -38,6 +40,11 @@ def add_commands(commands: Commands, keys: Commands) -> None:
     serve = commands.add_parser("serve", help="the API only, against the configured table")
     _server_options(serve)
     serve.set_defaults(command=cmd_serve)
+
+    operations = commands.add_parser(
+        "operations", help="run queued operations and webhook deliveries (the Operations and Webhooks functions)"
+    )
+    operations.set_defaults(command=cmd_operations)
 
     dynamodb = commands.add_parser("dynamodb", help="the local DynamoDB endpoint only (moto, single-threaded)")
     dynamodb.add_argument("--host", default="127.0.0.1")
@@ -74,6 +81,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_operations(args: argparse.Namespace) -> int:
+    from fileapi.local.queues import serve_operations
+
+    if load_settings().dynamodb_endpoint:
+        use_local_credentials()
+    serve_operations()
+    return 0
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     dev_key = load_settings().dev_key
     if dev_key and not is_key(dev_key):
@@ -96,6 +112,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             read_timeout=settings.dynamodb_read_timeout,
         )
         create_table(table.client, table.table_name)
+        _serve_files_locally(endpoint)
         key = _dev_key(dynamo_stores(table).accounts)
         base_url = f"http://{args.host}:{args.port}"
         os.environ["FILEAPI_LOCAL_BASE_URL"] = base_url
@@ -113,12 +130,29 @@ def cmd_run(args: argparse.Namespace) -> int:
                 "Billing stand-in: fileapi checkout --email you@example.com --plan pro  (the key goes to the outbox)"
             )
         print_when_serving(base_url, banner)  # once the port answers: a pasted command then finds the API up
-        _uvicorn(args)
+        consumers = subprocess.Popen([sys.executable, "-m", "fileapi.local.cli", "operations"])
+        try:
+            _uvicorn(args)
+        finally:
+            consumers.terminate()
+            consumers.wait(timeout=30)
     finally:
         process.terminate()
         process.wait(timeout=10)
         clear_run_state()
     return 0
+
+
+def _serve_files_locally(endpoint: str) -> None:
+    """Serve S3 and SQS from the local endpoint too (moto serves every service on one port): the bucket and the
+    queues are made, the settings pointed at them, and webhooks to loopback allowed."""
+    from fileapi.operations.aws import create_local_resources
+
+    os.environ["FILEAPI_S3_ENDPOINT"] = endpoint
+    os.environ["FILEAPI_SQS_ENDPOINT"] = endpoint
+    os.environ["FILEAPI_WEBHOOKS_ALLOW_LOOPBACK"] = "1"
+    for name, value in create_local_resources(load_settings()).environment().items():
+        os.environ[name] = value
 
 
 def _billing_standin(settings: Settings) -> bool:

@@ -198,10 +198,12 @@ class Meter:
             view = replace(view, quota_remaining=view.quota_remaining + 1)
         return replace(admission, state=state, view=view, refunded=True)
 
-    def refund_charge(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
-        """Give back the unit of a request admitted in another process (an operation that failed or was
-        cancelled after its 202): the same write and fault handling as `refund`; None when it could not be
-        written or there was nothing to refund. Repeating it for the same `request_id` changes nothing more."""
+    def refund_admitted(self, account_id: str, period: str, request_id: str, *, shard: int = 0) -> MeterState | None:
+        """Give back the unit of a request admitted earlier, perhaps by another process: an operation that failed
+        or was cancelled after its 202 (fileapi.operations). The same write and fault handling as `refund`: a
+        repeat right after is a no-op (the item's `last_refund` tag), but the caller makes sure it asks once
+        (the operation's record decides who settles). Returns the item after it; None when it could not be
+        written or there was nothing to give back (`period` is neither the item's month nor the one before)."""
         return self.settler.refund(account_id, period, request_id, shard)
 
     def usage(self, admission: Admission) -> UsageReport:

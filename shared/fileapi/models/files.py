@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
 
 from pydantic import Field
 
@@ -12,6 +14,15 @@ from fileapi.models import ApiModel, example
 def iso_seconds(epoch_seconds: float) -> str:
     """An instant as RFC 3339 UTC to the second, e.g. 2026-11-02T12:00:00Z."""
     return datetime.fromtimestamp(int(epoch_seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class OperationStatus(StrEnum):
+    """Where an operation is: `running` until it ends as one of the others."""
+
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
 
 
 MEDIA_TYPE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$"
@@ -58,11 +69,12 @@ class UploadResult(ApiModel):
 
 
 class OperationFile(ApiModel):
-    """One file of an operation's result: a presigned GET link, valid until `expiresAt`."""
+    """One file of an operation's result: a presigned GET link (no key needed), valid until `expiresAt`."""
 
     model_config = example(
         {
-            "name": "part-1.pdf",
+            "name": "pdfs-1.pdf",
+            "field": "pdfs[0]",
             "url": "https://fileapi-prod-files.s3.amazonaws.com/results/...",
             "contentType": "application/pdf",
             "size": 52000,
@@ -71,7 +83,12 @@ class OperationFile(ApiModel):
         }
     )
 
-    name: str = Field(description="A file name for it, e.g. part-3.pdf.")
+    name: str = Field(description="A file name for it, e.g. result.webp or pdfs-3.pdf.")
+    field: str | None = Field(
+        default=None,
+        description="The field of the endpoint's JSON answer this file stands for (its Base64 text), e.g. "
+        "`pdfs[2]` or `pages[0].bytes`; absent when the file is the endpoint's whole answer (bytes or text).",
+    )
     url: str = Field(description="Presigned GET link of the file (no key needed).")
     content_type: str = Field(description="Its media type.")
     size: int = Field(description="Its size in bytes.")
@@ -82,9 +99,9 @@ class OperationFile(ApiModel):
 class OperationError(ApiModel):
     """Why an operation failed: an error code of /docs/errors and a message saying what to do."""
 
-    model_config = example({"code": "invalid_input", "message": "the file is not a PDF (no %PDF- header)"})
+    model_config = example({"code": "invalid_input", "message": "the body is not a PDF (no %PDF- header)"})
 
-    code: str = Field(description="The error code, as a synchronous request would have answered it.")
+    code: str = Field(description="The error code, as the synchronous request would have answered it.")
     message: str = Field(description="What was wrong and what to do.")
 
 
@@ -106,23 +123,34 @@ class OperationResult(ApiModel):
                 "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
                 "expiresAt": "2026-11-03T12:00:41Z",
             },
+            "results": [
+                {
+                    "name": "result.webp",
+                    "url": "https://fileapi-prod-files.s3.amazonaws.com/results/...",
+                    "contentType": "image/webp",
+                    "size": 5214332,
+                    "sha256": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+                    "expiresAt": "2026-11-03T12:00:41Z",
+                }
+            ],
         }
     )
 
-    id: str = Field(description="The operation's id.")
-    status: str = Field(
-        description="running, succeeded, failed or cancelled.",
-        json_schema_extra={"enum": ["running", "succeeded", "failed", "cancelled"]},
-    )
-    route: str = Field(description="The endpoint whose work it runs.")
+    id: str = Field(description="The operation's id (op_...).")
+    status: OperationStatus = Field(description="running, then succeeded, failed or cancelled.")
+    route: str = Field(description="The endpoint whose work it runs, e.g. /v1/pdf/split.")
     created_at: str = Field(description="When it was accepted.", json_schema_extra={"format": "date-time"})
     updated_at: str = Field(description="When its state last changed.", json_schema_extra={"format": "date-time"})
-    result: OperationFile | None = Field(default=None, description="Succeeded, one file: the file.")
-    results: list[OperationFile] | None = Field(
-        default=None, description="Succeeded, several files (split, favicon set): every file, in order."
+    result: OperationFile | None = Field(
+        default=None, description="Succeeded with one file (a binary or text answer, or one file field): that file."
     )
-    details: dict[str, object] | None = Field(
-        default=None, description="The endpoint's JSON fields beside its file (e.g. compress's sizes)."
+    results: list[OperationFile] | None = Field(
+        default=None, description="Succeeded: every file, in order (split's PDFs, a favicon set's images...)."
+    )
+    details: dict[str, Any] | None = Field(
+        default=None,
+        description="Succeeded: the endpoint's JSON answer without the fields that became files (e.g. compress's "
+        "sizes), or the headers of a binary answer beyond its type (e.g. X-Animation).",
     )
     error: OperationError | None = Field(default=None, description="Failed or cancelled: why.")
 

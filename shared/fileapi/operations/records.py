@@ -10,8 +10,9 @@ from __future__ import annotations
 import secrets
 import string
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING
+
+from fileapi.models.files import OperationStatus
 
 if TYPE_CHECKING:
     from fileapi.metering.meter import Admission
@@ -22,13 +23,6 @@ OPERATION_PREFIX = "op_"
 # listing either: another account's id answers 404 all the same).
 ID_LENGTH = 26
 _ID_ALPHABET = string.ascii_lowercase + string.digits
-
-
-class Status(StrEnum):
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
 
 
 def new_id(prefix: str) -> str:
@@ -65,59 +59,70 @@ class Upload:
 
 @dataclass(frozen=True)
 class Charge:
-    """What the refund of an operation's admission needs (fileapi.metering.meter.Meter.refund_charge)."""
+    """The admission an operation holds a unit of: what giving it back needs
+    (fileapi.metering.meter.Meter.refund_admitted)."""
 
     account_id: str
     period: str
     request_id: str
     shard: int
-    counted: bool
 
     @classmethod
     def of(cls, admission: Admission) -> Charge:
         """The charge of an admitted request."""
-        return cls(
-            account_id=admission.account_id,
-            period=admission.period,
-            request_id=admission.request_id,
-            shard=admission.shard,
-            counted=admission.counted,
-        )
+        return cls(admission.account_id, admission.period, admission.request_id, admission.shard)
 
 
 @dataclass(frozen=True)
 class ResultFile:
     """One file of an operation's answer, stored at results/<account>/<operation>/<index>.
 
-    :param name: a file name for the client (e.g. part-3.pdf).
+    :param name: a file name for the client (e.g. pdfs-3.pdf).
     :param size: bytes. :param sha256: lowercase hex of the object's SHA-256.
+    :param field: the field of the synchronous JSON answer the file stands for (e.g. `pdfs[2]`); None when it
+        is the whole answer (a binary or text one).
     """
 
     name: str
     content_type: str
     size: int
     sha256: str
+    field: str | None = None
+
+
+@dataclass(frozen=True)
+class Request:
+    """What an operation runs: the synchronous request it stands for, less its body.
+
+    :param route: the route's path, e.g. /v1/pdf/split.
+    :param query: the query string as given, without its `upload` parameters.
+    :param content_type: the body's media type (an upload's, or the inline body's as the route received it).
+    :param inputs: upload ids, in order.
+    :param inline: the one input is the request's own body, kept as an upload (`Prefer: respond-async`); else
+        the inputs are the client's uploads (`?upload=`).
+    """
+
+    route: str
+    query: str
+    content_type: str
+    inputs: tuple[str, ...]
+    inline: bool = False
 
 
 @dataclass(frozen=True)
 class Operation:
-    """An operation: the route it runs, its options and inputs, its state and, once ended, its result.
+    """An operation: the request it runs, its state and, once ended, its result.
 
-    :param route: the synchronous route whose work it is, e.g. /v1/pdf/split.
-    :param options: the route's query options, as given (text).
-    :param inputs: upload ids, in order.
     :param created_at: epoch seconds; `updated_at` too; `expires_at` is the record's TTL.
-    :param details: the JSON fields of the route's answer beside its files (e.g. compress's sizes).
-    :param refund_due: the operation ended without success and its unit is to be given back;
-        `refunded`: it was.
+    :param details: the route's JSON answer without the fields that became files (e.g. compress's sizes).
+    :param refund_due: the operation ended without success and its unit is still to be given back (the one
+        who removes the mark gives it back: exactly once).
     """
 
     id: str
     account_id: str
-    route: str
-    options: dict[str, str]
-    inputs: tuple[str, ...]
-    status: Status
+    request: Request
+    status: OperationStatus
     created_at: int
     updated_at: int
     expires_at: int
@@ -127,11 +132,10 @@ class Operation:
     error_code: str | None = None
     error_message: str | None = None
     refund_due: bool = False
-    refunded: bool = False
 
     @property
     def ended(self) -> bool:
-        return self.status is not Status.RUNNING
+        return self.status is not OperationStatus.RUNNING
 
 
 def result_prefix(account_id: str, operation_id: str) -> str:

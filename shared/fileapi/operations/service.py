@@ -1,26 +1,27 @@
-"""Operations: submitted from a request that names uploads, read, cancelled and deleted by their account.
+"""Operations: accepted from a metered request, read, cancelled and deleted by their account, settled once.
 
-`submit` is what the request path calls once it has admitted a request (one unit of the quota reserved):
-it checks the uploads, records the operation with what its refund needs, queues it and returns the record
-for the 202 answer. From then on the unit is settled here and in the executor: kept on success, given
-back on failure or cancellation, once.
+`submit` is what the request path calls once it has admitted a request (one unit of the quota reserved): it
+checks the uploads, records the operation with what its refund needs, queues it and returns the record for
+the 202 answer. From then on the operation owns the unit: kept when it succeeds, given back when it fails or
+is cancelled, by whoever removes the record's `refund_due` mark (one conditional write: exactly once, whatever
+SQS redelivers).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from fileapi.errors import NotFound, ServiceUnavailable
-from fileapi.metering.meter import Admission, Meter
-from fileapi.models.files import iso_seconds
+from fileapi.models.files import OperationError, OperationFile, OperationResult, OperationStatus, iso_seconds
 from fileapi.operations.records import (
     OPERATION_PREFIX,
     Charge,
     Operation,
-    Status,
+    Request,
     is_id,
     new_id,
     result_key,
@@ -29,13 +30,13 @@ from fileapi.operations.records import (
 from fileapi.operations.store import FileStore
 from fileapi.operations.transfer import delete_prefix
 from fileapi.operations.uploads import DAY_SECONDS, UploadService
-from fileapi.operations.work import work_for
 
 if TYPE_CHECKING:
     from mypy_boto3_sqs.client import SQSClient
 
-    from fileapi.models.files import OperationResult
+    from fileapi.metering.meter import Admission, Meter
 
+log = logging.getLogger("fileapi.operations")
 # A client polling an operation is told to come back after this many seconds.
 RETRY_AFTER_SECONDS = 2
 CANCELLED = "cancelled"
@@ -65,37 +66,43 @@ class OperationService:
         self.clock = clock
 
     def submit(
-        self, admission: Admission, *, route: str, options: Mapping[str, str], upload_ids: Sequence[str]
+        self,
+        admission: Admission,
+        *,
+        route: str,
+        query: str,
+        uploads: Sequence[str] = (),
+        body: tuple[bytes, str] | None = None,
     ) -> Operation:
-        """Record and queue the operation of an admitted request whose inputs are uploads.
+        """Record and queue the operation of an admitted request to `route` with `query` (its query string
+        without the uploads), over the account's `uploads`, or over `body` (the request's own bytes and media
+        type, kept as an upload first), or over nothing (a route without a body).
 
-        The caller settles the admission when this raises (nothing was queued); once it returns, the
+        The caller gives the admission's unit back when this raises (nothing was queued); once it returns, the
         operation owns the unit.
 
-        :param route: the route whose work it runs, e.g. /v1/pdf/split.
-        :param options: the request's query options (text), validated here as the route validates them.
-        :param upload_ids: the `?upload=` ids, in order.
-        :raises InvalidInput: a route that does not take uploads, bad options, a wrong number of uploads, or an
-            upload with no file yet.
+        :raises InvalidInput: an upload with no file yet.
         :raises NotFound: an upload that is not the account's (or expired).
         :raises TooLarge: an upload's file over its bound.
         :raises ServiceUnavailable: operations are off here, or the queue did not take it.
         """
-        work = work_for(route)
-        work.check_inputs(len(upload_ids))
-        work.validated(options)
-        for upload_id in upload_ids:
-            self.uploads.stored_size(self.uploads.owned(upload_id, admission.account_id))
         if self.queue_url is None:
             raise ServiceUnavailable("operations are not configured on this server (no operations queue)")
+        if body is not None:
+            kept = self.uploads.keep_body(admission.account_id, body[0], content_type=body[1])
+            request = Request(route, query, kept.content_type, (kept.id,), inline=True)
+        else:
+            owned = [self.uploads.owned(upload_id, admission.account_id) for upload_id in uploads]
+            for upload in owned:
+                self.uploads.stored_size(upload)
+            content_type = owned[0].content_type if owned else ""
+            request = Request(route, query, content_type, tuple(uploads))
         now = int(self.clock())
         operation = Operation(
             id=new_id(OPERATION_PREFIX),
             account_id=admission.account_id,
-            route=route,
-            options=dict(options),
-            inputs=tuple(upload_ids),
-            status=Status.RUNNING,
+            request=request,
+            status=OperationStatus.RUNNING,
             created_at=now,
             updated_at=now,
             expires_at=now + self.uploads.retention_days * DAY_SECONDS,
@@ -105,9 +112,9 @@ class OperationService:
         try:
             self.sqs.send_message(QueueUrl=self.queue_url, MessageBody=json.dumps({"operation": operation.id}))
         except Exception:
-            # Not queued: the caller gives the unit back, so the record must not be refunded again.
-            self.store.fail(operation.id, code="service_unavailable", message="the operation could not be queued")
-            self.store.mark_refunded(operation.id)
+            log.exception("operations: %s could not be queued", operation.id)
+            # Not queued: the caller gives the unit back, so the record holds no refund of its own.
+            self.store.fail(operation.id, code="service_unavailable", message="it could not be queued", refund=False)
             raise ServiceUnavailable("the operation could not be queued; nothing was charged: retry") from None
         return operation
 
@@ -126,74 +133,74 @@ class OperationService:
 
     def view(self, operation: Operation) -> OperationResult:
         """The operation as the API shows it, with fresh presigned GET links to its files."""
-        from fileapi.models.files import OperationError, OperationFile, OperationResult
-
-        files: list[OperationFile] = []
-        if operation.status is Status.SUCCEEDED:
-            now = int(self.clock())
-            until = min(now + self.link_seconds, operation.expires_at)
-            for index, result in enumerate(operation.results):
-                url = self.uploads.s3.generate_presigned_url(
-                    "get_object",
-                    Params={
-                        "Bucket": self.uploads.bucket,
-                        "Key": result_key(operation.account_id, operation.id, index),
-                        "ResponseContentType": result.content_type,
-                        "ResponseContentDisposition": f'attachment; filename="{result.name}"',
-                    },
-                    ExpiresIn=max(1, until - now),
-                )
-                files.append(
-                    OperationFile(
-                        name=result.name,
-                        url=url,
-                        content_type=result.content_type,
-                        size=result.size,
-                        sha256=result.sha256,
-                        expires_at=iso_seconds(until),
-                    )
-                )
         shown = OperationResult(
             id=operation.id,
-            status=operation.status.value,
-            route=operation.route,
+            status=operation.status,
+            route=operation.request.route,
             created_at=iso_seconds(operation.created_at),
             updated_at=iso_seconds(operation.updated_at),
         )
-        if len(files) == 1:
-            shown.result = files[0]
-        elif files:
+        if operation.status is OperationStatus.SUCCEEDED:
+            files = self._links(operation)
             shown.results = files
-        if operation.details:
-            shown.details = operation.details
+            if len(files) == 1:
+                shown.result = files[0]
+            if operation.details:
+                shown.details = operation.details
         if operation.error_code is not None:
             shown.error = OperationError(code=operation.error_code, message=operation.error_message or "")
         return shown
 
+    def _links(self, operation: Operation) -> list[OperationFile]:
+        now = int(self.clock())
+        until = min(now + self.link_seconds, operation.expires_at)
+        files = []
+        for index, result in enumerate(operation.results):
+            url = self.uploads.s3.generate_presigned_url(
+                "get_object",
+                Params={
+                    "Bucket": self.uploads.bucket,
+                    "Key": result_key(operation.account_id, operation.id, index),
+                    "ResponseContentType": result.content_type,
+                    "ResponseContentDisposition": f'attachment; filename="{result.name}"',
+                },
+                ExpiresIn=max(1, until - now),
+            )
+            named = {"field": result.field} if result.field is not None else {}
+            files.append(
+                OperationFile(
+                    **named,
+                    name=result.name,
+                    url=url,
+                    content_type=result.content_type,
+                    size=result.size,
+                    sha256=result.sha256,
+                    expires_at=iso_seconds(until),
+                )
+            )
+        return files
+
     def cancel_or_delete(self, operation: Operation, meter: Meter) -> None:
-        """Cancel a running operation (its unit given back; the record kept, as cancelled, until it
-        expires), or delete an ended one with its result files and its input uploads."""
+        """Cancel a running operation (its unit given back; the record kept, as cancelled, until it expires),
+        or delete an ended one with its result files and its input uploads."""
         if not operation.ended:
             cancelled = self.store.fail(
-                operation.id, code=CANCELLED, message="cancelled by DELETE", status=Status.CANCELLED
+                operation.id, code=CANCELLED, message="cancelled by DELETE", status=OperationStatus.CANCELLED
             )
             if cancelled is not None:
-                settle_refund(self.store, meter, cancelled)
+                self.settle(cancelled, meter)
                 return
             operation = self.store.get_operation(operation.id) or operation  # it ended meanwhile
         delete_prefix(self.uploads.s3, self.uploads.bucket, result_prefix(operation.account_id, operation.id))
-        for upload_id in operation.inputs:
+        for upload_id in operation.request.inputs:
             upload = self.store.get_upload(upload_id)
             if upload is not None and upload.account_id == operation.account_id:
                 self.uploads.delete(upload)
         self.store.delete_operation(operation.id)
 
-
-def settle_refund(store: FileStore, meter: Meter, operation: Operation) -> None:
-    """Give back the unit of an operation that ended without success, once: the record says when it was."""
-    if not operation.refund_due or operation.refunded:
-        return
-    charge = operation.charge
-    if charge.counted:
-        meter.refund_charge(charge.account_id, charge.period, charge.request_id, shard=charge.shard)
-    store.mark_refunded(operation.id)
+    def settle(self, operation: Operation, meter: Meter) -> None:
+        """Give back the unit of an operation that ended without success: once, by whoever takes the record's
+        refund mark (a repeat, or a second process, finds it taken)."""
+        if operation.refund_due and self.store.take_refund(operation.id):
+            charge = operation.charge
+            meter.refund_admitted(charge.account_id, charge.period, charge.request_id, shard=charge.shard)

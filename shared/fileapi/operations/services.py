@@ -1,4 +1,5 @@
-"""The process-wide services of uploads, operations and webhooks, built once from the settings on first use.
+"""The process-wide services of uploads, operations, idempotency keys and webhooks, built once from the settings
+on first use.
 
 Tests and the local runner install their own with `use_file_services`.
 """
@@ -6,11 +7,12 @@ Tests and the local runner install their own with `use_file_services`.
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from fileapi.idempotency import IdempotencyStore
 from fileapi.metering.dynamo.table import DynamoTable
-from fileapi.metering.meter import Meter
 from fileapi.operations.aws import s3_client, sqs_client
 from fileapi.operations.executor import Executor
 from fileapi.operations.records import Operation
@@ -21,18 +23,23 @@ from fileapi.settings import Settings, get_settings
 from fileapi.webhooks.delivery import Deliverer, WebhookService
 from fileapi.webhooks.store import WebhookStore
 
+if TYPE_CHECKING:
+    from fileapi.metering.meter import Meter
+    from fileapi.operations.generic import OperationRoute
+
 _lock = threading.Lock()
 _services: FileServices | None = None
 
 
 @dataclass(frozen=True)
 class FileServices:
-    """Uploads, operations and webhooks over one table, bucket and pair of queues."""
+    """Uploads, operations, idempotency keys and webhooks over one table, bucket and pair of queues."""
 
     settings: Settings
     table: DynamoTable
     uploads: UploadService
     operations: OperationService
+    idempotency: IdempotencyStore
     webhooks: WebhookService
 
     def notify(self, operation: Operation) -> None:
@@ -46,9 +53,9 @@ class FileServices:
             message_id=f"msg_{operation.id}",
         )
 
-    def executor(self, meter: Meter) -> Executor:
-        """The executor of queued operations, refunding through `meter`, telling the webhooks."""
-        return Executor(self.uploads, meter, work_dir=self.settings.work_dir, notify=self.notify)
+    def executor(self, meter: Meter, routes: Mapping[str, OperationRoute]) -> Executor:
+        """The executor of queued operations over `routes`, refunding through `meter`, telling the webhooks."""
+        return Executor(self.operations, meter, routes, work_dir=self.settings.work_dir, notify=self.notify)
 
     def deliverer(self, **options: Any) -> Deliverer:
         """The deliverer of queued webhook events (`options`: Deliverer's keyword arguments, for tests).
@@ -57,13 +64,14 @@ class FileServices:
         """
         if self.settings.webhooks_queue_url is None:
             raise ValueError("FILEAPI_WEBHOOKS_QUEUE_URL is not set")
+        configured = {"schedule": self.settings.webhook_schedule} if self.settings.webhook_schedule else {}
         return Deliverer(
             self.webhooks.store,
             self.webhooks.sqs,
             queue_url=self.settings.webhooks_queue_url,
             dead_letter_url=self.settings.webhooks_dlq_url,
             allow_loopback=self.settings.webhooks_allow_loopback,
-            **options,
+            **{**configured, **options},
         )
 
 
@@ -88,7 +96,8 @@ def build_file_services(settings: Settings, table: DynamoTable) -> FileServices:
         queue_url=settings.webhooks_queue_url,
         allow_loopback=settings.webhooks_allow_loopback,
     )
-    return FileServices(settings, table, uploads, operations, webhooks)
+    idempotency = IdempotencyStore(table, s3, bucket=settings.bucket)
+    return FileServices(settings, table, uploads, operations, idempotency, webhooks)
 
 
 def get_file_services() -> FileServices:

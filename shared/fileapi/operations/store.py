@@ -1,7 +1,7 @@
 """Uploads and operations in the metering table (one item each, removed by TTL after `expires_at`).
 
     UPLOAD#<id> / UPLOAD          the upload's owner, S3 key, name, type, sizes, times
-    OPERATION#<id> / OPERATION    the operation's owner, route, options, inputs, state, result, charge
+    OPERATION#<id> / OPERATION    the operation's owner, request, state, result, charge, refund_due
 
 DynamoDB deletes an expired item within days, not at once: every read treats an item past its
 `expires_at` as gone. Writes of state are conditional on the state they move from (named conditions,
@@ -15,10 +15,17 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from botocore.exceptions import ClientError
-
-from fileapi.metering.dynamo.table import CONDITION_FAILED, ConditionFailed, DynamoTable, int_attr, key_of, n, s, str_attr
-from fileapi.operations.records import Charge, Operation, ResultFile, Status, Upload
+from fileapi.metering.dynamo.table import (
+    ConditionFailed,
+    DynamoTable,
+    int_attr,
+    key_of,
+    n,
+    s,
+    str_attr,
+)
+from fileapi.models.files import OperationStatus
+from fileapi.operations.records import Charge, Operation, Request, ResultFile, Upload
 
 UPLOAD_SK = "UPLOAD"
 OPERATION_SK = "OPERATION"
@@ -95,32 +102,42 @@ class FileStore:
             operation_id,
             "SET #status = :to, results = :results, details = :details, updated_at = :now",
             {
-                ":to": s(Status.SUCCEEDED.value),
-                ":results": s(json.dumps([[r.name, r.content_type, r.size, r.sha256] for r in results])),
+                ":to": s(OperationStatus.SUCCEEDED.value),
+                ":results": s(json.dumps([[r.name, r.content_type, r.size, r.sha256, r.field] for r in results])),
                 ":details": s(json.dumps(details)),
             },
         )
 
-    def fail(self, operation_id: str, *, code: str, message: str, status: Status = Status.FAILED) -> Operation | None:
-        """Move a running operation to failed (or cancelled), its refund due; None when it is no longer running."""
+    def fail(
+        self,
+        operation_id: str,
+        *,
+        code: str,
+        message: str,
+        status: OperationStatus = OperationStatus.FAILED,
+        refund: bool = True,
+    ) -> Operation | None:
+        """Move a running operation to failed (or cancelled), with its refund due unless `refund` is False (its
+        unit is settled elsewhere); None when it is no longer running."""
         return self._end(
             operation_id,
-            "SET #status = :to, error_code = :code, error_message = :message, refund_due = :yes, updated_at = :now",
-            {":to": s(status.value), ":code": s(code), ":message": s(message), ":yes": {"BOOL": True}},
+            "SET #status = :to, error_code = :code, error_message = :message, refund_due = :due, updated_at = :now",
+            {":to": s(status.value), ":code": s(code), ":message": s(message), ":due": {"BOOL": refund}},
         )
 
-    def mark_refunded(self, operation_id: str) -> None:
-        """Record that the operation's unit was given back."""
-        self.table.call(
-            lambda: self.table.client.update_item(
-                TableName=self.table.table_name,
-                Key=key_of(f"OPERATION#{operation_id}", OPERATION_SK),
-                UpdateExpression="SET refunded = :yes",
-                ConditionExpression="attribute_exists(pk)",
+    def take_refund(self, operation_id: str) -> bool:
+        """Remove the operation's `refund_due` mark; True for the one caller that removed it (who then gives the
+        unit back), False for every other (it was given back, or is being given back, already)."""
+        try:
+            self.table.conditional_update(
+                key_of(f"OPERATION#{operation_id}", OPERATION_SK),
+                UpdateExpression="REMOVE refund_due",
+                ConditionExpression="refund_due = :yes",  # a conditional write decides who settles: exactly once
                 ExpressionAttributeValues={":yes": {"BOOL": True}},
-            ),
-            idempotent=True,
-        )
+            )
+        except ConditionFailed:
+            return False
+        return True
 
     def delete_operation(self, operation_id: str) -> None:
         """Forget the operation (its files are deleted by the caller)."""
@@ -129,18 +146,9 @@ class FileStore:
     # helpers
 
     def _put_new(self, item: dict[str, Any]) -> None:
-        """Put an item whose key is new (a random id): a failed condition can only be this put's own earlier
-        attempt, applied before its reply was lost, so it is success."""
-        try:
-            self.table.call(
-                lambda: self.table.client.put_item(
-                    TableName=self.table.table_name, Item=item, ConditionExpression=IS_NEW
-                ),
-                idempotent=True,
-            )
-        except ClientError as exc:
-            if exc.response["Error"]["Code"] != CONDITION_FAILED:
-                raise
+        create_item(
+            self.table, {"pk": item["pk"], "sk": item["sk"]}, {k: v for k, v in item.items() if k not in ("pk", "sk")}
+        )
 
     def _end(self, operation_id: str, update: str, values: dict[str, Any]) -> Operation | None:
         try:
@@ -150,7 +158,11 @@ class FileStore:
                 UpdateExpression=update,
                 ConditionExpression=f"attribute_exists(pk) AND {IS_RUNNING}",
                 ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues={**values, ":running": s(Status.RUNNING.value), ":now": n(int(self.clock()))},
+                ExpressionAttributeValues={
+                    **values,
+                    ":running": s(OperationStatus.RUNNING.value),
+                    ":now": n(int(self.clock())),
+                },
             )
         except ConditionFailed:
             return None
@@ -166,43 +178,59 @@ class FileStore:
         return _int(item, "expires_at") <= self.clock()
 
 
+def create_item(table: DynamoTable, key: dict[str, Any], attributes: dict[str, Any]) -> None:
+    """Write a new item of `key` with `attributes`, as an UpdateItem (the functions that make uploads, operations
+    and webhooks may update items under their prefixes, and put none whole). The key is new (a random id): a
+    failed condition can only be this write's own earlier attempt, applied before its reply was lost, so it is
+    success."""
+    names = {f"#a{index}": name for index, name in enumerate(attributes)}
+    values = {f":v{index}": value for index, value in enumerate(attributes.values())}
+    try:
+        table.conditional_update(
+            key,
+            idempotent=True,
+            UpdateExpression="SET " + ", ".join(f"#a{index} = :v{index}" for index in range(len(attributes))),
+            ConditionExpression=IS_NEW,
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=values,
+        )
+    except ConditionFailed:
+        return
+
+
 def _operation_attributes(operation: Operation) -> dict[str, Any]:
-    charge = operation.charge
+    charge, request = operation.charge, operation.request
     return {
         "account_id": s(operation.account_id),
-        "route": s(operation.route),
-        "options": s(json.dumps(operation.options)),
-        "inputs": s(json.dumps(list(operation.inputs))),
+        "request": s(
+            json.dumps([request.route, request.query, request.content_type, list(request.inputs), request.inline])
+        ),
         "status": s(operation.status.value),
         "created_at": n(operation.created_at),
         "updated_at": n(operation.updated_at),
         "expires_at": n(operation.expires_at),
-        "charge": s(json.dumps([charge.account_id, charge.period, charge.request_id, charge.shard, charge.counted])),
-        "refund_due": {"BOOL": operation.refund_due},
-        "refunded": {"BOOL": operation.refunded},
+        "charge": s(json.dumps([charge.account_id, charge.period, charge.request_id, charge.shard])),
     }
 
 
 def _operation_from_item(operation_id: str, item: dict[str, Any]) -> Operation:
-    account_id, period, request_id, shard, counted = json.loads(_str(item, "charge"))
+    account_id, period, request_id, shard = json.loads(_str(item, "charge"))
+    route, query, content_type, inputs, inline = json.loads(_str(item, "request"))
     results = tuple(ResultFile(*entry) for entry in json.loads(str_attr(item, "results", "[]") or "[]"))
     return Operation(
         id=operation_id,
         account_id=_str(item, "account_id"),
-        route=_str(item, "route"),
-        options=json.loads(_str(item, "options")),
-        inputs=tuple(json.loads(_str(item, "inputs"))),
-        status=Status(_str(item, "status")),
+        request=Request(route, query, content_type, tuple(inputs), bool(inline)),
+        status=OperationStatus(_str(item, "status")),
         created_at=_int(item, "created_at"),
         updated_at=_int(item, "updated_at"),
         expires_at=_int(item, "expires_at"),
-        charge=Charge(account_id, period, request_id, int(shard), bool(counted)),
+        charge=Charge(account_id, period, request_id, int(shard)),
         results=results,
         details=json.loads(str_attr(item, "details", "{}") or "{}"),
         error_code=str_attr(item, "error_code"),
         error_message=str_attr(item, "error_message"),
         refund_due=bool(item.get("refund_due", {}).get("BOOL", False)),
-        refunded=bool(item.get("refunded", {}).get("BOOL", False)),
     )
 
 

@@ -73,19 +73,8 @@ class UploadService:
                 f"the file is {size:,} bytes; uploads on the {plan} plan take at most {limit:,} bytes "
                 f"({limit // (1024 * 1024):,} MiB): upgrade the plan, or split the file first"
             )
-        now = int(self.clock())
-        upload_id = new_id(UPLOAD_PREFIX)
-        upload = Upload(
-            id=upload_id,
-            account_id=account_id,
-            key=upload_key(account_id, upload_id),
-            filename=filename,
-            content_type=content_type,
-            declared_size=size,
-            max_bytes=limit,
-            created_at=now,
-            expires_at=now + self.retention_days * DAY_SECONDS,
-        )
+        upload = self._new(account_id, filename=filename, content_type=content_type, size=size, max_bytes=limit)
+        now = upload.created_at
         post = self.s3.generate_presigned_post(
             Bucket=self.bucket,
             Key=upload.key,
@@ -95,6 +84,30 @@ class UploadService:
         )
         self.store.put_upload(upload)
         return upload, PresignedPost(url=post["url"], fields=dict(post["fields"]), expires_at=now + self.url_seconds)
+
+    def keep_body(self, account_id: str, body: bytes, *, content_type: str) -> Upload:
+        """A new upload of the account holding `body`, a request's own body that is to run as an operation
+        (`Prefer: respond-async`); it expires and is deleted as any upload."""
+        upload = self._new(account_id, filename="body", content_type=content_type, size=len(body), max_bytes=len(body))
+        self.s3.put_object(Bucket=self.bucket, Key=upload.key, Body=body, ContentType=content_type)
+        self.store.put_upload(upload)
+        return upload
+
+    def _new(self, account_id: str, *, filename: str, content_type: str, size: int, max_bytes: int) -> Upload:
+        """A new upload record of the account (not yet stored), made now and expiring after the retention."""
+        now = int(self.clock())
+        upload_id = new_id(UPLOAD_PREFIX)
+        return Upload(
+            id=upload_id,
+            account_id=account_id,
+            key=upload_key(account_id, upload_id),
+            filename=filename,
+            content_type=content_type,
+            declared_size=size,
+            max_bytes=max_bytes,
+            created_at=now,
+            expires_at=now + self.retention_days * DAY_SECONDS,
+        )
 
     def owned(self, upload_id: str, account_id: str) -> Upload:
         """The account's upload `upload_id`.

@@ -8,6 +8,8 @@ A metered endpoint takes a few kinds of parameter, each told by its annotation:
   by the model;
 - another pydantic model: the JSON body, decoded and validated by the model;
 - a type the caller provides (`Binder.of(..., provided=(Admission,))`): left for the caller to fill;
+- a parameter named in the route's path (`Binder.of(..., path="/v1/operations/{operation_id}")`): that segment,
+  validated by a `TypeAdapter` of its annotation;
 - anything else (`Annotated[int, Query(ge=1)]`, `Literal[...]`, a str with a default): one query parameter,
   validated by a `TypeAdapter` of its annotation (pydantic reads the bounds of FastAPI's `Query()`, a
   `FieldInfo`).
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -39,6 +42,7 @@ from fileapi.web.io import BodyReader, is_json
 
 Arguments = dict[str, Any]
 _REQUIRED = inspect.Parameter.empty
+_PATH_PARAMETER = re.compile(r"{([^}:]+)(?::[^}]*)?}")
 
 
 @dataclass(frozen=True)
@@ -66,15 +70,16 @@ class Binder:
 
     readers: tuple[tuple[str, BodyReader], ...]
     request: str | None
+    path: tuple[QueryParameter, ...]
     query: tuple[QueryParameter, ...]
     models: tuple[QueryModel, ...]
     json_body: tuple[str, TypeAdapter[Any]] | None
     provided: dict[type, str]  # type -> the argument the caller fills with its value
 
     @classmethod
-    def of(cls, endpoint: Callable[..., Awaitable[Any]], *, provided: tuple[type, ...] = ()) -> Binder:
+    def of(cls, endpoint: Callable[..., Awaitable[Any]], *, provided: tuple[type, ...] = (), path: str = "") -> Binder:
         """The binder of `endpoint` (a coroutine function), leaving the arguments of the `provided` types to
-        the caller.
+        the caller; the parameters named in `path` (the route's, e.g. `/v1/webhooks/{webhook_id}`) come from it.
 
         :raises TypeError: a parameter of a kind this module does not bind, or more than one body.
         """
@@ -83,6 +88,8 @@ class Binder:
         hints = typing.get_type_hints(endpoint, include_extras=True)
         readers: list[tuple[str, BodyReader]] = []
         request: str | None = None
+        in_path = set(_PATH_PARAMETER.findall(path))
+        path_parameters: list[QueryParameter] = []
         query: list[QueryParameter] = []
         models: list[QueryModel] = []
         json_body: tuple[str, TypeAdapter[Any]] | None = None
@@ -105,33 +112,36 @@ class Binder:
                 json_body = (name, TypeAdapter(kind))
             else:
                 alias = next((item.alias for item in metadata if getattr(item, "alias", None)), None) or name
-                query.append(QueryParameter(name, alias, TypeAdapter(annotation), parameter.default))
+                found = path_parameters if alias in in_path else query
+                found.append(QueryParameter(name, alias, TypeAdapter(annotation), parameter.default))
         if json_body is not None and readers:
             raise TypeError(f"{endpoint.__qualname__}: a JSON body and a body reader")
-        return cls(tuple(readers), request, tuple(query), tuple(models), json_body, given)
+        return cls(tuple(readers), request, tuple(path_parameters), tuple(query), tuple(models), json_body, given)
 
     @property
     def reads(self) -> BodyReader | None:
         """The body reader of the endpoint, if it takes its body raw (or as text)."""
         return self.readers[0][1] if self.readers else None
 
-    async def bind(self, request: Request) -> Arguments:
+    @property
+    def takes_body(self) -> bool:
+        """Whether the endpoint reads a request body (raw, text, JSON, or through the request itself)."""
+        return bool(self.readers) or self.request is not None or self.json_body is not None
+
+    async def bind(self, request: Request, *, body: Any = _REQUIRED) -> Arguments:
         """The endpoint's arguments from `request`.
 
-        :raises RequestValidationError: every problem with the query and the JSON body, at once.
+        :param body: the value of the body reader's argument, instead of the body read from `request` (an
+            operation's input file, `fileapi.isolation.files.FileInput`).
+        :raises RequestValidationError: every problem with the path, the query and the JSON body, at once.
         :raises ApiError: a body reader's refusal (e.g. a text route's JSON body that is not a string).
         """
         values: Arguments = {}
         for argument, reader in self.readers:
-            values[argument] = await reader.read(request)
+            values[argument] = await reader.read(request) if body is _REQUIRED else body
         if self.request is not None:
             values[self.request] = request
-        received = request.query_params
-        errors = self._repeated(received)
-        for parameter in self.query:
-            values[parameter.argument] = _query_value(parameter, received, errors)
-        for model in self.models:
-            values[model.argument] = _query_model(model, received, errors)
+        errors = self._options(request, values)
         if self.json_body is not None:
             argument, adapter = self.json_body
             values[argument] = _json_model(
@@ -140,6 +150,27 @@ class Binder:
         if errors:
             raise RequestValidationError(errors)
         return values
+
+    def check_options(self, request: Request) -> None:
+        """Validate the path and query of `request` as `bind` does, without reading its body.
+
+        :raises RequestValidationError: every problem with them, at once.
+        """
+        errors = self._options(request, {})
+        if errors:
+            raise RequestValidationError(errors)
+
+    def _options(self, request: Request, values: Arguments) -> list[dict[str, Any]]:
+        """Fill `values` with the path and query arguments; the problems found."""
+        received = request.query_params
+        errors = self._repeated(received)
+        for parameter in self.path:
+            values[parameter.argument] = _path_value(parameter, request.path_params, errors)
+        for parameter in self.query:
+            values[parameter.argument] = _query_value(parameter, received, errors)
+        for model in self.models:
+            values[model.argument] = _query_model(model, received, errors)
+        return errors
 
     def _repeated(self, received: QueryParams) -> list[dict[str, Any]]:
         names = [parameter.alias for parameter in self.query] + [
@@ -180,6 +211,14 @@ def _query_value(parameter: QueryParameter, received: QueryParams, errors: list[
         return parameter.adapter.validate_python(raw)
     except ValidationError as exc:
         errors += [_located(error, "query", parameter.alias) for error in exc.errors(include_url=False)]
+        return None
+
+
+def _path_value(parameter: QueryParameter, received: dict[str, Any], errors: list[dict[str, Any]]) -> Any:
+    try:
+        return parameter.adapter.validate_python(received.get(parameter.alias, ""))
+    except ValidationError as exc:
+        errors += [_located(error, "path", parameter.alias) for error in exc.errors(include_url=False)]
         return None
 
 

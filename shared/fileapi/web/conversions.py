@@ -6,7 +6,9 @@
 - `in_process`: work linear in a body the API already bounds, with no input that makes it long (Base64, URL
   encoding, JSON, CSV, hashes, type detection, word counts, colours): on this thread when the process
   answers one request at a time (a Lambda invocation), else on the thread pool, so the event loop keeps
-  answering. A pipe round trip to a worker would cost more than the work.
+  answering. A pipe round trip to a worker would cost more than the work. An operation's input, a
+  `fileapi.isolation.files.FileInput` of any size, goes to a worker all the same: it is read there, never in the
+  process that runs the operation.
 
 Either way the conversion is an X-Ray subsegment `## <converter>` when tracing is on.
 """
@@ -16,11 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from starlette.concurrency import run_in_threadpool
-
 from fileapi.convert.payload import response_limit
+from fileapi.isolation.files import has_file_inputs
 from fileapi.settings import get_settings
-from fileapi.web.invocation import alone
+from fileapi.web.invocation import off_the_loop
 from fileapi.web.services import get_workers
 from fileapi.web.tracing import subsegment
 
@@ -45,10 +46,11 @@ async def isolated(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
 
 
 async def in_process(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
-    """`function(*args, **kwargs)` in this process, within the response payload limit."""
-    if alone():
-        return _limited(function, *args, **kwargs)
-    return await run_in_threadpool(_limited, function, *args, **kwargs)
+    """`function(*args, **kwargs)` in this process, within the response payload limit (in a worker when an
+    argument is a file: `isolated`)."""
+    if has_file_inputs(args, kwargs):
+        return await isolated(function, *args, **kwargs)
+    return await off_the_loop(_limited, function, *args, **kwargs)
 
 
 def _limited(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:

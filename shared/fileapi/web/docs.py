@@ -51,6 +51,14 @@ HEADER_COMPONENTS: dict[str, Any] = {
     },
     "X-Request-Id": {"description": "Identifier of this request in the logs.", "schema": {"type": "string"}},
     "Retry-After": {"description": RETRY_AFTER_DESCRIPTION, "schema": {"type": "integer", "minimum": 1}},
+    "Location": {
+        "description": "The operation this request became: GET it for its state and, once succeeded, its files.",
+        "schema": {"type": "string", "examples": ["/v1/operations/op_9d2k4m6p8r0t1v3x5z7b9c1e3g"]},
+    },
+    "Preference-Applied": {
+        "description": "`respond-async` when the request asked for it with `Prefer` (RFC 7240).",
+        "schema": {"type": "string", "enum": ["respond-async"]},
+    },
 }
 
 
@@ -69,6 +77,10 @@ for _error in ALL_ERRORS:
     _ERRORS_BY_STATUS.setdefault(_error.http_status, []).append(_error)
 
 METERED_STATUSES = (400, 401, 403, 413, 429, 500, 503)
+# A POST with an Idempotency-Key may also be 409 idempotency_in_flight and 422 idempotency_key_reused; a
+# conversion naming uploads, 404 for one that is not the account's.
+IDEMPOTENT_STATUSES = (409, 422)
+OPERATION_STATUSES = (404, 409, 422)
 # A conversion in a worker process may also end in 422 unprocessable_input (fileapi.isolation.pool).
 ISOLATED_STATUSES = (400, 401, 403, 413, 422, 429, 500, 503)
 PUBLIC_STATUSES = (400, 413, 500)
@@ -186,6 +198,54 @@ def binary_response(media_types: Sequence[str], description: str, *, metered: bo
     return {200: entry}
 
 
+IDEMPOTENCY_KEY_PARAMETER: dict[str, Any] = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "A key of the client's (a UUID, 1-255 printable ASCII characters) that makes a retry safe: "
+    "within 24 hours the same key with the same request gets the first answer again (the same operation, for "
+    "one answered 202), counted once; with another request it is 422 idempotency_key_reused, and while the "
+    "first is still being answered 409 idempotency_in_flight (Retry-After). A failed request does not keep its "
+    "key. Keys belong to the API key that sent them (draft-ietf-httpapi-idempotency-key-header).",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+}
+OPERATION_PARAMETERS: list[dict[str, Any]] = [
+    {
+        "name": "upload",
+        "in": "query",
+        "required": False,
+        "description": "Run this request as an operation over an upload (POST /v1/uploads) instead of a body: "
+        "the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per "
+        "file, in order.",
+        "style": "form",
+        "explode": True,
+        "schema": {"type": "array", "items": {"type": "string", "pattern": "^upl_[a-z0-9]{26}$"}, "maxItems": 100},
+    },
+    {
+        "name": "Prefer",
+        "in": "header",
+        "required": False,
+        "description": "`respond-async` (RFC 7240): answer 202 with an operation instead of waiting for the result "
+        "(the body is kept as an upload of the account; the result is fetched from the operation). Other "
+        "preferences are ignored.",
+        "schema": {"type": "string", "examples": ["respond-async"]},
+    },
+    IDEMPOTENCY_KEY_PARAMETER,
+]
+
+
+def accepted_response() -> dict[int | str, Any]:
+    """The 202 entry of a conversion: the operation the request became (with `?upload=` or `Prefer`)."""
+    return {
+        202: {
+            "description": "Accepted as an operation (the request named uploads or preferred respond-async): "
+            "poll Location after Retry-After seconds, or register a webhook. Counted now; given back if it fails.",
+            "headers": {**_refs("Location", "Retry-After", "Preference-Applied"), **METERING_HEADERS},
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/OperationResult"}}},
+        }
+    }
+
+
 # The project's one licence (LICENSE at the repository's root; each package declares the same SPDX identifier).
 LICENSE_INFO: dict[str, str] = {"name": "MIT", "identifier": "MIT"}
 
@@ -218,6 +278,15 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
     return spec
 
 
+OPERATION_ID = "x-operation-id"
+
+
+def named(operation_id: str) -> dict[str, Any]:
+    """Decorator arguments naming a route's operation `operation_id` in the document (and so in the SDKs),
+    where the one its path gives would not read well (a path parameter, several methods)."""
+    return {"openapi_extra": {OPERATION_ID: operation_id}}
+
+
 def operation_id(path: str, method: str | None = None) -> str:
     """The operationId of a path: `/v1/image/resize` is `image_resize` (the SDKs' method names); a path served
     for several methods adds the method (`/v1/webhooks` GET is `webhooks_get`); `{name}` counts as `name`."""
@@ -229,14 +298,15 @@ def operation_id(path: str, method: str | None = None) -> str:
 def _tidy(spec: dict[str, Any]) -> None:
     """Make the generated document say exactly what the API does.
 
-    Operation ids come from the paths; operations without a key say `security: []`. FastAPI's own 422
-    entries go: validation errors are 400 invalid_input here (422 is unprocessable_input, declared by the
-    routes that convert in a worker). The empty `application/json` entry
+    Operation ids come from the paths, or from a route's `x-operation-id` (`named`); operations without a key
+    say `security: []`. FastAPI's own 422 entries go: validation errors are 400 invalid_input here (422 is
+    unprocessable_input, declared by the routes that convert in a worker). The empty `application/json` entry
     FastAPI adds beside a route's real media types goes. Error bodies name their codes through the `ApiErrorCode` enum.
     """
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
-            operation["operationId"] = operation_id(path, method if len(operations) > 1 else None)
+            named = operation.pop(OPERATION_ID, None)  # a route's own name for itself (the SDKs' method name)
+            operation["operationId"] = named or operation_id(path, method if len(operations) > 1 else None)
             operation.setdefault("security", [])  # public: said explicitly, so no global default applies
             responses = operation["responses"]
             if responses.get("422", {}).get("description") == "Validation Error":

@@ -6,6 +6,7 @@ unexpected all leave through `error_response`.
 
 from __future__ import annotations
 
+import sys
 import traceback
 from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,7 @@ from fileapi.errors import (
     InvalidInput,
     MethodNotAllowed,
     NotFound,
+    ServiceUnavailable,
     TooLarge,
     UnsupportedFormat,
 )
@@ -138,6 +140,30 @@ def http_error(exc: StarletteHTTPException) -> ApiError:
     if 400 <= exc.status_code < 500:
         return InvalidInput(str(exc.detail))
     return InternalError("unexpected failure")
+
+
+def as_api_error(exc: BaseException) -> ApiError | None:
+    """The ApiError an exception is answered with (None: not ours to answer, e.g. a cancellation or a fault,
+    answered 500 by the catch-all)."""
+    from fastapi.exceptions import RequestValidationError  # raised by FastAPI apps only (Health has none)
+
+    from fileapi.metering.storage import StoreUnavailable
+
+    if isinstance(exc, ApiError):
+        return exc
+    if isinstance(exc, StoreUnavailable) or _is_unreachable(exc):  # a store of uploads, operations, keys, files
+        return ServiceUnavailable("a store of this service could not be reached; nothing was charged: retry")
+    if isinstance(exc, RequestValidationError):
+        return validation_error(exc)
+    if isinstance(exc, StarletteHTTPException):
+        return http_error(exc)
+    return None
+
+
+def _is_unreachable(exc: BaseException) -> bool:
+    """Whether `exc` is botocore failing to reach S3 or SQS (a connection or a timeout, not an answer)."""
+    botocore = sys.modules.get("botocore.exceptions")  # loaded by whoever made the call
+    return botocore is not None and isinstance(exc, botocore.BotoCoreError)
 
 
 def unexpected_error(exc: BaseException) -> InternalError:

@@ -7,9 +7,14 @@ run bounded work inline rather than in a worker thread.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Any, TypeVar
+
+from starlette.concurrency import run_in_threadpool
+
+R = TypeVar("R")
 
 _alone: ContextVar[bool] = ContextVar("one_request_at_a_time", default=False)
 
@@ -27,3 +32,11 @@ def one_request_at_a_time() -> Iterator[None]:
 def alone() -> bool:
     """True within `one_request_at_a_time`."""
     return _alone.get()
+
+
+async def off_the_loop(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    """`function(*args, **kwargs)`, blocking work (a store's call): on this thread within `one_request_at_a_time`
+    (nothing else waits on the event loop), else on the thread pool so the loop keeps answering."""
+    if alone():
+        return function(*args, **kwargs)
+    return await run_in_threadpool(function, *args, **kwargs)

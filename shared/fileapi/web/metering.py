@@ -2,17 +2,25 @@
 
 A metered request, top to bottom (`MeteredRoute`):
 
+0. claim its Idempotency-Key, if it is a POST that sends one (fileapi.web.idempotency_keys): a repeat of a
+   request already answered gets that answer again, admitted without counting; the key with another request
+   is 422, with the same one still running 409;
 1. admit: authenticate, take a rate token and reserve a unit of the quota, in one conditional write
    (fileapi.metering.meter); a refusal (401, 403, 429, 503) is the answer, and nothing was reserved;
-2. bind: the endpoint's arguments from the request (fileapi.web.binding); a problem is 400;
-3. answer: the endpoint, which runs its conversion in a worker process or, for bounded work, in this one
+2. an operation, when the request names uploads (`?upload=`) or prefers one (`Prefer: respond-async`): its
+   options checked by the route's binder, then recorded and queued (fileapi.web.operations); the answer is
+   202 and the unit is the operation's from then on;
+3. else bind: the endpoint's arguments from the request (fileapi.web.binding); a problem is 400;
+4. answer: the endpoint, which runs its conversion in a worker process or, for bounded work, in this one
    (fileapi.web.conversions);
-4. settle: a success is size-checked and keeps its unit; any failure after admission (validation, the
+5. settle: a success is size-checked and keeps its unit; any failure after admission (validation, the
    conversion, a response too large, a cancelled request) gives the unit back; the answer, success or error,
-   carries X-Quota-Remaining and the RateLimit-* headers.
+   carries X-Quota-Remaining and the RateLimit-* headers. The Idempotency-Key keeps a success's answer and is
+   released by a failure.
 
-Self-service routes (`SelfServiceRoute`) admit without counting and never give back. The refusals come in the
-contract's order because admission comes first: 401, 403, 429 rate_limited, 429 quota_exceeded, then 400s.
+Self-service routes (`SelfServiceRoute`) admit without counting and never give back, and take no operations.
+The refusals come in the contract's order because admission comes first: 401, 403, 429 rate_limited, 429
+quota_exceeded, then 400s.
 """
 
 from __future__ import annotations
@@ -22,21 +30,18 @@ from typing import Annotated, Any
 
 import anyio
 from fastapi import Depends, Request, Security
-from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPBearer
-from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fileapi.errors import ApiError
 from fileapi.metering.keys import KEY_PREFIX, key_prefix
 from fileapi.metering.meter import Admission
 from fileapi.settings import get_settings
+from fileapi.web import idempotency_keys, operations
 from fileapi.web.binding import Binder
-from fileapi.web.errors import http_error, validation_error
-from fileapi.web.invocation import alone
+from fileapi.web.errors import as_api_error
+from fileapi.web.invocation import off_the_loop
 from fileapi.web.limits import check_response_size
 from fileapi.web.services import get_meter
 
@@ -66,9 +71,7 @@ async def admit(request: Request, *, counted: bool) -> Admission:
 
     :raises ApiError: the refusal (401, 403, 429, 503).
     """
-    if alone():
-        return _admit(request, counted)
-    return await run_in_threadpool(_admit, request, counted)
+    return await off_the_loop(_admit, request, counted)
 
 
 async def metered(request: Request, _: Any = Security(bearer_scheme)) -> Admission:
@@ -95,27 +98,45 @@ class MeteredRoute(APIRoute):
     counted = True
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
+        self.binder = Binder.of(endpoint, provided=(Admission,), path=path)  # APIRoute's own init asks for the handler
         super().__init__(path, endpoint, **kwargs)
         self.app = _asgi(self.get_route_handler())
 
     def get_route_handler(self) -> Handler:
-        binder = Binder.of(self.endpoint, provided=(Admission,))
+        binder = self.binder
         admission_argument = binder.provided.get(Admission)
         endpoint = self.endpoint
         counted = self.counted
 
         async def metered_request(request: Request) -> Response:
+            claim = await idempotency_keys.claim(request)
+            if isinstance(claim, idempotency_keys.Replay):
+                return claim.response(await admit(request, counted=False))
+            try:
+                response = await answer(request)
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await idempotency_keys.release(claim)
+                raise
+            await idempotency_keys.keep(claim, response)
+            return response
+
+        async def answer(request: Request) -> Response:
             admission = await admit(request, counted=counted)
             try:
-                arguments = await binder.bind(request)
-                if admission_argument is not None:
-                    arguments[admission_argument] = admission
-                response: Response = await endpoint(**arguments)
-                check_response_size(response, max_response_bytes=get_settings().max_response_bytes)
+                asked = operations.asked(request) if counted else None
+                if asked is not None:
+                    response = await operations.accept(request, asked, binder, admission)
+                else:
+                    arguments = await binder.bind(request)
+                    if admission_argument is not None:
+                        arguments[admission_argument] = admission
+                    response = await endpoint(**arguments)
+                    check_response_size(response, max_response_bytes=get_settings().max_response_bytes)
             except BaseException as failure:
                 with anyio.CancelScope(shield=True):  # a cancelled request gives its unit back too
                     admission = await _given_back(request, admission)
-                error = _as_api_error(failure)
+                error = as_api_error(failure)
                 if error is None:
                     raise
                 error.headers.update(admission.headers())
@@ -139,25 +160,13 @@ async def _given_back(request: Request, admission: Admission) -> Admission:
     """The admission after giving its unit back (one more write; nothing for an uncounted one)."""
     if not admission.counted:
         return admission
-    settled = _refund(admission) if alone() else await run_in_threadpool(_refund, admission)
+    settled = await off_the_loop(_refund, admission)
     request.state.admission = settled
     return settled
 
 
 def _refund(admission: Admission) -> Admission:
     return get_meter().refund(admission)
-
-
-def _as_api_error(exc: BaseException) -> ApiError | None:
-    """The ApiError an exception is answered with (None: not ours to answer, e.g. a cancellation or a fault,
-    answered 500 by the catch-all)."""
-    if isinstance(exc, ApiError):
-        return exc
-    if isinstance(exc, RequestValidationError):
-        return validation_error(exc)
-    if isinstance(exc, StarletteHTTPException):
-        return http_error(exc)
-    return None
 
 
 def _asgi(handler: Handler) -> ASGIApp:

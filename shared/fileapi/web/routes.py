@@ -19,7 +19,17 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pydantic import BaseModel
 from starlette.responses import Response
 
-from fileapi.web.docs import METERED_STATUSES, METERING_HEADERS, binary_response, error_responses
+from fileapi.web.docs import (
+    IDEMPOTENCY_KEY_PARAMETER,
+    IDEMPOTENT_STATUSES,
+    METERED_STATUSES,
+    METERING_HEADERS,
+    OPERATION_PARAMETERS,
+    OPERATION_STATUSES,
+    accepted_response,
+    binary_response,
+    error_responses,
+)
 
 if TYPE_CHECKING:
     from fastapi import APIRouter
@@ -90,16 +100,27 @@ class Routes:
             figure the code holds.
         :param extra: other arguments of `APIRouter.api_route` (`openapi_extra` is merged with the body's docs).
         """
-        errors = error_responses(self.statuses if statuses is None else statuses)
+        counted = getattr(self.router.route_class, "counted", None)  # a MeteredRoute's; None: not metered
+        declared = tuple(self.statuses if statuses is None else statuses)
+        asynchronous: dict[str, Any] = {}
+        if method == "POST" and counted:  # a conversion: ?upload=, Prefer and Idempotency-Key; 202
+            declared += OPERATION_STATUSES
+            asynchronous = {"parameters": OPERATION_PARAMETERS}
+        elif method == "POST" and counted is False:  # a self-service POST: Idempotency-Key
+            declared += IDEMPOTENT_STATUSES
+            asynchronous = {"parameters": [IDEMPOTENCY_KEY_PARAMETER]}
+        errors = error_responses(sorted(set(declared)))
         if answer is None:
             answer = self.answer or {}
         elif not isinstance(answer, dict):
             answer = answers_json(answer, metered=self.metered)
         if answer:  # the route's error statuses are the family's (or its own), whatever the answer declared
             success = {code: entry for code, entry in answer["responses"].items() if int(code) < 400}
+            if method == "POST" and counted:
+                success.update(accepted_response())
             answer = {**answer, "responses": {**success, **errors}}
         tags = [*self.tags, *extra.pop("tags", [])]
-        openapi_extra = {**(body or self.body or {}), **extra.pop("openapi_extra", {})}
+        openapi_extra = {**(body or self.body or {}), **asynchronous, **extra.pop("openapi_extra", {})}
 
         def declare(endpoint: Endpoint) -> Endpoint:
             self.router.api_route(

@@ -35,13 +35,13 @@ class WebhookStore:
 
     def put(self, webhook: Webhook) -> None:
         """Store an endpoint (its id is new)."""
-        item = {
-            **key_of(f"WEBHOOKS#{webhook.account_id}", HOOK_SK_PREFIX + webhook.id),
-            "url": s(webhook.url),
-            "secret": s(webhook.secret),
-            "created_at": n(webhook.created_at),
-        }
-        self.table.call(lambda: self.table.client.put_item(TableName=self.table.table_name, Item=item), idempotent=True)
+        from fileapi.operations.store import create_item
+
+        create_item(
+            self.table,
+            key_of(f"WEBHOOKS#{webhook.account_id}", HOOK_SK_PREFIX + webhook.id),
+            {"url": s(webhook.url), "secret": s(webhook.secret), "created_at": n(webhook.created_at)},
+        )
 
     def get(self, account_id: str, webhook_id: str) -> Webhook | None:
         """The account's endpoint, or None."""

@@ -1,0 +1,45 @@
+"""A process and its descendants, read from /proc: their resident memory and CPU time together."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def tree(pid: int) -> list[int]:
+    """`pid` and its descendants."""
+    found, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        found.append(current)
+        try:
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending += [int(child) for child in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _stat(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()
+
+
+def tree_rss_mib(pid: int) -> float:
+    total = 0
+    for member in tree(pid):
+        try:
+            total += int(_stat(member)[21])
+        except (OSError, IndexError):
+            continue
+    return total * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    total = 0
+    for member in tree(pid):
+        try:
+            fields = _stat(member)
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
