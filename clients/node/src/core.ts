@@ -21,7 +21,11 @@ export interface Operation {
   query: string[];
   fields: string[];
   files: string[];
-  result: "json" | "text" | "bytes" | "media" | "redirect";
+  result: "json" | "text" | "bytes" | "media" | "redirect" | "empty";
+  /** Parameters in the path (`/v1/operations/{operation_id}`). */
+  pathParams?: string[];
+  /** Keys of the JSON answer that hold dots (a favicon set's file names): one step of a result's field path. */
+  dottedKeys?: string[];
 }
 
 /** Retry on 429 rate_limited after Retry-After (never on quota_exceeded); maxWait in seconds. */
@@ -184,6 +188,17 @@ function queryValue(value: unknown): string {
   return typeof value === "boolean" ? (value ? "true" : "false") : String(value);
 }
 
+/** The operation's path with its path parameters filled in (URL-encoded). */
+export function pathOf(operation: Operation, params: Record<string, unknown>): string {
+  let path = operation.path;
+  for (const name of operation.pathParams ?? []) {
+    const value = params[name];
+    if (value === undefined || value === null || value === "") throw new TypeError(`${name} is required`);
+    path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+  }
+  return path;
+}
+
 export interface PreparedRequest {
   url: string;
   init: RequestInit;
@@ -196,7 +211,7 @@ export async function prepare(
   baseUrl: string,
   apiKey: string | undefined,
 ): Promise<PreparedRequest> {
-  const url = new URL(baseUrl + operation.path);
+  const url = new URL(baseUrl + pathOf(operation, params));
   for (const name of operation.query) {
     const value = params[name];
     if (value !== undefined && value !== null) url.searchParams.set(name, queryValue(value));
@@ -278,12 +293,14 @@ export async function resultFrom(operation: Operation, response: Response): Prom
   else if (operation.result === "text" || (operation.result === "media" && isTextual(contentType)))
     data = new TextDecoder().decode(await response.arrayBuffer());
   else if (operation.result === "redirect") data = response.headers.get("location") ?? "";
+  else if (operation.result === "empty") data = null;
   else data = new Uint8Array(await response.arrayBuffer());
   return new Result(data, response.status, contentType, response.headers);
 }
 
+/** 200, 201 (created) or 204 (deleted); 303 for an operation that answers a redirect. */
 function isSuccess(operation: Operation, response: Response): boolean {
-  return response.status === 200 || (operation.result === "redirect" && response.status === 303);
+  return [200, 201, 204].includes(response.status) || (operation.result === "redirect" && response.status === 303);
 }
 
 /** The client machinery; FileApi adds one method per operation. */

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Generic, Literal, TypeVar
+from urllib.parse import quote
 
 import httpx
 
@@ -37,7 +38,9 @@ class Operation:
     query: tuple[str, ...]
     fields: tuple[str, ...]
     files: tuple[str, ...]
-    result: Literal["json", "text", "bytes", "media", "redirect"]
+    result: Literal["json", "text", "bytes", "media", "redirect", "empty"]
+    # Parameters in the path (`/v1/operations/{operation_id}`), given first.
+    path_params: tuple[str, ...] = ()
     # Keys of the JSON answer that hold dots (a favicon set's file names): one step of a result's field path.
     dotted_keys: tuple[str, ...] = ()
 
@@ -195,6 +198,20 @@ def _text(value: Any, name: str) -> bytes:
     return value.encode("utf-8") if isinstance(value, str) else read_file(value, name)
 
 
+def path_of(operation: Operation, arguments: Mapping[str, Any]) -> str:
+    """The operation's path with its path parameters filled in (URL-quoted).
+
+    :raises ValueError: a path parameter that is empty.
+    """
+    path = operation.path
+    for name in operation.path_params:
+        value = str(arguments.get(name) or "")
+        if not value:
+            raise ValueError(f"{name} is required")
+        path = path.replace("{" + name + "}", quote(value, safe=""))
+    return path
+
+
 def query_params(operation: Operation, arguments: Mapping[str, Any]) -> dict[str, str]:
     """The query parameters of one call (the ones given)."""
     return {name: _query_value(arguments[name]) for name in operation.query if arguments.get(name) is not None}
@@ -240,7 +257,9 @@ def prepare(operation: Operation, arguments: Mapping[str, Any]) -> PreparedReque
                 files.append((name, (f"{name}-{index}", payload, "application/octet-stream")))
     if content is not None and operation.content_type:
         headers["Content-Type"] = operation.content_type
-    return PreparedRequest(operation.method, operation.path, operation.auth, params, headers, content, files)
+    return PreparedRequest(
+        operation.method, path_of(operation, arguments), operation.auth, params, headers, content, files
+    )
 
 
 def error_from(response: httpx.Response, errors: Mapping[str, type[ApiError]]) -> ApiError:
@@ -280,13 +299,16 @@ def result_from(operation: Operation, response: httpx.Response) -> Result[Any]:
         data = response.content.decode("utf-8")
     elif operation.result == "redirect":
         data = response.headers.get("location", "")
+    elif operation.result == "empty":
+        data = None
     else:
         data = response.content
     return Result(data=data, status=response.status_code, content_type=content_type, headers=response.headers)
 
 
 def is_success(operation: Operation, response: httpx.Response) -> bool:
-    return response.status_code == 200 or (operation.result == "redirect" and response.status_code == 303)
+    """200, 201 (created) or 204 (deleted); 303 for an operation that answers a redirect."""
+    return response.status_code in (200, 201, 204) or (operation.result == "redirect" and response.status_code == 303)
 
 
 def _int_header(headers: Mapping[str, str], name: str) -> int | None:
