@@ -99,6 +99,8 @@ export class ApiError extends Error {
   readonly status: number;
   readonly headers: Headers;
   readonly upgradeUrl: string | null;
+  /** Set when the error is an operation's (it failed or was cancelled): the operation's id. */
+  operationId: string | null = null;
 
   constructor(message: string, options: ApiErrorOptions) {
     super(message);
@@ -308,13 +310,13 @@ export abstract class FileApiBase {
   readonly baseUrl: string;
   readonly apiKey: string | undefined;
   readonly retry: RetryPolicy;
-  private readonly timeoutMs: number;
-  private readonly fetchImpl: typeof fetch;
+  protected readonly timeoutMs: number;
+  protected readonly fetchImpl: typeof fetch;
 
   constructor(
     options: ClientOptions,
-    private readonly operations: Record<string, Operation>,
-    private readonly errors: Record<string, typeof ApiError>,
+    protected readonly operations: Record<string, Operation>,
+    protected readonly errors: Record<string, typeof ApiError>,
   ) {
     const env = typeof process !== "undefined" ? process.env : {};
     this.baseUrl = (options.baseUrl ?? env["FILEAPI_BASE_URL"] ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
@@ -324,11 +326,21 @@ export abstract class FileApiBase {
     this.fetchImpl = options.fetch ?? fetch;
   }
 
+  /**
+   * A call answered another way (FileApi sends a file over the synchronous limit through an upload), or the
+   * parameters to send synchronously (streams read once into bytes).
+   */
+  protected async sendOtherwise(_operation: Operation, params: Record<string, unknown>): Promise<Result<unknown> | Record<string, unknown>> {
+    return params;
+  }
+
   protected async call(id: string, params: object, options?: CallOptions): Promise<Result<unknown>> {
     const operation = this.operations[id];
     if (!operation) throw new TypeError(`unknown operation ${id}`);
     const policy = { ...this.retry, ...options?.retry };
-    const request = await prepare(operation, params as Record<string, unknown>, this.baseUrl, this.apiKey);
+    const given = await this.sendOtherwise(operation, params as Record<string, unknown>);
+    if (given instanceof Result) return given;
+    const request = await prepare(operation, given, this.baseUrl, this.apiKey);
     for (let attempt = 0; ; attempt += 1) {
       const signal = options?.signal ?? AbortSignal.timeout(this.timeoutMs);
       const response = await this.fetchImpl(request.url, { ...request.init, signal });
