@@ -64,6 +64,12 @@ class Prices:
     read_unit_per_million: float = 0.125  # DynamoDB on-demand read request units
     api_increment_bytes: int = 512 * 1024  # HTTP API meters requests in 512 KB increments
     account_api_rate: int = 10_000  # default API Gateway requests per second per account and region
+    sqs_per_million: float = 0.40  # SQS standard queue requests
+    s3_put_per_thousand: float = 0.005  # S3 Standard PUT, COPY, POST, LIST requests
+    s3_get_per_thousand: float = 0.0004  # S3 Standard GET, HEAD and other requests
+    s3_gb_month: float = 0.023  # S3 Standard storage, first 50 TB
+    transfer_out_per_gb: float = 0.09  # data transfer out to the internet, first 10 TB
+    ephemeral_per_gb_second: float = 0.0000000309  # Lambda ephemeral storage beyond the free 512 MB
 
 
 PRICES = Prices()
@@ -471,8 +477,13 @@ def measure_request_cost(
     return RequestCost(function, label, memory_mb, p50_ms, len(body), tuple(calls), COUNTED_REQUESTS)
 
 
-def bench_cost(endpoint: str, sizing: Mapping[str, Mapping[str, Any]]) -> list[RequestCost]:
-    """Print the cost table (from the sizing bench's p50s) and the stage bounds; record the goal rows."""
+def bench_cost(
+    endpoint: str, sizing: Mapping[str, Mapping[str, Any]], *, operations_mb_per_second: float | None = None
+) -> list[RequestCost]:
+    """Print the cost table (from the sizing bench's p50s, and operations' from bench.operations_cost at the
+    split throughput `operations_mb_per_second`) and the stage bounds; record the goal rows."""
+    from bench.operations_cost import operation_cost_lines
+
     memory = memory_sizes()
     costs = [
         measure_request_cost(endpoint, name, memory[name], p50_ms=float(row["p50_ms"])) for name, row in sizing.items()
@@ -493,6 +504,8 @@ def bench_cost(endpoint: str, sizing: Mapping[str, Mapping[str, Any]]) -> list[R
                "$", LIGHT_GOAL)  # fmt: skip
     median = statistics.median(cost.total_dollars for cost in light)
     print(f"  light requests (Data/Text/Codes): median ${median:.2f} per million (goal <= ${LIGHT_GOAL.max_value:.2f})")
+    for line in operation_cost_lines(endpoint, operations_mb_per_second):
+        print(line)
     served = [cost for cost in costs if "401" not in cost.label]
     print("\nBill bound per stage (samconfig.toml): reserved concurrency against rate x p50 x "
           f"{CONCURRENCY_MARGIN} (at least {MIN_CONCURRENCY}), and the most an hour can cost at the caps")  # fmt: skip

@@ -18,10 +18,10 @@ from fileapi.models.files import (
     iso_seconds,
 )
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERING_HEADERS, error_responses, named
+from fileapi.web.docs import METERING_HEADERS, POLLED_HEADERS, error_responses, named
 from fileapi.web.invocation import off_the_loop
 from fileapi.web.metering import SelfServiceRoute, self_service
-from fileapi.web.routes import Routes, json_response
+from fileapi.web.routes import Routes, answers_json, json_response
 from fileapi.web.services import get_meter
 
 if TYPE_CHECKING:  # the stores come with botocore, on first use (fileapi.cold_imports)
@@ -46,12 +46,10 @@ def get_file_services() -> FileServices:
     return services()
 
 
-def _answers_created(
-    model: type[UploadResult | WebhookResult], description: str, statuses: tuple[int, ...]
-) -> dict[str, Any]:
-    """Decorator arguments of a route answering 201 Created with `model`."""
+def _answers_created(model: type[UploadResult | WebhookResult], description: str) -> dict[str, Any]:
+    """Decorator arguments of a route answering 201 Created with `model` (its errors: the route's statuses)."""
     success: dict[str, Any] = {"description": description, "headers": METERING_HEADERS}
-    return {"response_model": model, "status_code": 201, "responses": {201: success, **error_responses(statuses)}}
+    return {"response_model": model, "status_code": 201, "responses": {201: success}}
 
 
 def _created(model: UploadResult | WebhookResult) -> Response:
@@ -63,7 +61,8 @@ def _created(model: UploadResult | WebhookResult) -> Response:
 @files.post(
     "/v1/uploads",
     "Start an upload of a large file",
-    _answers_created(UploadResult, "The presigned POST", (400, 401, 403, 413, 429, 500, 503)),
+    _answers_created(UploadResult, "The presigned POST"),
+    statuses=(*STATUSES, 413),  # a size over the plan's upload limit
     **named("uploads_create"),
 )
 async def create_upload(payload: UploadRequest, admission: Annotated[Admission, Depends(self_service)]) -> Response:
@@ -93,9 +92,11 @@ async def create_upload(payload: UploadRequest, admission: Annotated[Admission, 
     )
 
 
-@files.get(
-    "/v1/operations/{operation_id}", "An operation's state and result", OperationResult, **named("operations_get")
-)
+POLLED = answers_json(OperationResult)
+POLLED["responses"][200]["headers"] = POLLED_HEADERS  # while it runs: Retry-After, seconds until the next GET
+
+
+@files.get("/v1/operations/{operation_id}", "An operation's state and result", POLLED, **named("operations_get"))
 async def get_operation(operation_id: OperationId, admission: Annotated[Admission, Depends(self_service)]) -> Response:
     """status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several,
     e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and
@@ -138,7 +139,7 @@ def _webhook(webhook: Webhook, *, with_secret: bool = False) -> WebhookResult:
 @files.post(
     "/v1/webhooks",
     "Register a webhook endpoint",
-    _answers_created(WebhookResult, "The endpoint, with its secret", STATUSES),
+    _answers_created(WebhookResult, "The endpoint, with its secret"),
     **named("webhooks_create"),
 )
 async def create_webhook(payload: WebhookRequest, admission: Annotated[Admission, Depends(self_service)]) -> Response:

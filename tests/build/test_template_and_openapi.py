@@ -137,6 +137,35 @@ def test_conversions_declare_their_operation_and_posts_their_idempotency_key() -
     assert conversions == 39
 
 
+def test_the_upload_parameter_is_one_id_and_repeated_only_on_merge() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    one_id = {"type": "string", "pattern": "^upl_[a-z0-9]{26}$"}
+    shapes = {}
+    for path, item in spec["paths"].items():
+        for parameter in item.get("post", {}).get("parameters", []):
+            if parameter["name"] == "upload":
+                assert (parameter["in"], parameter["required"]) == ("query", False)
+                shapes[path] = parameter["schema"]
+    assert shapes.pop("/v1/pdf/merge") == {"type": "array", "items": one_id, "minItems": 1, "maxItems": 100}
+    assert len(shapes) == 38
+    assert all(schema == one_id for schema in shapes.values())
+
+
+def test_an_idempotency_key_in_flight_says_when_to_retry() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    for path in ("/v1/pdf/split", "/v1/uploads", "/v1/webhooks"):
+        conflict = spec["paths"][path]["post"]["responses"]["409"]
+        assert conflict["description"] == "Error: `idempotency_in_flight`"
+        assert set(conflict["headers"]) == {"Retry-After", "X-Request-Id"}
+
+
+def test_a_running_operation_says_when_to_poll_again() -> None:
+    spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
+    polled = spec["paths"]["/v1/operations/{operation_id}"]["get"]["responses"]["200"]
+    assert polled["headers"]["Retry-After"] == {"$ref": "#/components/headers/Retry-After"}
+    assert polled["content"]["application/json"]["schema"] == {"$ref": "#/components/schemas/OperationResult"}
+
+
 def test_bounds_are_in_the_schema() -> None:
     spec = json.loads(OPENAPI_PATH.read_text(encoding="utf-8"))
     parameters = spec["paths"]["/v1/data/json-format"]["post"]["parameters"]

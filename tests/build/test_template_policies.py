@@ -1,7 +1,9 @@
 """The IAM policies of template.yaml, read as data: the converter functions may read a key's link and read and
 write the admission attributes of account items, their Idempotency-Key items and the uploads and operations they
 accept, and nothing wider; the Files, Operations and Webhooks functions hold exactly their own; key and e-mail
-changes stay with the account and billing functions."""
+changes stay with the account and billing functions. And what those functions reach: the files bucket (encrypted,
+never public, TLS only, every object expiring), the queues and their dead-letter queues (encrypted, kept long
+enough to be read), the Operations function's limits, and the alarms on what an operator must look at."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from fileapi.idempotency import RETENTION_SECONDS
 from fileapi.local.template import load_template
 from fileapi.metering.dynamo.items import ADMISSION_READ, KEY_ITEM_READ
+from fileapi.operations.aws import OPERATION_RECEIVES
 
 TEMPLATE = load_template()
 RESOURCES: dict[str, Any] = TEMPLATE["Resources"]
@@ -189,3 +193,114 @@ def test_only_the_account_and_billing_functions_write_whole_items() -> None:
                 writes,
             )
             assert "dynamodb:*" not in statement["Action"]
+
+
+DAY = 86_400
+# SQS-triggered functions: a queue's visibility timeout is six times its function's timeout (AWS's guidance).
+VISIBILITY_PER_TIMEOUT = 6
+DEAD_LETTER_RETENTION = 14 * DAY  # SQS's longest
+WORK_QUEUES = {"OperationsQueue": "OperationsFunction", "WebhooksQueue": "WebhooksFunction"}
+
+
+def properties(resource: str) -> dict[str, Any]:
+    return dict(RESOURCES[resource]["Properties"])
+
+
+def test_the_files_bucket_is_encrypted_owned_and_never_public() -> None:
+    bucket = properties("FilesBucket")
+    assert bucket["BucketEncryption"] == {
+        "ServerSideEncryptionConfiguration": [
+            {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "aws:kms"}, "BucketKeyEnabled": True}
+        ]
+    }
+    assert bucket["PublicAccessBlockConfiguration"] == {
+        "BlockPublicAcls": True,
+        "BlockPublicPolicy": True,
+        "IgnorePublicAcls": True,
+        "RestrictPublicBuckets": True,
+    }
+    assert bucket["OwnershipControls"] == {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]}
+
+
+def test_the_files_bucket_refuses_anything_but_tls_1_2_or_later() -> None:
+    policy = properties("FilesBucketPolicy")
+    assert policy["Bucket"] == "FilesBucket"
+    everything = {
+        "Effect": "Deny",
+        "Principal": "*",
+        "Action": "s3:*",
+        "Resource": ["FilesBucket.Arn", "${FilesBucket.Arn}/*"],
+    }
+    assert policy["PolicyDocument"]["Statement"] == [
+        {"Sid": "TlsOnly", **everything, "Condition": {"Bool": {"aws:SecureTransport": "false"}}},
+        {"Sid": "Tls12OrLater", **everything, "Condition": {"NumericLessThan": {"s3:TlsVersion": 1.2}}},
+    ]
+
+
+def test_every_object_a_function_writes_expires() -> None:
+    rules = {rule["Id"]: rule for rule in properties("FilesBucket")["LifecycleConfiguration"]["Rules"]}
+    assert all(rule["Status"] == "Enabled" for rule in rules.values())
+    expiry = {rule["Prefix"]: rule["ExpirationInDays"] for rule in rules.values() if "Prefix" in rule}
+    assert expiry == {"uploads/": "FilesRetentionDays", "results/": "FilesRetentionDays", "idempotency/": 1}
+    assert expiry["idempotency/"] * DAY == RETENTION_SECONDS  # a kept answer lives as long as its key
+    assert rules["AbortUnfinishedMultipartUploads"]["AbortIncompleteMultipartUpload"] == {"DaysAfterInitiation": 1}
+    written = {
+        resource.removeprefix("${FilesBucket.Arn}/").removesuffix("*")
+        for function, resource_item in RESOURCES.items()
+        if resource_item["Type"] == "AWS::Serverless::Function"
+        for statement in statements(function)
+        if {"s3:PutObject"} & set(statement["Action"])
+        for resource in ([statement["Resource"]] if isinstance(statement["Resource"], str) else statement["Resource"])
+    }
+    assert written == {"uploads/", "results/", "idempotency/"}
+    assert written <= set(expiry)
+
+
+@pytest.mark.parametrize(("queue", "function"), sorted(WORK_QUEUES.items()))
+def test_each_work_queue_is_encrypted_and_dead_letters_to_an_alarmed_queue(queue: str, function: str) -> None:
+    work = properties(queue)
+    dead_letters = work["RedrivePolicy"]["deadLetterTargetArn"].removesuffix(".Arn")
+    assert dead_letters == queue.replace("Queue", "DeadLetterQueue")
+    assert work["SqsManagedSseEnabled"] is True and properties(dead_letters)["SqsManagedSseEnabled"] is True
+    assert work["VisibilityTimeout"] == VISIBILITY_PER_TIMEOUT * properties(function)["Timeout"]
+    assert properties(dead_letters)["MessageRetentionPeriod"] == DEAD_LETTER_RETENTION
+    alarm = properties(f"{queue.removesuffix('Queue')}DeadLetterAlarm")
+    assert alarm["Dimensions"] == [{"Name": "QueueName", "Value": f"{dead_letters}.QueueName"}]
+    assert (alarm["MetricName"], alarm["ComparisonOperator"], alarm["Threshold"]) == (
+        "ApproximateNumberOfMessagesVisible",
+        "GreaterThanThreshold",
+        0,
+    )
+    assert alarm["AlarmActions"] == ["AlarmTopic"]
+    events = list(properties(function)["Events"].values())
+    assert [(event["Type"], event["Properties"]["Queue"]) for event in events] == [("SQS", f"{queue}.Arn")]
+    assert events[0]["Properties"]["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+
+
+def test_an_operation_is_failed_by_its_function_before_it_is_dead_lettered() -> None:
+    assert properties("OperationsQueue")["RedrivePolicy"]["maxReceiveCount"] == OPERATION_RECEIVES + 1
+
+
+def test_the_operations_function_runs_one_operation_for_up_to_15_minutes_on_10_gb_of_disk() -> None:
+    function = properties("OperationsFunction")
+    assert (function["Timeout"], function["EphemeralStorage"], function["MemorySize"]) == (
+        900,
+        {"Size": "OperationsEphemeralStorage"},
+        "OperationsMemory",
+    )
+    assert TEMPLATE["Parameters"]["OperationsEphemeralStorage"]["Default"] == 10_240
+    assert function["ReservedConcurrentExecutions"] == "OperationsConcurrency"
+    assert function["Events"]["Operations"]["Properties"]["BatchSize"] == 1
+    settings = function["Environment"]["Variables"]
+    assert settings["FILEAPI_DEADLINE_SECONDS"] < function["Timeout"]  # its own deadline ends the work first
+    assert settings["FILEAPI_WORK_DIR"] == "/tmp"
+
+
+def test_a_dead_letter_alarms_before_sqs_drops_it_and_a_stuck_queue_alarms() -> None:
+    aged = properties("DeadLetterAgeAlarm")
+    watched = {metric["MetricStat"]["Metric"]["Dimensions"][0]["Value"] for metric in aged["Metrics"][:2]}
+    assert watched == {"OperationsDeadLetterQueue.QueueName", "WebhooksDeadLetterQueue.QueueName"}
+    assert aged["Threshold"] < DEAD_LETTER_RETENTION
+    waiting = properties("OperationsQueueAgeAlarm")
+    assert (waiting["MetricName"], waiting["Threshold"]) == ("ApproximateAgeOfOldestMessage", 900)
+    assert aged["AlarmActions"] == waiting["AlarmActions"] == ["AlarmTopic"]

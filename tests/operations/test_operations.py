@@ -288,6 +288,19 @@ def test_prefer_respond_async_runs_an_inline_body_as_an_operation(
     assert used(api, key) == before + 1
 
 
+def test_prefer_respond_async_keeps_a_body_sent_as_curl_sends_it(
+    api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer
+) -> None:
+    curl_form = {**bearer(key), "Content-Type": "application/x-www-form-urlencoded", "Prefer": "respond-async"}
+    answer = api.post("/v1/pdf/rotate?degrees=90", content=pdf_with_pages(3), headers=curl_form)
+    assert answer.status_code == 202
+    assert executor_consumer.poll_once() == 1
+    ended = shown(api, key, answer.json()["id"])
+    assert ended["status"] == "succeeded", ended
+    with pikepdf.open(io.BytesIO(fetched(ended["result"]["url"]))) as rotated:
+        assert [int(page.obj.get("/Rotate", 0)) for page in rotated.pages] == [90, 90, 90]
+
+
 def test_prefer_respond_async_runs_a_json_route(
     api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer
 ) -> None:

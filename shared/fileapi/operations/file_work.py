@@ -26,11 +26,10 @@ PDF = "application/pdf"
 
 @dataclass(frozen=True)
 class FileWork:
-    """The file-based work of one route: `run(inputs, arguments, folder)`; `many_inputs`: it takes several
-    uploads (merge), else exactly one."""
+    """The file-based work of one route: `run(inputs, arguments, folder)` over the route's uploads, in order (as
+    many as fileapi.web.operation_inputs allows it)."""
 
     run: Run
-    many_inputs: bool = False
 
 
 async def _split(inputs: list[Path], arguments: Arguments, folder: Path) -> Produced:
@@ -96,14 +95,8 @@ async def _convert(inputs: list[Path], arguments: Arguments, folder: Path) -> Pr
 
 FILE_WORK: dict[str, FileWork] = {
     "/v1/pdf/split": FileWork(_split),
-    "/v1/pdf/merge": FileWork(_merge, many_inputs=True),
+    "/v1/pdf/merge": FileWork(_merge),
     "/v1/pdf/compress": FileWork(_compress),
     "/v1/pdf/rotate": FileWork(_rotate),
     "/v1/image/convert": FileWork(_convert),
 }
-
-
-def takes_many_inputs(route: str) -> bool:
-    """Whether `route` takes several uploads as an operation (`?upload=` repeated: merge)."""
-    work = FILE_WORK.get(route)
-    return work is not None and work.many_inputs

@@ -87,9 +87,13 @@ class UploadService:
 
     def keep_body(self, account_id: str, body: bytes, *, content_type: str) -> Upload:
         """A new upload of the account holding `body`, a request's own body that is to run as an operation
-        (`Prefer: respond-async`); it expires and is deleted as any upload."""
+        (`Prefer: respond-async`); it expires and is deleted as any upload. Its record keeps the request's
+        media type (the operation rebuilds the request with it); the object is stored as bytes
+        (application/octet-stream): a form media type, curl's default for --data-binary, is no description
+        of what the object holds, and an S3 endpoint may read such a PUT body as a form (moto's server
+        stores it empty)."""
         upload = self._new(account_id, filename="body", content_type=content_type, size=len(body), max_bytes=len(body))
-        self.s3.put_object(Bucket=self.bucket, Key=upload.key, Body=body, ContentType=content_type)
+        self.s3.put_object(Bucket=self.bucket, Key=upload.key, Body=body, ContentType="application/octet-stream")
         self.store.put_upload(upload)
         return upload
 

@@ -71,6 +71,8 @@ METERING_HEADERS: dict[str, Any] = _refs(*HEADER_DESCRIPTIONS, "X-Request-Id")
 # unit was given back); 429s carry them and Retry-After; 503s carry Retry-After.
 _RATE_REFUSAL_HEADERS: dict[str, Any] = _refs("Retry-After", *HEADER_DESCRIPTIONS, "X-Request-Id")
 _RETRY_HEADERS: dict[str, Any] = _refs("Retry-After", "X-Request-Id")
+# A successful answer that may also say when to ask again (an operation still running).
+POLLED_HEADERS: dict[str, Any] = {**METERING_HEADERS, **_refs("Retry-After")}
 
 _ERRORS_BY_STATUS: dict[int, list[type[ApiError]]] = {}
 for _error in ALL_ERRORS:
@@ -94,7 +96,7 @@ def error_responses(statuses: Iterable[int]) -> dict[int | str, dict[str, Any]]:
         entry: dict[str, Any] = {"description": f"Error: {codes}", "model": ApiErrorBody}
         if status == 429:
             entry["headers"] = _RATE_REFUSAL_HEADERS
-        elif status == 503:
+        elif status in (409, 503):  # 409 idempotency_in_flight: retry after Retry-After seconds
             entry["headers"] = _RETRY_HEADERS
         elif status in (400, 413, 422, 500):
             entry["headers"] = METERING_HEADERS  # on metered endpoints, after admission
@@ -209,29 +211,48 @@ IDEMPOTENCY_KEY_PARAMETER: dict[str, Any] = {
     "key. Keys belong to the API key that sent them (draft-ietf-httpapi-idempotency-key-header).",
     "schema": {"type": "string", "minLength": 1, "maxLength": 255},
 }
-OPERATION_PARAMETERS: list[dict[str, Any]] = [
-    {
+# An upload's id, as fileapi.operations.records.new_id makes it.
+UPLOAD_ID_SCHEMA: dict[str, Any] = {"type": "string", "pattern": "^upl_[a-z0-9]{26}$"}
+PREFER_PARAMETER: dict[str, Any] = {
+    "name": "Prefer",
+    "in": "header",
+    "required": False,
+    "description": "`respond-async` (RFC 7240): answer 202 with an operation instead of waiting for the result "
+    "(the body is kept as an upload of the account; the result is fetched from the operation). Other "
+    "preferences are ignored.",
+    "schema": {"type": "string", "examples": ["respond-async"]},
+}
+
+
+def upload_parameter(max_uploads: int) -> dict[str, Any]:
+    """The `upload` query parameter of a conversion that takes at most `max_uploads` uploads (>= 1): one upload
+    id, or (more than one) the parameter repeated, once per file, in order."""
+    described = (
+        "Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then "
+        "empty, and the answer is 202 with the operation."
+    )
+    if max_uploads == 1:
+        return {
+            "name": "upload",
+            "in": "query",
+            "required": False,
+            "description": described,
+            "schema": UPLOAD_ID_SCHEMA,
+        }
+    return {
         "name": "upload",
         "in": "query",
         "required": False,
-        "description": "Run this request as an operation over an upload (POST /v1/uploads) instead of a body: "
-        "the body is then empty, and the answer is 202 with the operation. pdf/merge takes it repeated, once per "
-        "file, in order.",
+        "description": f"{described} Repeated, once per file, in order (at most {max_uploads}).",
         "style": "form",
         "explode": True,
-        "schema": {"type": "array", "items": {"type": "string", "pattern": "^upl_[a-z0-9]{26}$"}, "maxItems": 100},
-    },
-    {
-        "name": "Prefer",
-        "in": "header",
-        "required": False,
-        "description": "`respond-async` (RFC 7240): answer 202 with an operation instead of waiting for the result "
-        "(the body is kept as an upload of the account; the result is fetched from the operation). Other "
-        "preferences are ignored.",
-        "schema": {"type": "string", "examples": ["respond-async"]},
-    },
-    IDEMPOTENCY_KEY_PARAMETER,
-]
+        "schema": {"type": "array", "items": UPLOAD_ID_SCHEMA, "minItems": 1, "maxItems": max_uploads},
+    }
+
+
+def operation_parameters(max_uploads: int) -> list[dict[str, Any]]:
+    """The parameters that make a conversion an operation (`upload`, `Prefer`), and its `Idempotency-Key`."""
+    return [upload_parameter(max_uploads), PREFER_PARAMETER, IDEMPOTENCY_KEY_PARAMETER]
 
 
 def accepted_response() -> dict[int | str, Any]:

@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 
 from fileapi.errors import InvalidInput
 from fileapi.web.invocation import off_the_loop
+from fileapi.web.operation_inputs import max_uploads
 from fileapi.web.routes import json_response
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 UPLOAD_PARAMETER = "upload"
 RESPOND_ASYNC = "respond-async"
-MAX_UPLOADS = 100  # per operation (a merge); the merged document's 5,000 pages bound it first in practice
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,6 @@ async def accept(request: Request, operation: Asked, binder: Binder, admission: 
     :raises NotFound: an upload that is not the account's, or expired.
     :raises ServiceUnavailable: operations are off, or the queue did not take it.
     """
-    from fileapi.operations.file_work import takes_many_inputs
     from fileapi.operations.services import get_file_services
 
     binder.check_options(request)
@@ -78,8 +77,9 @@ async def accept(request: Request, operation: Asked, binder: Binder, admission: 
     if operation.uploads:
         if not binder.takes_body:
             raise InvalidInput(f"{route} takes no file: leave out ?{UPLOAD_PARAMETER}=")
-        if len(operation.uploads) > (MAX_UPLOADS if takes_many_inputs(route) else 1):
-            wanted = f"at most {MAX_UPLOADS} uploads" if takes_many_inputs(route) else "one upload"
+        most = max_uploads(route)
+        if len(operation.uploads) > most:
+            wanted = f"at most {most} uploads" if most > 1 else "one upload"
             raise InvalidInput(f"{route} takes {wanted} (?{UPLOAD_PARAMETER}=upl_...), not {len(operation.uploads)}")
         if await request.body():
             raise InvalidInput(f"send the file either as the body or as ?{UPLOAD_PARAMETER}=upl_..., not both")

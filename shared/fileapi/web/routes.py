@@ -24,12 +24,13 @@ from fileapi.web.docs import (
     IDEMPOTENT_STATUSES,
     METERED_STATUSES,
     METERING_HEADERS,
-    OPERATION_PARAMETERS,
     OPERATION_STATUSES,
     accepted_response,
     binary_response,
     error_responses,
+    operation_parameters,
 )
+from fileapi.web.operation_inputs import max_uploads
 
 if TYPE_CHECKING:
     from fastapi import APIRouter
@@ -105,7 +106,7 @@ class Routes:
         asynchronous: dict[str, Any] = {}
         if method == "POST" and counted:  # a conversion: ?upload=, Prefer and Idempotency-Key; 202
             declared += OPERATION_STATUSES
-            asynchronous = {"parameters": OPERATION_PARAMETERS}
+            asynchronous = {"parameters": operation_parameters(max_uploads(path))}
         elif method == "POST" and counted is False:  # a self-service POST: Idempotency-Key
             declared += IDEMPOTENT_STATUSES
             asynchronous = {"parameters": [IDEMPOTENCY_KEY_PARAMETER]}

@@ -1,0 +1,217 @@
+"""Cost per million operations and per GB moved, at AWS list prices (bench.cost.Prices), from calls counted on
+moto's server and the throughput bench.operations measured.
+
+- **Per operation** (what does not grow with the file): one operation as a client runs it, counted: an upload made
+  (POST /v1/uploads) and its file POSTed to the presigned form, POST /v1/pdf/split?upload= (202), the executor's
+  run from the queue, GET /v1/operations/{id} twice (running, then succeeded) and each result downloaded. Every
+  call the service's S3, SQS and DynamoDB clients make is seen through botocore's event hooks (DynamoDB's units
+  modelled as bench.cost models them); the client's own S3 requests (the form POST, the downloads) are counted
+  as it sends them. API requests are the four the client sends; Lambda invocations are those and the Operations
+  function's one, each priced at its function's MemorySize for the wall time it took here (in-process, a small
+  file: an estimate of the order).
+- **Per GB moved** (what grows with the file): the Operations function's duration at the split throughput
+  measured on the 120 MB scan (its memory and its ephemeral storage beyond the free 512 MB), the input and its
+  results kept in S3 for the retention (template.yaml's default), and the results sent out to the internet once
+  (data transfer in, and S3 to Lambda in one region, are free).
+
+Left out: SQS's empty receives by the Lambda poller, webhook deliveries, CloudWatch Logs, KMS requests, free
+tiers and volume discounts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from bench.cost import PRICES, CallCounter, Prices
+from bench.sizing import memory_sizes
+from fileapi.local.template import PROJECT_ROOT, load_template
+
+# S3's request classes: the first is priced as PUT (PUT, COPY, POST, LIST), DELETE is free, the rest as GET.
+S3_PUT_CLASS = frozenset({"PutObject", "CopyObject", "CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload",
+                          "ListObjectsV2", "ListObjects", "PostObject"})  # fmt: skip
+S3_FREE = frozenset({"DeleteObject", "DeleteObjects", "AbortMultipartUpload"})
+DAYS_PER_MONTH = 30
+GIB = 1024**3
+
+
+@dataclass
+class OperationCalls:
+    """What one operation cost in calls: per service, operation name -> count; DynamoDB's units; Lambda GB-s."""
+
+    s3: Counter[str] = dataclasses.field(default_factory=Counter)
+    sqs: Counter[str] = dataclasses.field(default_factory=Counter)
+    read_units: float = 0.0
+    write_units: float = 0.0
+    api_requests: int = 0
+    invocations: int = 0
+    gb_seconds: float = 0.0
+
+    def dollars(self, prices: Prices = PRICES) -> dict[str, float]:
+        """Per million operations, by service."""
+        put_class = sum(count for name, count in self.s3.items() if name in S3_PUT_CLASS)
+        get_class = sum(count for name, count in self.s3.items() if name not in S3_PUT_CLASS | S3_FREE)
+        return {
+            "API": self.api_requests * prices.api_per_million,
+            "Lambda": self.invocations * prices.lambda_per_million
+            + self.gb_seconds * prices.lambda_per_gb_second * 1e6,
+            "SQS": sum(self.sqs.values()) * prices.sqs_per_million,
+            "S3": put_class * prices.s3_put_per_thousand * 1000 + get_class * prices.s3_get_per_thousand * 1000,
+            "DynamoDB": self.write_units * prices.write_unit_per_million
+            + self.read_units * prices.read_unit_per_million,
+        }
+
+
+def _counting(client: Any, service: str, counts: Counter[str]) -> None:
+    def seen(model: Any, **_: Any) -> None:
+        counts[model.name] += 1
+
+    client.meta.events.register(f"after-call.{service}", seen)
+
+
+def count_operation(endpoint: str) -> OperationCalls:
+    """One split operation of a small PDF, as a client runs it, on moto's server at `endpoint`: its calls."""
+    from fastapi.testclient import TestClient
+
+    from fileapi.local.queues import QueueConsumer
+    from fileapi.local.server import create_local_app
+    from fileapi.metering.admin import create_key
+    from fileapi.metering.dynamo.connect import dynamo_stores
+    from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
+    from fileapi.metering.meter import Meter
+    from fileapi.operations.aws import create_local_resources
+    from fileapi.operations.routes import family_routes
+    from fileapi.operations.services import build_file_services, use_file_services
+    from fileapi.settings import load_settings
+    from fileapi.web.services import stop_workers, use_stores
+
+    settings = dataclasses.replace(load_settings(), s3_endpoint=endpoint, sqs_endpoint=endpoint)
+    resources = create_local_resources(settings, prefix=f"c{uuid.uuid4().hex[:8]}-")
+    settings = dataclasses.replace(
+        settings, bucket=resources.bucket, operations_queue_url=resources.operations_queue_url,
+        webhooks_queue_url=resources.webhooks_queue_url, webhooks_dlq_url=resources.webhooks_dlq_url,
+    )  # fmt: skip
+    table_name = f"fileapi-opcost-{uuid.uuid4().hex[:8]}"
+    client = create_client(region="us-east-1", endpoint_url=endpoint)
+    create_table(client, table_name)
+    table = DynamoTable(table_name, client)
+    stores = dynamo_stores(table)
+    services = build_file_services(settings, table)
+    units = CallCounter(client, create_client(region="us-east-1", endpoint_url=endpoint))
+    counted = OperationCalls()
+    _counting(services.uploads.s3, "s3", counted.s3)
+    _counting(services.operations.sqs, "sqs", counted.sqs)
+    use_stores(stores)
+    use_file_services(services)
+    try:
+        key = create_key(stores.accounts, email=f"opcost-{uuid.uuid4().hex[:6]}@example.com", plan="business")
+        routes = family_routes(PROJECT_ROOT / "functions", skip={"operations"})
+        executor = services.executor(Meter(stores.admission), routes)
+        assert settings.operations_queue_url is not None
+        consumer = QueueConsumer(services.operations.sqs, settings.operations_queue_url, executor.handle)
+        with TestClient(create_local_app()) as api:
+            _run_one(api, consumer, key, OperationCalls())  # warm: conversion workers started, routes imported
+            counted.s3.clear()
+            counted.sqs.clear()
+            with units.counting() as table_calls:
+                _run_one(api, consumer, key, counted)
+        counted.read_units = sum(call.read_units for call in table_calls)
+        counted.write_units = sum(call.write_units for call in table_calls)
+    finally:
+        stop_workers()
+        use_stores(None)
+        use_file_services(None)
+    return counted
+
+
+def _run_one(api: Any, consumer: Any, key: str, calls: OperationCalls) -> None:
+    """One split operation through `api` and the executor behind `consumer`; the client's requests and the
+    functions' GB-seconds added to `calls`.
+
+    :raises RuntimeError: the operation did not succeed.
+    """
+    from tests.operations.helpers import pdf_with_pages
+
+    memory = memory_sizes()
+    headers = {"Authorization": f"Bearer {key}"}
+    document = pdf_with_pages(2)
+
+    def timed(function: str, call: Callable[[], Any]) -> Any:
+        started = time.perf_counter()
+        answer = call()
+        calls.gb_seconds += memory[function] / 1024 * (time.perf_counter() - started)
+        calls.invocations += 1
+        return answer
+
+    def request(function: str, call: Callable[[], httpx.Response]) -> Any:
+        calls.api_requests += 1
+        return timed(function, call).json()
+
+    announced = {"filename": "scan.pdf", "contentType": "application/pdf", "size": len(document)}
+    made = request("FilesFunction", lambda: api.post("/v1/uploads", headers=headers, json=announced))
+    httpx.post(made["url"], data=made["fields"], files={"file": ("scan.pdf", document, "application/pdf")})
+    calls.s3["PostObject"] += 1  # the client's own
+    operation = request(
+        "PdfFunction", lambda: api.post(f"/v1/pdf/split?upload={made['id']}&ranges=1,2", headers=headers)
+    )
+    path = f"/v1/operations/{operation['id']}"
+    request("FilesFunction", lambda: api.get(path, headers=headers))
+    timed("OperationsFunction", consumer.poll_once)
+    ended = request("FilesFunction", lambda: api.get(path, headers=headers))
+    if ended["status"] != "succeeded":
+        raise RuntimeError(f"the counted operation ended {ended['status']}: {ended.get('error')}")
+    for result in ended["results"]:
+        httpx.get(result["url"]).raise_for_status()
+        calls.s3["GetObject"] += 1  # the client's own
+
+
+def per_gb_dollars(mb_per_second: float, prices: Prices = PRICES) -> dict[str, float]:
+    """Dollars per GB (GiB) of input moved through an operation whose work runs at `mb_per_second` (MiB/s), its
+    results about the input's size."""
+    template = load_template()
+    parameters = template["Parameters"]
+    memory_gb = int(parameters["OperationsMemory"]["Default"]) / 1024
+    extra_storage_gb = (int(parameters["OperationsEphemeralStorage"]["Default"]) - 512) / 1024
+    retention_days = int(parameters["FilesRetentionDays"]["Default"])
+    seconds = 1024 / mb_per_second
+    return {
+        "Lambda duration": seconds * memory_gb * prices.lambda_per_gb_second,
+        "/tmp": seconds * extra_storage_gb * prices.ephemeral_per_gb_second,
+        "S3 storage": 2 * retention_days / DAYS_PER_MONTH * prices.s3_gb_month,  # the input and its results
+        "transfer out": prices.transfer_out_per_gb,
+    }
+
+
+def operation_cost_lines(endpoint: str, mb_per_second: float | None) -> list[str]:
+    """The cost table's lines for operations: per million operations, by service; per GB moved, by part."""
+    calls = count_operation(endpoint)
+    by_service = calls.dollars()
+    counted = (
+        f"{calls.api_requests} API requests, {calls.invocations} invocations ({calls.gb_seconds:.3f} GB-s), "
+        f"{sum(calls.sqs.values())} SQS, {sum(calls.s3.values())} S3 requests "
+        f"({', '.join(f'{name} {count}' for name, count in sorted(calls.s3.items()))}), "
+        f"{calls.read_units:g} RRU + {calls.write_units:g} WRU"
+    )
+    lines = [
+        "  operations (a split: upload, 202, the executor's run, 2 polls, 2 downloads; counted on moto): " + counted,
+        "    per million operations: "
+        + ", ".join(f"{name} ${dollars:,.2f}" for name, dollars in by_service.items())
+        + f" = ${sum(by_service.values()):,.2f}",
+    ]
+    if mb_per_second is None:
+        lines.append("    per GB moved: n/a (bench.operations did not run)")
+        return lines
+    per_gb = per_gb_dollars(mb_per_second)
+    lines.append(
+        f"    per GB moved (split at {mb_per_second:.0f} MB/s): "
+        + ", ".join(f"{name} ${dollars:.4f}" for name, dollars in per_gb.items())
+        + f" = ${sum(per_gb.values()):.4f} per GB"
+    )
+    return lines
