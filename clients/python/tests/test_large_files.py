@@ -16,7 +16,7 @@ from fileapi_client import AsyncFileApi, FileApi, LargeFiles, OperationTimeout
 from fileapi_client.errors import InvalidInput, NotFound
 from PIL import Image
 from pypdf import PdfReader
-from test_client import pdf, png
+from sample_files import pdf, png
 
 pytestmark = pytest.mark.server
 # Small enough that the test files (a few KB) go through uploads; the synchronous calls use the default.
