@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -75,11 +77,18 @@ def local_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalApi]:
     env.pop("FILEAPI_DEV_KEY", None)
     log = state / "run.log"
     with log.open("wb") as output:
-        process = subprocess.Popen([str(BIN / "fileapi"), "run"], env=env, stdout=output, stderr=subprocess.STDOUT)
+        # Its own session: the runner and every process it starts (the operations consumer too) are stopped.
+        process = subprocess.Popen(
+            [str(BIN / "fileapi"), "run"], env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        )
     base_url = f"http://127.0.0.1:{port}"
     try:
         key = _wait(base_url, process, log)
         yield LocalApi(base_url, key, env)
     finally:
-        process.terminate()
-        process.wait(timeout=20)
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)  # what of the group outlived its runner

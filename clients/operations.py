@@ -16,8 +16,12 @@ ROOT = Path(__file__).resolve().parent.parent
 SPEC_PATH = ROOT / "shared" / "fileapi" / "openapi.json"
 
 BodyKind = Literal["none", "file", "text", "json", "fields", "multipart"]
-# "media": bytes or text by the response's media type (qr/generate: a PNG, or SVG text, by its `format`).
-ResultKind = Literal["json", "text", "bytes", "media", "redirect"]
+# "media": bytes or text by the response's media type (qr/generate: a PNG, or SVG text, by its `format`);
+# "empty": 204 No Content (a deletion).
+ResultKind = Literal["json", "text", "bytes", "media", "redirect", "empty"]
+# The query parameter that names uploads (`?upload=upl_...`): the SDKs send it themselves, for a file over the
+# synchronous limit or through submit_operation, so it is not an argument of the generated methods.
+UPLOAD_PARAMETER = "upload"
 # The request body's parameter, by body kind: raw bytes, text, or a JSON document.
 BODY_PARAMETER = {"file": "file", "text": "text", "json": "data"}
 
@@ -28,7 +32,7 @@ class Parameter:
     schema: dict[str, Any]
     required: bool
     description: str
-    where: Literal["query", "body"]
+    where: Literal["query", "body", "path"]
     file: bool = False  # a file input sent as bytes (multipart) or base64 (JSON)
 
 
@@ -47,6 +51,8 @@ class Operation:
     result_schema: dict[str, Any] = field(default_factory=dict)
     # For a "media" result: what each value of the `format` parameter gives ("text" or "bytes"), default first.
     result_by_format: dict[str, Literal["text", "bytes"]] = field(default_factory=dict)
+    # Keys of the JSON answer that hold dots (a favicon set's file names): one step of an operation's field path.
+    dotted_keys: tuple[str, ...] = ()
 
     @property
     def camel(self) -> str:
@@ -105,11 +111,12 @@ def _operation(spec: dict[str, Any], path: str, method: str, operation: dict[str
             schema=without_null(item["schema"]),
             required=bool(item.get("required")),
             description=item.get("description", ""),
-            where="query",
+            where=item["in"],
         )
         for item in operation.get("parameters", [])
-        if item["in"] == "query"
+        if item["in"] == "path" or (item["in"] == "query" and item["name"] != UPLOAD_PARAMETER)
     ]
+    parameters.sort(key=lambda parameter: parameter.where != "path")  # path parameters first
     body, content_type, body_parameters = _body(spec, operation.get("requestBody"))
     result, result_schema = _result(operation["responses"])
     by_format = _result_by_format(operation["responses"], body_parameters + parameters) if result == "media" else {}
@@ -126,7 +133,21 @@ def _operation(spec: dict[str, Any], path: str, method: str, operation: dict[str
         result=result,
         result_schema=result_schema,
         result_by_format=by_format,
+        dotted_keys=tuple(sorted(_dotted_keys(spec, result_schema))),
     )
+
+
+def _dotted_keys(spec: dict[str, Any], schema: Any, seen: frozenset[str] = frozenset()) -> set[str]:
+    """The property names holding a dot anywhere in `schema` ($refs followed once each)."""
+    if isinstance(schema, list):
+        return set().union(*(_dotted_keys(spec, item, seen) for item in schema))
+    if not isinstance(schema, dict):
+        return set()
+    if "$ref" in schema:
+        name = schema["$ref"].rsplit("/", 1)[1]
+        return set() if name in seen else _dotted_keys(spec, spec["components"]["schemas"][name], seen | {name})
+    found = {key for key in schema.get("properties", {}) if "." in key}
+    return found.union(*(_dotted_keys(spec, value, seen) for value in schema.values()))
 
 
 def _is_file(schema: dict[str, Any]) -> bool:
@@ -183,9 +204,12 @@ def _fields(spec: dict[str, Any], schema: dict[str, Any]) -> list[Parameter]:
 
 
 def _result(responses: dict[str, Any]) -> tuple[ResultKind, dict[str, Any]]:
-    if "200" not in responses:
+    if "204" in responses:
+        return "empty", {"type": "null"}
+    success = next((responses[status] for status in ("200", "201") if status in responses), None)
+    if success is None:
         return "redirect", {"type": "string"}
-    content: dict[str, Any] = responses["200"].get("content", {})
+    content: dict[str, Any] = success.get("content", {})
     if list(content) == ["application/json"]:
         schema = content["application/json"].get("schema", {})
         # Any JSON (json-format, json-minify): the text is the result, its formatting the point.

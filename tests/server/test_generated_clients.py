@@ -13,11 +13,14 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from pkgutil import walk_packages
 from typing import Any
 
+import httpx
 import pytest
 import zxingcpp
 from PIL import Image
@@ -27,7 +30,8 @@ from fileapi.metering.admin import create_key
 from fileapi.metering.storage import AccountStore
 from fileapi.web.spec import OPENAPI_PATH
 from tests.helpers import require_tool
-from tests.server.conftest import StartServers
+from tests.server.conftest import FileApi, StartServers
+from tests.server.operations_client import WAIT_BOUND_SECONDS
 
 pytestmark = pytest.mark.server
 GENERATORS = PROJECT_ROOT / "clients" / "generators"
@@ -120,6 +124,18 @@ def _generated_python_client(folder: Path) -> Path:
     return output
 
 
+@contextmanager
+def _imported(output: Path) -> Iterator[None]:
+    """The generated package at `output` importable within the block, and forgotten after it."""
+    sys.path.insert(0, str(output))
+    try:
+        yield
+    finally:
+        sys.path.remove(str(output))
+        for name in [module for module in sys.modules if module.split(".")[0] == PACKAGE]:
+            del sys.modules[name]
+
+
 def test_python_client_generated_from_the_document_calls_every_kind_of_operation(
     api: tuple[str, str], tmp_path: Path
 ) -> None:
@@ -127,8 +143,7 @@ def test_python_client_generated_from_the_document_calls_every_kind_of_operation
     output = _generated_python_client(tmp_path)
     checked = _run([str(VENV_BIN / "mypy"), "--strict", "--cache-dir", str(tmp_path / "mypy"), PACKAGE], output)
     assert checked.startswith("Success: no issues found"), checked
-    sys.path.insert(0, str(output))
-    try:
+    with _imported(output):
         api_package: Any = importlib.import_module(f"{PACKAGE}.api")
         operations = [
             importlib.import_module(module.name) for module in walk_packages(api_package.__path__, f"{PACKAGE}.api.")
@@ -148,10 +163,6 @@ def test_python_client_generated_from_the_document_calls_every_kind_of_operation
                 client=client, body=types.File(payload=io.BytesIO(_png(40, 30))), width=20
             )
             counts = ops["text_word_count"].sync(client=client, body=types.File(payload=io.BytesIO(TEXT.encode())))
-    finally:
-        sys.path.remove(str(output))
-        for name in [module for module in sys.modules if module.split(".")[0] == PACKAGE]:
-            del sys.modules[name]
 
     assert isinstance(color, models.ColorConvertResult), color
     assert (color.hex_, color.rgb.to_dict()) == (EXPECTED["hex"], EXPECTED["rgb"])
@@ -161,6 +172,47 @@ def test_python_client_generated_from_the_document_calls_every_kind_of_operation
     image = Image.open(resized.payload)
     assert (image.format, image.size) == ("PNG", (EXPECTED["width"], EXPECTED["height"]))
     assert (counts.words, counts.characters) == (EXPECTED["words"], EXPECTED["characters"])
+
+
+def test_python_client_generated_from_the_document_runs_an_operation_over_an_upload(
+    file_api: FileApi, tmp_path: Path
+) -> None:
+    key = create_key(file_api.store, email="generated-operation@example.com", plan="business")
+    output = _generated_python_client(tmp_path)
+    image = _png(40, 30)
+    with _imported(output):
+        client_module: Any = importlib.import_module(f"{PACKAGE}.client")
+        types: Any = importlib.import_module(f"{PACKAGE}.types")
+        models: Any = importlib.import_module(f"{PACKAGE}.models")
+        uploads_create: Any = importlib.import_module(f"{PACKAGE}.api.files.uploads_create")
+        operations_get: Any = importlib.import_module(f"{PACKAGE}.api.files.operations_get")
+        image_resize: Any = importlib.import_module(f"{PACKAGE}.api.image.image_resize")
+        client = client_module.AuthenticatedClient(base_url=file_api.url, token=key, raise_on_unexpected_status=True)
+        with client:
+            request = models.UploadRequest(filename="photo.png", content_type="image/png", size=len(image))
+            form = uploads_create.sync(client=client, body=request)
+            files = {"file": ("photo.png", image, "image/png")}
+            posted = httpx.post(form.url, data=form.fields.to_dict(), files=files)
+            accepted = image_resize.sync_detailed(
+                client=client, body=types.File(payload=io.BytesIO(b"")), upload=form.id, width=20
+            )
+            operation = accepted.parsed
+            deadline = time.monotonic() + WAIT_BOUND_SECONDS
+            while operation.status == models.OperationStatus.RUNNING and time.monotonic() < deadline:
+                time.sleep(float(accepted.headers["retry-after"]))
+                operation = operations_get.sync(operation.id, client=client)
+            at_once = image_resize.sync(client=client, body=types.File(payload=io.BytesIO(image)), width=20)
+            status, result = str(operation.status), operation.result
+
+    assert posted.status_code == 204, posted.text
+    assert accepted.status_code == 202
+    assert accepted.headers["location"] == f"/v1/operations/{accepted.parsed.id}"
+    assert status == "succeeded"
+    fetched = httpx.get(result.url).content
+    assert (hashlib.sha256(fetched).hexdigest(), len(fetched)) == (result.sha256, result.size)
+    assert (result.content_type, fetched) == ("image/png", at_once.payload.read())
+    resized = Image.open(io.BytesIO(fetched))
+    assert (resized.format, resized.size) == ("PNG", (EXPECTED["width"], EXPECTED["height"]))
 
 
 TS_CALLS = """\

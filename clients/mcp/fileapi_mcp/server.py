@@ -17,7 +17,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from fileapi_client import ApiError, AsyncFileApi, Result, __version__
+from fileapi_client import ApiError, AsyncFileApi, OperationTimeout, Result, __version__
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
@@ -25,7 +25,8 @@ from fileapi_mcp.tools import OUTPUT_PATH, ToolSpec, build_tools, load_spec, sdk
 
 INSTRUCTIONS = (
     "Tools of the File and Data Utility API: images, PDFs, QR codes and barcodes, SVG, data formats, "
-    "hashes, text and colours. Give input files as local paths (*_path) or Base64 (*_base64); binary "
+    "hashes, text and colours. Give input files as local paths (*_path; large ones are uploaded), Base64 "
+    "(*_base64) or upload ids (*_upload, from uploads_create); binary "
     "outputs are written to output_path when given. Each call counts against the API key's quota."
 )
 
@@ -105,11 +106,17 @@ def create_server(client: AsyncFileApi) -> Server[Any]:
             return error_result("unknown_tool", f"no tool named {params.name!r}")
         arguments = dict(params.arguments or {})
         try:
-            call_arguments = sdk_arguments(tool, arguments)
-            result = await client._call(tool.name, call_arguments)
+            call = sdk_arguments(tool, arguments)
+            if call.uploads:  # an operation over uploads already made
+                accepted = await client.submit_operation(tool.name, call.uploads, **call.arguments)
+                result = await client.operation_result(await client.wait_operation(str(accepted["id"])))
+            else:  # a local path over the synchronous limit is uploaded by the SDK
+                result = await client._call(tool.name, call.arguments)
             return tool_result(tool, result, arguments.get(OUTPUT_PATH))
         except ApiError as error:
             return error_result(error.code, error.message)
+        except OperationTimeout as error:
+            return error_result("operation_timeout", str(error))
         except (ValueError, TypeError, OSError) as error:
             return error_result("invalid_arguments", str(error))
 

@@ -1,8 +1,9 @@
 """One MCP tool per API operation, its input schema built from the OpenAPI document.
 
-Binary inputs are given as a local file path (`<name>_path`) or as Base64 (`<name>_base64`); binary
-outputs are returned as MCP image content when they are images, and are written to `output_path`
-when it is given, else returned as a Base64 blob resource.
+Binary inputs are given as a local file path (`<name>_path`; one over the synchronous limit is uploaded by the
+SDK, streamed from disk), as Base64 (`<name>_base64`) or as the id of an upload (`<name>_upload`, upl_...,
+made with `uploads_create`); binary outputs are returned as MCP image content when they are images, and are
+written to `output_path` when it is given, else returned as a Base64 blob resource.
 """
 
 from __future__ import annotations
@@ -17,6 +18,18 @@ from fileapi_client._core import Operation
 from fileapi_client._generated import OPERATIONS
 
 OUTPUT_PATH = "output_path"
+# The document's `?upload=` parameter: a tool takes it per file input instead (`<name>_upload(s)`).
+UPLOAD_PARAMETER = "upload"
+UPLOAD_ID = {"type": "string", "pattern": "^upl_[a-z0-9]{26}$"}
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """What a tool call asks of the SDK: the operation's arguments, or its options and the uploads to run it
+    over (`uploads` not empty: the call is an operation over uploads already made)."""
+
+    arguments: dict[str, Any]
+    uploads: list[str]
 
 
 @dataclass(frozen=True)
@@ -59,9 +72,23 @@ def _plain(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
-def _file_properties(name: str, description: str, *, many: bool) -> dict[str, Any]:
+def _file_properties(name: str, description: str, *, many: bool, uploadable: bool) -> dict[str, Any]:
+    """The ways to give the file input `name`: a path, Base64, or (`uploadable`: the file is the request's
+    body or one of its form's files) an upload id."""
+    upload = "The id of an upload of it (uploads_create, then its presigned POST), for a large file"
     if many:
         return {
+            **(
+                {
+                    f"{name}_uploads": {
+                        "type": "array",
+                        "items": UPLOAD_ID,
+                        "description": f"{description} {upload}: one id per file, in order (instead of {name}_paths).",
+                    }
+                }
+                if uploadable
+                else {}
+            ),
             f"{name}_paths": {
                 "type": "array",
                 "items": {"type": "string"},
@@ -74,7 +101,15 @@ def _file_properties(name: str, description: str, *, many: bool) -> dict[str, An
             },
         }
     return {
-        f"{name}_path": {"type": "string", "description": f"{description} A local file path."},
+        **(
+            {f"{name}_upload": {**UPLOAD_ID, "description": f"{description} {upload} (instead of {name}_path)."}}
+            if uploadable
+            else {}
+        ),
+        f"{name}_path": {
+            "type": "string",
+            "description": f"{description} A local file path (a large file is uploaded, streamed from disk).",
+        },
         f"{name}_base64": {
             "type": "string",
             "contentEncoding": "base64",
@@ -87,7 +122,8 @@ def _body_properties(spec: dict[str, Any], operation: Operation, request_body: d
     content = request_body["content"]
     properties: dict[str, Any] = {}
     if operation.body == "file":
-        properties.update(_file_properties("file", request_body.get("description", "The input file."), many=False))
+        description = request_body.get("description", "The input file.")
+        properties.update(_file_properties("file", description, many=False, uploadable=True))
     elif operation.body == "text":
         properties["text"] = {"type": "string", "description": request_body.get("description", "The input text.")}
     elif operation.body == "json":
@@ -98,14 +134,18 @@ def _body_properties(spec: dict[str, Any], operation: Operation, request_body: d
         for name, value in schema["properties"].items():
             if name in operation.files:
                 many = value.get("type") == "array"
-                properties.update(_file_properties(name, value.get("description", f"The {name}."), many=many))
+                description = value.get("description", f"The {name}.")
+                uploadable = operation.body == "multipart"
+                properties.update(_file_properties(name, description, many=many, uploadable=uploadable))
             else:
                 properties[name] = _plain(value)
     return properties
 
 
 def _required(spec: dict[str, Any], operation: Operation, entry: dict[str, Any]) -> list[str]:
-    required = [item["name"] for item in entry.get("parameters", []) if item.get("required") and item["in"] == "query"]
+    required = [
+        item["name"] for item in entry.get("parameters", []) if item.get("required") and item["in"] in ("query", "path")
+    ]
     if operation.body == "text":
         required.append("text")
     elif operation.body == "json":
@@ -129,7 +169,7 @@ def build_tools(spec: dict[str, Any]) -> dict[str, ToolSpec]:
         if "requestBody" in entry:
             properties.update(_body_properties(spec, operation, entry["requestBody"]))
         for parameter in entry.get("parameters", []):
-            if parameter["in"] == "query":
+            if parameter["in"] == "path" or (parameter["in"] == "query" and parameter["name"] != UPLOAD_PARAMETER):
                 schema = _plain(_resolve(spec, parameter["schema"]))
                 properties[parameter["name"]] = {**schema, "description": parameter.get("description", "")}
         if operation.result in ("bytes", "media"):
@@ -137,7 +177,11 @@ def build_tools(spec: dict[str, Any]) -> dict[str, ToolSpec]:
                 "type": "string",
                 "description": "Write the output file here (images are also returned as image content).",
             }
-        files = " Give each input file as a local path (*_path) or as Base64 (*_base64)." if operation.files else ""
+        files = (
+            " Give each input file as a local path (*_path), as Base64 (*_base64) or as an upload id (*_upload)."
+            if operation.files
+            else ""
+        )
         description = f"{entry.get('summary', '')}. {entry.get('description', '')}{files}".strip()
         tools[operation.id] = ToolSpec(
             name=operation.id,
@@ -164,8 +208,16 @@ def _decode_base64(value: Any, name: str) -> bytes:
         raise ValueError(f"{name}: not valid Base64 ({exc})") from None
 
 
-def sdk_arguments(tool: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
-    """The SDK call's arguments from a tool call's: files read from paths or decoded from Base64."""
+def _one_of(arguments: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, Any]:
+    """The one of `keys` given in `arguments` (popped, with its value). :raises ValueError: none or several."""
+    given = [key for key in keys if arguments.get(key) is not None]
+    if len(given) != 1:
+        raise ValueError(f"give exactly one of {', '.join(keys)}")
+    return given[0], arguments.pop(given[0])
+
+
+def sdk_arguments(tool: ToolSpec, arguments: dict[str, Any]) -> ToolCall:
+    """The SDK call a tool call asks for: files read from paths or decoded from Base64, or the uploads named."""
     operation = tool.operation
     unknown = set(arguments) - set(tool.input_schema["properties"])
     if unknown:
@@ -174,17 +226,19 @@ def sdk_arguments(tool: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
     if missing:
         raise ValueError(f"missing argument(s): {', '.join(missing)}")
     result = {name: value for name, value in arguments.items() if name != OUTPUT_PATH}
+    uploads: list[str] = []
     for name in operation.files:
         many = f"{name}_paths" in tool.input_schema["properties"]
-        path_key, data_key = (f"{name}_paths", f"{name}_base64") if many else (f"{name}_path", f"{name}_base64")
-        paths, data = result.pop(path_key, None), result.pop(data_key, None)
-        if (paths is None) == (data is None):
-            raise ValueError(f"give exactly one of {path_key} and {data_key}")
-        if many:
-            values = paths if paths is not None else data
-            if not isinstance(values, list) or not values:
-                raise ValueError(f"{path_key if paths is not None else data_key}: a non-empty array is expected")
-            result[name] = list(values) if paths is not None else [_decode_base64(item, data_key) for item in values]
+        keys = (f"{name}_paths", f"{name}_base64", f"{name}_uploads") if many else (
+            f"{name}_path", f"{name}_base64", f"{name}_upload"
+        )  # fmt: skip
+        key, value = _one_of(result, tuple(key for key in keys if key in tool.input_schema["properties"]))
+        if many and (not isinstance(value, list) or not value):
+            raise ValueError(f"{key}: a non-empty array is expected")
+        if key == keys[2]:
+            uploads += list(value) if many else [value]
+        elif key == keys[1]:
+            result[name] = [_decode_base64(item, key) for item in value] if many else _decode_base64(value, key)
         else:
-            result[name] = paths if paths is not None else _decode_base64(data, data_key)
-    return result
+            result[name] = list(value) if many else value
+    return ToolCall(result, uploads)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
 import os
 import socket
@@ -15,6 +16,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from fileapi_client import FileApi
 from fileapi_client._generated import OPERATIONS
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -103,6 +105,45 @@ def test_calls_tools_image_pdf_json_and_error(local_api: Any, tmp_path: Path) ->
     bad = results["bad"]
     assert bad.is_error and bad.structured_content["error"] == "unsupported_format"
     assert results["both"].is_error and "file_path" in results["both"].content[0].text
+
+
+def test_large_local_paths_and_upload_ids_go_through_operations(local_api: Any, tmp_path: Path) -> None:
+    large = tmp_path / "large.bin"
+    large.write_bytes(os.urandom(5_000_000))  # over the API's synchronous limit of 4,500,000 bytes
+    first, second = tmp_path / "one.pdf", tmp_path / "two.pdf"
+    first.write_bytes(_pdf(1))
+    second.write_bytes(_pdf(2))
+    merged = tmp_path / "merged.pdf"
+    with FileApi(local_api.api_key, base_url=local_api.base_url) as client:
+        image_upload = client.upload_file(_png(), content_type="image/png")
+        pdf_uploads = [client.upload_file(path, content_type="application/pdf") for path in (first, second, first)]
+
+    async def steps(session: ClientSession) -> dict[str, types.CallToolResult]:
+        return {
+            "hash": await session.call_tool("file_hash", {"file_path": str(large), "algorithm": "sha256"}),
+            "resize": await session.call_tool("image_resize", {"file_upload": image_upload, "width": 20}),
+            "merge": await session.call_tool("pdf_merge", {"files_uploads": pdf_uploads, "output_path": str(merged)}),
+            "two": await session.call_tool(
+                "image_resize", {"file_upload": image_upload, "file_path": str(large), "width": 20}
+            ),
+            "unknown": await session.call_tool("image_resize", {"file_upload": "upl_" + "0" * 26, "width": 20}),
+        }
+
+    results = run_session(local_api, steps)
+    assert results["hash"].structured_content == {
+        "algorithm": "sha256",
+        "hex": hashlib.sha256(large.read_bytes()).hexdigest(),
+        "base64": base64.b64encode(hashlib.sha256(large.read_bytes()).digest()).decode(),
+        "bytes": 5_000_000,
+    }
+    image = results["resize"].content[-1]
+    assert isinstance(image, types.ImageContent) and image.mime_type == "image/png"
+    assert Image.open(io.BytesIO(base64.b64decode(image.data))).size == (20, 15)
+    assert not results["merge"].is_error and len(PdfReader(merged).pages) == 4
+    two = results["two"]
+    assert two.is_error and two.structured_content["error"] == "invalid_arguments"
+    assert two.content[0].text == "invalid_arguments: give exactly one of file_path, file_base64, file_upload"
+    assert results["unknown"].is_error and results["unknown"].structured_content["error"] == "not_found"
 
 
 def test_streamable_http_transport(local_api: Any) -> None:

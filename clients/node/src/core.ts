@@ -21,7 +21,11 @@ export interface Operation {
   query: string[];
   fields: string[];
   files: string[];
-  result: "json" | "text" | "bytes" | "media" | "redirect";
+  result: "json" | "text" | "bytes" | "media" | "redirect" | "empty";
+  /** Parameters in the path (`/v1/operations/{operation_id}`). */
+  pathParams?: string[];
+  /** Keys of the JSON answer that hold dots (a favicon set's file names): one step of a result's field path. */
+  dottedKeys?: string[];
 }
 
 /** Retry on 429 rate_limited after Retry-After (never on quota_exceeded); maxWait in seconds. */
@@ -95,6 +99,8 @@ export class ApiError extends Error {
   readonly status: number;
   readonly headers: Headers;
   readonly upgradeUrl: string | null;
+  /** Set when the error is an operation's (it failed or was cancelled): the operation's id. */
+  operationId: string | null = null;
 
   constructor(message: string, options: ApiErrorOptions) {
     super(message);
@@ -184,6 +190,17 @@ function queryValue(value: unknown): string {
   return typeof value === "boolean" ? (value ? "true" : "false") : String(value);
 }
 
+/** The operation's path with its path parameters filled in (URL-encoded). */
+export function pathOf(operation: Operation, params: Record<string, unknown>): string {
+  let path = operation.path;
+  for (const name of operation.pathParams ?? []) {
+    const value = params[name];
+    if (value === undefined || value === null || value === "") throw new TypeError(`${name} is required`);
+    path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
+  }
+  return path;
+}
+
 export interface PreparedRequest {
   url: string;
   init: RequestInit;
@@ -196,7 +213,7 @@ export async function prepare(
   baseUrl: string,
   apiKey: string | undefined,
 ): Promise<PreparedRequest> {
-  const url = new URL(baseUrl + operation.path);
+  const url = new URL(baseUrl + pathOf(operation, params));
   for (const name of operation.query) {
     const value = params[name];
     if (value !== undefined && value !== null) url.searchParams.set(name, queryValue(value));
@@ -278,12 +295,14 @@ export async function resultFrom(operation: Operation, response: Response): Prom
   else if (operation.result === "text" || (operation.result === "media" && isTextual(contentType)))
     data = new TextDecoder().decode(await response.arrayBuffer());
   else if (operation.result === "redirect") data = response.headers.get("location") ?? "";
+  else if (operation.result === "empty") data = null;
   else data = new Uint8Array(await response.arrayBuffer());
   return new Result(data, response.status, contentType, response.headers);
 }
 
+/** 200, 201 (created) or 204 (deleted); 303 for an operation that answers a redirect. */
 function isSuccess(operation: Operation, response: Response): boolean {
-  return response.status === 200 || (operation.result === "redirect" && response.status === 303);
+  return [200, 201, 204].includes(response.status) || (operation.result === "redirect" && response.status === 303);
 }
 
 /** The client machinery; FileApi adds one method per operation. */
@@ -291,13 +310,13 @@ export abstract class FileApiBase {
   readonly baseUrl: string;
   readonly apiKey: string | undefined;
   readonly retry: RetryPolicy;
-  private readonly timeoutMs: number;
-  private readonly fetchImpl: typeof fetch;
+  protected readonly timeoutMs: number;
+  protected readonly fetchImpl: typeof fetch;
 
   constructor(
     options: ClientOptions,
-    private readonly operations: Record<string, Operation>,
-    private readonly errors: Record<string, typeof ApiError>,
+    protected readonly operations: Record<string, Operation>,
+    protected readonly errors: Record<string, typeof ApiError>,
   ) {
     const env = typeof process !== "undefined" ? process.env : {};
     this.baseUrl = (options.baseUrl ?? env["FILEAPI_BASE_URL"] ?? DEFAULT_BASE_URL).replace(/\/+$/, "");
@@ -307,11 +326,21 @@ export abstract class FileApiBase {
     this.fetchImpl = options.fetch ?? fetch;
   }
 
+  /**
+   * A call answered another way (FileApi sends a file over the synchronous limit through an upload), or the
+   * parameters to send synchronously (streams read once into bytes).
+   */
+  protected async sendOtherwise(_operation: Operation, params: Record<string, unknown>): Promise<Result<unknown> | Record<string, unknown>> {
+    return params;
+  }
+
   protected async call(id: string, params: object, options?: CallOptions): Promise<Result<unknown>> {
     const operation = this.operations[id];
     if (!operation) throw new TypeError(`unknown operation ${id}`);
     const policy = { ...this.retry, ...options?.retry };
-    const request = await prepare(operation, params as Record<string, unknown>, this.baseUrl, this.apiKey);
+    const given = await this.sendOtherwise(operation, params as Record<string, unknown>);
+    if (given instanceof Result) return given;
+    const request = await prepare(operation, given, this.baseUrl, this.apiKey);
     for (let attempt = 0; ; attempt += 1) {
       const signal = options?.signal ?? AbortSignal.timeout(this.timeoutMs);
       const response = await this.fetchImpl(request.url, { ...request.init, signal });

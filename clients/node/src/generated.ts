@@ -10,15 +10,11 @@ export interface DataBase64EncodeParams {
   urlSafe?: boolean;
   /** Keep the trailing `=` padding. */
   padding?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface DataBase64DecodeParams {
   /** Base64 text. A JSON string sent as application/json (or an application/*+json type) is taken as its text (its quotes are not part of it). */
   text: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface DataUrlEncodeParams {
@@ -26,8 +22,6 @@ export interface DataUrlEncodeParams {
   text: string;
   /** Encode a space as `+`. */
   form?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface DataUrlDecodeParams {
@@ -35,8 +29,6 @@ export interface DataUrlDecodeParams {
   text: string;
   /** Decode `+` as a space. */
   form?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface DataJsonFormatParams {
@@ -44,15 +36,11 @@ export interface DataJsonFormatParams {
   data: unknown;
   /** Spaces per nesting level. */
   indent?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface DataJsonMinifyParams {
   /** The JSON document: text or bytes are sent as they are (the numbers keep their text); other values are serialized. */
   data: unknown;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface DataCsvToJsonParams {
@@ -62,8 +50,6 @@ export interface DataCsvToJsonParams {
   delimiter?: string;
   /** The first row holds the field names. */
   header?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export type DataCsvToJsonResult = Array<Record<string, string> | Array<string>>;
@@ -75,8 +61,6 @@ export interface DataJsonToCsvParams {
   delimiter?: string;
   /** Neutralise spreadsheet formulas in cells. */
   escapeFormulas?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export type ImageFormat = "jpeg" | "png" | "webp" | "avif";
@@ -88,8 +72,6 @@ export interface ImageConvertParams {
   to: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export type Fit = "cover" | "contain" | "fill" | "inside" | "outside";
@@ -107,8 +89,6 @@ export interface ImageResizeParams {
   format?: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface ImageCompressParams {
@@ -120,22 +100,16 @@ export interface ImageCompressParams {
   format?: ImageFormat;
   /** PNG only: quantise to this many colours. */
   colors?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface ImageStripMetadataParams {
   /** JPEG, PNG or WebP bytes. */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface ImageReadMetadataParams {
   /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface ImageReadMetadataResult {
@@ -165,8 +139,6 @@ export interface Gps {
 export interface ImageFaviconSetParams {
   /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface ImageFaviconSetResult {
@@ -208,8 +180,6 @@ export interface ImageCropParams {
   format?: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export type Rotation = 90 | 180 | 270;
@@ -221,8 +191,6 @@ export interface ImageRotateParams {
   degrees: Rotation;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export type FlipDirection = "horizontal" | "vertical";
@@ -234,15 +202,11 @@ export interface ImageFlipParams {
   direction: FlipDirection;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface PdfInfoParams {
   /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface PdfInfoResult {
@@ -268,8 +232,6 @@ export interface PdfExtractTextParams {
   file: FileInput;
   /** Pages such as '1,3,5', '2-4' or 'all'. */
   pages?: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface PdfExtractTextResult {
@@ -290,8 +252,6 @@ export interface PdfRenderPageParams {
   format?: RenderFormat;
   /** Resolution, dots per inch. */
   dpi?: number;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface PdfRenderPageResult {
@@ -313,8 +273,6 @@ export interface RenderedPage {
 export interface PdfMergeParams {
   /** The PDFs, in order. */
   files: Array<FileInput>;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. Repeated, once per file, in order (at most 100). */
-  upload?: Array<string>;
 }
 
 export interface PdfSplitParams {
@@ -322,8 +280,6 @@ export interface PdfSplitParams {
   file: FileInput;
   /** e.g. '1-3,4-4,7'. */
   ranges: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface PdfSplitResult {
@@ -340,8 +296,6 @@ export interface PdfRotateParams {
   pages?: string;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface PdfWatermarkParams {
@@ -359,8 +313,6 @@ export interface PdfWatermarkParams {
   pages?: string;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface PdfFillFormParams {
@@ -372,8 +324,6 @@ export interface PdfFillFormParams {
   flatten?: boolean;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface PdfFlattenParams {
@@ -381,8 +331,6 @@ export interface PdfFlattenParams {
   file: FileInput;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface PdfCompressParams {
@@ -394,8 +342,6 @@ export interface PdfCompressParams {
   imageMaxSide?: number;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface PdfCompressResult {
@@ -424,8 +370,6 @@ export interface PdfProtectParams {
   allowModifying?: boolean;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface QrGenerateParams {
@@ -443,15 +387,11 @@ export interface QrGenerateParams {
   foreground?: string;
   /** #rrggbb, or #rrggbbaa / transparent (extension). */
   background?: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface QrReadParams {
   /** An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface QrReadResult {
@@ -480,15 +420,11 @@ export interface BarcodeGenerateParams {
   foreground?: string;
   /** #rrggbb, or #rrggbbaa / transparent. */
   background?: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface BarcodeReadParams {
   /** An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface BarcodeReadResult {
@@ -514,8 +450,6 @@ export interface RenderSvgToPngParams {
   height?: number;
   /** CSS colour or `transparent` (default). */
   background?: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export type HashAlgorithm = "md5" | "sha1" | "sha256" | "sha384" | "sha512";
@@ -525,8 +459,6 @@ export interface FileHashParams {
   file: FileInput;
   /** Digest algorithm. */
   algorithm?: HashAlgorithm;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface FileHashResult {
@@ -543,8 +475,6 @@ export interface FileHashResult {
 export interface FileDetectParams {
   /** The file's bytes (any Content-Type: the type is read from the bytes). */
   file: FileInput;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface FileDetectResult {
@@ -559,8 +489,6 @@ export interface FileDetectResult {
 export interface TextWordCountParams {
   /** UTF-8 text. A JSON string sent as application/json (or an application/*+json type) is taken as its text (its quotes are not part of it). */
   text: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface TextWordCountResult {
@@ -591,8 +519,6 @@ export interface TextDiffParams {
   labelA?: string;
   /** Name on the `+++` line. */
   labelB?: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface TextDiffResult {
@@ -633,15 +559,11 @@ export interface TextMarkdownToHtmlParams {
   text: string;
   /** Pass raw HTML through (unsafe for untrusted input). */
   allowHtml?: boolean;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface ColorConvertParams {
   /** A CSS colour, e.g. `#ff8800`, `rgb(255 136 0 / 50%)`, `teal`. */
   color: string;
-  /** Run this request as an operation over an upload (POST /v1/uploads) instead of a body: the body is then empty, and the answer is 202 with the operation. */
-  upload?: string;
 }
 
 export interface ColorConvertResult {
@@ -765,6 +687,24 @@ export interface UploadsCreateParams {
   size: number;
 }
 
+export interface UploadResult {
+  /** The upload's id: name it with `?upload=` on a file endpoint. */
+  "id": string;
+  /** Where to POST the form. */
+  "url": string;
+  /** Form fields to send before the file, as given. */
+  "fields": Record<string, string>;
+  /** When the POST stops being accepted. */
+  "expiresAt": string;
+  /** The largest file the POST accepts (the plan's upload limit). */
+  "maxBytes": number;
+}
+
+export interface OperationsGetParams {
+  /** The operation's id (op_...). */
+  operation_id: string;
+}
+
 export interface OperationResult {
   /** The operation's id (op_...). */
   "id": string;
@@ -812,14 +752,14 @@ export interface OperationError {
   "message": string;
 }
 
+export interface OperationsDeleteParams {
+  /** The operation's id (op_...). */
+  operation_id: string;
+}
+
 export interface WebhooksCreateParams {
   /** A public HTTPS URL. */
   url: string;
-}
-
-export interface WebhookList {
-  /** Every endpoint, oldest first (without secrets). */
-  "webhooks": Array<WebhookResult>;
 }
 
 export interface WebhookResult {
@@ -831,6 +771,16 @@ export interface WebhookResult {
   "createdAt": string;
   /** Only in the answer that registers it: the signing secret. */
   "secret"?: string;
+}
+
+export interface WebhookList {
+  /** Every endpoint, oldest first (without secrets). */
+  "webhooks": Array<WebhookResult>;
+}
+
+export interface WebhooksDeleteParams {
+  /** The webhook's id (wh_...). */
+  webhook_id: string;
 }
 
 /** The API answered `conversion_failed`. */
@@ -916,57 +866,57 @@ export const OPERATIONS: Record<string, Operation> = {
   health: { id: "health", method: "GET", path: "/health", auth: false, body: "none", contentType: null, query: [], fields: [], files: [], result: "text" },
   openapi_json: { id: "openapi_json", method: "GET", path: "/openapi.json", auth: false, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
   docs_errors: { id: "docs_errors", method: "GET", path: "/docs/errors", auth: false, body: "none", contentType: null, query: [], fields: [], files: [], result: "text" },
-  data_base64_encode: { id: "data_base64_encode", method: "POST", path: "/v1/data/base64-encode", auth: true, body: "file", contentType: "application/octet-stream", query: ["urlSafe", "padding", "upload"], fields: ["file"], files: ["file"], result: "text" },
-  data_base64_decode: { id: "data_base64_decode", method: "POST", path: "/v1/data/base64-decode", auth: true, body: "text", contentType: "text/plain", query: ["upload"], fields: ["text"], files: [], result: "bytes" },
-  data_url_encode: { id: "data_url_encode", method: "POST", path: "/v1/data/url-encode", auth: true, body: "text", contentType: "text/plain", query: ["form", "upload"], fields: ["text"], files: [], result: "text" },
-  data_url_decode: { id: "data_url_decode", method: "POST", path: "/v1/data/url-decode", auth: true, body: "text", contentType: "text/plain", query: ["form", "upload"], fields: ["text"], files: [], result: "text" },
-  data_json_format: { id: "data_json_format", method: "POST", path: "/v1/data/json-format", auth: true, body: "json", contentType: "application/json", query: ["indent", "upload"], fields: ["data"], files: [], result: "text" },
-  data_json_minify: { id: "data_json_minify", method: "POST", path: "/v1/data/json-minify", auth: true, body: "json", contentType: "application/json", query: ["upload"], fields: ["data"], files: [], result: "text" },
-  data_csv_to_json: { id: "data_csv_to_json", method: "POST", path: "/v1/data/csv-to-json", auth: true, body: "text", contentType: "text/csv", query: ["delimiter", "header", "upload"], fields: ["text"], files: [], result: "json" },
-  data_json_to_csv: { id: "data_json_to_csv", method: "POST", path: "/v1/data/json-to-csv", auth: true, body: "json", contentType: "application/json", query: ["delimiter", "escapeFormulas", "upload"], fields: ["data"], files: [], result: "text" },
-  image_convert: { id: "image_convert", method: "POST", path: "/v1/image/convert", auth: true, body: "file", contentType: "application/octet-stream", query: ["to", "quality", "upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_resize: { id: "image_resize", method: "POST", path: "/v1/image/resize", auth: true, body: "file", contentType: "application/octet-stream", query: ["width", "height", "fit", "format", "quality", "upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_compress: { id: "image_compress", method: "POST", path: "/v1/image/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["quality", "format", "colors", "upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_strip_metadata: { id: "image_strip_metadata", method: "POST", path: "/v1/image/strip-metadata", auth: true, body: "file", contentType: "application/octet-stream", query: ["upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_read_metadata: { id: "image_read_metadata", method: "POST", path: "/v1/image/read-metadata", auth: true, body: "file", contentType: "application/octet-stream", query: ["upload"], fields: ["file"], files: ["file"], result: "json" },
-  image_favicon_set: { id: "image_favicon_set", method: "POST", path: "/v1/image/favicon-set", auth: true, body: "file", contentType: "application/octet-stream", query: ["upload"], fields: ["file"], files: ["file"], result: "json" },
-  image_crop: { id: "image_crop", method: "POST", path: "/v1/image/crop", auth: true, body: "file", contentType: "application/octet-stream", query: ["x", "y", "width", "height", "format", "quality", "upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_rotate: { id: "image_rotate", method: "POST", path: "/v1/image/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "format", "upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_flip: { id: "image_flip", method: "POST", path: "/v1/image/flip", auth: true, body: "file", contentType: "application/octet-stream", query: ["direction", "format", "upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  pdf_info: { id: "pdf_info", method: "POST", path: "/v1/pdf/info", auth: true, body: "file", contentType: "application/octet-stream", query: ["upload"], fields: ["file"], files: ["file"], result: "json" },
-  pdf_extract_text: { id: "pdf_extract_text", method: "POST", path: "/v1/pdf/extract-text", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "upload"], fields: ["file"], files: ["file"], result: "json" },
-  pdf_render_page: { id: "pdf_render_page", method: "POST", path: "/v1/pdf/render-page", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "format", "dpi", "upload"], fields: ["file"], files: ["file"], result: "json" },
-  pdf_merge: { id: "pdf_merge", method: "POST", path: "/v1/pdf/merge", auth: true, body: "multipart", contentType: "multipart/form-data", query: ["upload"], fields: ["files"], files: ["files"], result: "bytes" },
-  pdf_split: { id: "pdf_split", method: "POST", path: "/v1/pdf/split", auth: true, body: "file", contentType: "application/octet-stream", query: ["ranges", "upload"], fields: ["file"], files: ["file"], result: "json" },
-  pdf_rotate: { id: "pdf_rotate", method: "POST", path: "/v1/pdf/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "pages", "keepActiveContent", "upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  pdf_watermark: { id: "pdf_watermark", method: "POST", path: "/v1/pdf/watermark", auth: true, body: "file", contentType: "application/octet-stream", query: ["text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent", "upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  pdf_fill_form: { id: "pdf_fill_form", method: "POST", path: "/v1/pdf/fill-form", auth: true, body: "fields", contentType: "application/json", query: ["upload"], fields: ["pdf", "fields", "flatten", "keepActiveContent"], files: ["pdf"], result: "bytes" },
-  pdf_flatten: { id: "pdf_flatten", method: "POST", path: "/v1/pdf/flatten", auth: true, body: "file", contentType: "application/octet-stream", query: ["keepActiveContent", "upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  pdf_compress: { id: "pdf_compress", method: "POST", path: "/v1/pdf/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["stripMetadata", "imageMaxSide", "keepActiveContent", "upload"], fields: ["file"], files: ["file"], result: "json" },
-  pdf_protect: { id: "pdf_protect", method: "POST", path: "/v1/pdf/protect", auth: true, body: "file", contentType: "application/octet-stream", query: ["userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent", "upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: ["upload"], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
-  qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: ["upload"], fields: ["file"], files: ["file"], result: "json" },
-  barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: ["upload"], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },
-  barcode_read: { id: "barcode_read", method: "POST", path: "/v1/barcode/read", auth: true, body: "file", contentType: "application/octet-stream", query: ["upload"], fields: ["file"], files: ["file"], result: "json" },
-  render_svg_to_png: { id: "render_svg_to_png", method: "POST", path: "/v1/render/svg-to-png", auth: true, body: "file", contentType: "application/octet-stream", query: ["scale", "width", "height", "background", "upload"], fields: ["file"], files: ["file"], result: "bytes" },
-  file_hash: { id: "file_hash", method: "POST", path: "/v1/file/hash", auth: true, body: "file", contentType: "application/octet-stream", query: ["algorithm", "upload"], fields: ["file"], files: ["file"], result: "json" },
-  file_detect: { id: "file_detect", method: "POST", path: "/v1/file/detect", auth: true, body: "file", contentType: "application/octet-stream", query: ["upload"], fields: ["file"], files: ["file"], result: "json" },
-  text_word_count: { id: "text_word_count", method: "POST", path: "/v1/text/word-count", auth: true, body: "text", contentType: "text/plain", query: ["upload"], fields: ["text"], files: [], result: "json" },
-  text_diff: { id: "text_diff", method: "POST", path: "/v1/text/diff", auth: true, body: "fields", contentType: "application/json", query: ["upload"], fields: ["a", "b", "context", "labelA", "labelB"], files: [], result: "json" },
-  text_markdown_to_html: { id: "text_markdown_to_html", method: "POST", path: "/v1/text/markdown-to-html", auth: true, body: "text", contentType: "text/markdown", query: ["allowHtml", "upload"], fields: ["text"], files: [], result: "text" },
-  color_convert: { id: "color_convert", method: "POST", path: "/v1/color/convert", auth: true, body: "fields", contentType: "application/json", query: ["upload"], fields: ["color"], files: [], result: "json" },
+  data_base64_encode: { id: "data_base64_encode", method: "POST", path: "/v1/data/base64-encode", auth: true, body: "file", contentType: "application/octet-stream", query: ["urlSafe", "padding"], fields: ["file"], files: ["file"], result: "text" },
+  data_base64_decode: { id: "data_base64_decode", method: "POST", path: "/v1/data/base64-decode", auth: true, body: "text", contentType: "text/plain", query: [], fields: ["text"], files: [], result: "bytes" },
+  data_url_encode: { id: "data_url_encode", method: "POST", path: "/v1/data/url-encode", auth: true, body: "text", contentType: "text/plain", query: ["form"], fields: ["text"], files: [], result: "text" },
+  data_url_decode: { id: "data_url_decode", method: "POST", path: "/v1/data/url-decode", auth: true, body: "text", contentType: "text/plain", query: ["form"], fields: ["text"], files: [], result: "text" },
+  data_json_format: { id: "data_json_format", method: "POST", path: "/v1/data/json-format", auth: true, body: "json", contentType: "application/json", query: ["indent"], fields: ["data"], files: [], result: "text" },
+  data_json_minify: { id: "data_json_minify", method: "POST", path: "/v1/data/json-minify", auth: true, body: "json", contentType: "application/json", query: [], fields: ["data"], files: [], result: "text" },
+  data_csv_to_json: { id: "data_csv_to_json", method: "POST", path: "/v1/data/csv-to-json", auth: true, body: "text", contentType: "text/csv", query: ["delimiter", "header"], fields: ["text"], files: [], result: "json" },
+  data_json_to_csv: { id: "data_json_to_csv", method: "POST", path: "/v1/data/json-to-csv", auth: true, body: "json", contentType: "application/json", query: ["delimiter", "escapeFormulas"], fields: ["data"], files: [], result: "text" },
+  image_convert: { id: "image_convert", method: "POST", path: "/v1/image/convert", auth: true, body: "file", contentType: "application/octet-stream", query: ["to", "quality"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_resize: { id: "image_resize", method: "POST", path: "/v1/image/resize", auth: true, body: "file", contentType: "application/octet-stream", query: ["width", "height", "fit", "format", "quality"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_compress: { id: "image_compress", method: "POST", path: "/v1/image/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["quality", "format", "colors"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_strip_metadata: { id: "image_strip_metadata", method: "POST", path: "/v1/image/strip-metadata", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "bytes" },
+  image_read_metadata: { id: "image_read_metadata", method: "POST", path: "/v1/image/read-metadata", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
+  image_favicon_set: { id: "image_favicon_set", method: "POST", path: "/v1/image/favicon-set", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json", dottedKeys: ["android-chrome-192x192.png", "android-chrome-512x512.png", "apple-touch-icon.png", "favicon-16x16.png", "favicon-32x32.png", "favicon-48x48.png"] },
+  image_crop: { id: "image_crop", method: "POST", path: "/v1/image/crop", auth: true, body: "file", contentType: "application/octet-stream", query: ["x", "y", "width", "height", "format", "quality"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_rotate: { id: "image_rotate", method: "POST", path: "/v1/image/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "format"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_flip: { id: "image_flip", method: "POST", path: "/v1/image/flip", auth: true, body: "file", contentType: "application/octet-stream", query: ["direction", "format"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_info: { id: "pdf_info", method: "POST", path: "/v1/pdf/info", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
+  pdf_extract_text: { id: "pdf_extract_text", method: "POST", path: "/v1/pdf/extract-text", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages"], fields: ["file"], files: ["file"], result: "json" },
+  pdf_render_page: { id: "pdf_render_page", method: "POST", path: "/v1/pdf/render-page", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "format", "dpi"], fields: ["file"], files: ["file"], result: "json" },
+  pdf_merge: { id: "pdf_merge", method: "POST", path: "/v1/pdf/merge", auth: true, body: "multipart", contentType: "multipart/form-data", query: [], fields: ["files"], files: ["files"], result: "bytes" },
+  pdf_split: { id: "pdf_split", method: "POST", path: "/v1/pdf/split", auth: true, body: "file", contentType: "application/octet-stream", query: ["ranges"], fields: ["file"], files: ["file"], result: "json" },
+  pdf_rotate: { id: "pdf_rotate", method: "POST", path: "/v1/pdf/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "pages", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_watermark: { id: "pdf_watermark", method: "POST", path: "/v1/pdf/watermark", auth: true, body: "file", contentType: "application/octet-stream", query: ["text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_fill_form: { id: "pdf_fill_form", method: "POST", path: "/v1/pdf/fill-form", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["pdf", "fields", "flatten", "keepActiveContent"], files: ["pdf"], result: "bytes" },
+  pdf_flatten: { id: "pdf_flatten", method: "POST", path: "/v1/pdf/flatten", auth: true, body: "file", contentType: "application/octet-stream", query: ["keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_compress: { id: "pdf_compress", method: "POST", path: "/v1/pdf/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["stripMetadata", "imageMaxSide", "keepActiveContent"], fields: ["file"], files: ["file"], result: "json" },
+  pdf_protect: { id: "pdf_protect", method: "POST", path: "/v1/pdf/protect", auth: true, body: "file", contentType: "application/octet-stream", query: ["userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
+  qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
+  qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
+  barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },
+  barcode_read: { id: "barcode_read", method: "POST", path: "/v1/barcode/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
+  render_svg_to_png: { id: "render_svg_to_png", method: "POST", path: "/v1/render/svg-to-png", auth: true, body: "file", contentType: "application/octet-stream", query: ["scale", "width", "height", "background"], fields: ["file"], files: ["file"], result: "bytes" },
+  file_hash: { id: "file_hash", method: "POST", path: "/v1/file/hash", auth: true, body: "file", contentType: "application/octet-stream", query: ["algorithm"], fields: ["file"], files: ["file"], result: "json" },
+  file_detect: { id: "file_detect", method: "POST", path: "/v1/file/detect", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
+  text_word_count: { id: "text_word_count", method: "POST", path: "/v1/text/word-count", auth: true, body: "text", contentType: "text/plain", query: [], fields: ["text"], files: [], result: "json" },
+  text_diff: { id: "text_diff", method: "POST", path: "/v1/text/diff", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["a", "b", "context", "labelA", "labelB"], files: [], result: "json" },
+  text_markdown_to_html: { id: "text_markdown_to_html", method: "POST", path: "/v1/text/markdown-to-html", auth: true, body: "text", contentType: "text/markdown", query: ["allowHtml"], fields: ["text"], files: [], result: "text" },
+  color_convert: { id: "color_convert", method: "POST", path: "/v1/color/convert", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["color"], files: [], result: "json" },
   usage: { id: "usage", method: "GET", path: "/v1/usage", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
   usage_chart: { id: "usage_chart", method: "GET", path: "/v1/usage/chart", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "text" },
   keys_rotate: { id: "keys_rotate", method: "POST", path: "/v1/keys/rotate", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
   billing_portal: { id: "billing_portal", method: "GET", path: "/v1/billing/portal", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "redirect" },
   keys_recover: { id: "keys_recover", method: "POST", path: "/v1/keys/recover", auth: false, body: "fields", contentType: "application/json", query: [], fields: ["email"], files: [], result: "json" },
   keys_recover_confirm: { id: "keys_recover_confirm", method: "POST", path: "/v1/keys/recover/confirm", auth: false, body: "fields", contentType: "application/json", query: [], fields: ["email", "code"], files: [], result: "json" },
-  uploads_create: { id: "uploads_create", method: "POST", path: "/v1/uploads", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["filename", "contentType", "size"], files: [], result: "redirect" },
-  operations_get: { id: "operations_get", method: "GET", path: "/v1/operations/{operation_id}", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
-  operations_delete: { id: "operations_delete", method: "DELETE", path: "/v1/operations/{operation_id}", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "redirect" },
-  webhooks_create: { id: "webhooks_create", method: "POST", path: "/v1/webhooks", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["url"], files: [], result: "redirect" },
+  uploads_create: { id: "uploads_create", method: "POST", path: "/v1/uploads", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["filename", "contentType", "size"], files: [], result: "json" },
+  operations_get: { id: "operations_get", method: "GET", path: "/v1/operations/{operation_id}", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "json", pathParams: ["operation_id"] },
+  operations_delete: { id: "operations_delete", method: "DELETE", path: "/v1/operations/{operation_id}", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "empty", pathParams: ["operation_id"] },
+  webhooks_create: { id: "webhooks_create", method: "POST", path: "/v1/webhooks", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["url"], files: [], result: "json" },
   webhooks_list: { id: "webhooks_list", method: "GET", path: "/v1/webhooks", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
-  webhooks_delete: { id: "webhooks_delete", method: "DELETE", path: "/v1/webhooks/{webhook_id}", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "redirect" },
+  webhooks_delete: { id: "webhooks_delete", method: "DELETE", path: "/v1/webhooks/{webhook_id}", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "empty", pathParams: ["webhook_id"] },
 };
 
 /** One method per API operation. */
@@ -1461,8 +1411,8 @@ export class FileApiOperations extends FileApiBase {
    *
    * POST /v1/uploads
    */
-  uploadsCreate(params: UploadsCreateParams, options?: CallOptions): Promise<Result<string>> {
-    return this.call("uploads_create", params, options) as Promise<Result<string>>;
+  uploadsCreate(params: UploadsCreateParams, options?: CallOptions): Promise<Result<UploadResult>> {
+    return this.call("uploads_create", params, options) as Promise<Result<UploadResult>>;
   }
   /**
    * An operation's state and result.
@@ -1471,8 +1421,8 @@ export class FileApiOperations extends FileApiBase {
    *
    * GET /v1/operations/{operation_id}
    */
-  operationsGet(options?: CallOptions): Promise<Result<OperationResult>> {
-    return this.call("operations_get", {}, options) as Promise<Result<OperationResult>>;
+  operationsGet(params: OperationsGetParams, options?: CallOptions): Promise<Result<OperationResult>> {
+    return this.call("operations_get", params, options) as Promise<Result<OperationResult>>;
   }
   /**
    * Cancel or delete an operation.
@@ -1481,8 +1431,8 @@ export class FileApiOperations extends FileApiBase {
    *
    * DELETE /v1/operations/{operation_id}
    */
-  operationsDelete(options?: CallOptions): Promise<Result<string>> {
-    return this.call("operations_delete", {}, options) as Promise<Result<string>>;
+  operationsDelete(params: OperationsDeleteParams, options?: CallOptions): Promise<Result<null>> {
+    return this.call("operations_delete", params, options) as Promise<Result<null>>;
   }
   /**
    * Register a webhook endpoint.
@@ -1491,8 +1441,8 @@ export class FileApiOperations extends FileApiBase {
    *
    * POST /v1/webhooks
    */
-  webhooksCreate(params: WebhooksCreateParams, options?: CallOptions): Promise<Result<string>> {
-    return this.call("webhooks_create", params, options) as Promise<Result<string>>;
+  webhooksCreate(params: WebhooksCreateParams, options?: CallOptions): Promise<Result<WebhookResult>> {
+    return this.call("webhooks_create", params, options) as Promise<Result<WebhookResult>>;
   }
   /**
    * List the webhook endpoints.
@@ -1511,7 +1461,7 @@ export class FileApiOperations extends FileApiBase {
    *
    * DELETE /v1/webhooks/{webhook_id}
    */
-  webhooksDelete(options?: CallOptions): Promise<Result<string>> {
-    return this.call("webhooks_delete", {}, options) as Promise<Result<string>>;
+  webhooksDelete(params: WebhooksDeleteParams, options?: CallOptions): Promise<Result<null>> {
+    return this.call("webhooks_delete", params, options) as Promise<Result<null>>;
   }
 }

@@ -42,7 +42,8 @@ export async function startLocalApi() {
     FILEAPI_DEV_PLAN: "business",
   };
   delete env.FILEAPI_DEV_KEY;
-  const child = spawn(cli, ["run"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group: stop() ends the runner and every process it started (the operations consumer too).
+  const child = spawn(cli, ["run"], { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
@@ -64,8 +65,18 @@ export async function startLocalApi() {
       if (made.status !== 0) throw new Error(made.stderr);
       return made.stdout.trim();
     },
-    stop() {
-      child.kill("SIGTERM");
+    async stop() {
+      const exited = new Promise((resolveExit) => child.once("exit", resolveExit));
+      process.kill(-child.pid, "SIGTERM");
+      const graceful = await Promise.race([exited.then(() => true), new Promise((r) => setTimeout(r, 10_000, false))]);
+      try {
+        process.kill(-child.pid, "SIGKILL"); // whatever of the group is left (a consumer that outlived its runner)
+      } catch {
+        // the whole group has exited
+      }
+      if (!graceful) await exited;
+      child.stdout.destroy();
+      child.stderr.destroy();
     },
   };
 }

@@ -1,6 +1,7 @@
 """Typed Python client of the File and Data Utility API (blocking and asyncio, over httpx)."""
 
 from fileapi_client._core import ApiError, FileInput, RateLimitedBase, Result, RetryPolicy, __version__
+from fileapi_client._large import LargeFiles, OperationCancelled, OperationTimeout
 from fileapi_client.client import AsyncFileApi, FileApi
 
 __all__ = [
@@ -8,6 +9,9 @@ __all__ = [
     "AsyncFileApi",
     "FileApi",
     "FileInput",
+    "LargeFiles",
+    "OperationCancelled",
+    "OperationTimeout",
     "RateLimitedBase",
     "Result",
     "RetryPolicy",

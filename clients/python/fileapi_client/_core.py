@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Generic, Literal, TypeVar
+from urllib.parse import quote
 
 import httpx
 
@@ -37,7 +38,11 @@ class Operation:
     query: tuple[str, ...]
     fields: tuple[str, ...]
     files: tuple[str, ...]
-    result: Literal["json", "text", "bytes", "media", "redirect"]
+    result: Literal["json", "text", "bytes", "media", "redirect", "empty"]
+    # Parameters in the path (`/v1/operations/{operation_id}`), given first.
+    path_params: tuple[str, ...] = ()
+    # Keys of the JSON answer that hold dots (a favicon set's file names): one step of a result's field path.
+    dotted_keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,8 @@ class ApiError(Exception):
     """An ApiError answer. Subclasses, one per code, are in `fileapi_client.errors`."""
 
     code: str = "api_error"
+    # Set when the error is an operation's (it failed or was cancelled): the operation's id.
+    operation_id: str | None = None
 
     def __init__(
         self,
@@ -191,15 +198,29 @@ def _text(value: Any, name: str) -> bytes:
     return value.encode("utf-8") if isinstance(value, str) else read_file(value, name)
 
 
-def prepare(operation: Operation, arguments: Mapping[str, Any]) -> PreparedRequest:
-    """The HTTP request of one call: query parameters, the body and its content type."""
-    params = {name: _query_value(arguments[name]) for name in operation.query if arguments.get(name) is not None}
-    headers: dict[str, str] = {}
+def path_of(operation: Operation, arguments: Mapping[str, Any]) -> str:
+    """The operation's path with its path parameters filled in (URL-quoted).
+
+    :raises ValueError: a path parameter that is empty.
+    """
+    path = operation.path
+    for name in operation.path_params:
+        value = str(arguments.get(name) or "")
+        if not value:
+            raise ValueError(f"{name} is required")
+        path = path.replace("{" + name + "}", quote(value, safe=""))
+    return path
+
+
+def query_params(operation: Operation, arguments: Mapping[str, Any]) -> dict[str, str]:
+    """The query parameters of one call (the ones given)."""
+    return {name: _query_value(arguments[name]) for name in operation.query if arguments.get(name) is not None}
+
+
+def request_body(operation: Operation, arguments: Mapping[str, Any]) -> bytes | None:
+    """The body of a call with a text, JSON or fields body (None for the other kinds)."""
     content: bytes | None = None
-    files = None
-    if operation.body == "file":
-        content = read_file(arguments["file"], "file")
-    elif operation.body == "text":
+    if operation.body == "text":
         content = _text(arguments["text"], "text")
     elif operation.body == "json":
         data = arguments["data"]
@@ -216,6 +237,17 @@ def prepare(operation: Operation, arguments: Mapping[str, Any]) -> PreparedReque
             if arguments.get(name) is not None
         }
         content = json.dumps(document, ensure_ascii=False).encode("utf-8")
+    return content
+
+
+def prepare(operation: Operation, arguments: Mapping[str, Any]) -> PreparedRequest:
+    """The HTTP request of one call: query parameters, the body and its content type."""
+    params = query_params(operation, arguments)
+    headers: dict[str, str] = {}
+    content = request_body(operation, arguments)
+    files = None
+    if operation.body == "file":
+        content = read_file(arguments["file"], "file")
     elif operation.body == "multipart":
         files = []
         for name in operation.fields:
@@ -225,7 +257,9 @@ def prepare(operation: Operation, arguments: Mapping[str, Any]) -> PreparedReque
                 files.append((name, (f"{name}-{index}", payload, "application/octet-stream")))
     if content is not None and operation.content_type:
         headers["Content-Type"] = operation.content_type
-    return PreparedRequest(operation.method, operation.path, operation.auth, params, headers, content, files)
+    return PreparedRequest(
+        operation.method, path_of(operation, arguments), operation.auth, params, headers, content, files
+    )
 
 
 def error_from(response: httpx.Response, errors: Mapping[str, type[ApiError]]) -> ApiError:
@@ -265,13 +299,16 @@ def result_from(operation: Operation, response: httpx.Response) -> Result[Any]:
         data = response.content.decode("utf-8")
     elif operation.result == "redirect":
         data = response.headers.get("location", "")
+    elif operation.result == "empty":
+        data = None
     else:
         data = response.content
     return Result(data=data, status=response.status_code, content_type=content_type, headers=response.headers)
 
 
 def is_success(operation: Operation, response: httpx.Response) -> bool:
-    return response.status_code == 200 or (operation.result == "redirect" and response.status_code == 303)
+    """200, 201 (created) or 204 (deleted); 303 for an operation that answers a redirect."""
+    return response.status_code in (200, 201, 204) or (operation.result == "redirect" and response.status_code == 303)
 
 
 def _int_header(headers: Mapping[str, str], name: str) -> int | None:

@@ -234,6 +234,14 @@ class KeysRecoverConfirmResult(TypedDict):
     api_key: str
 
 
+class UploadResult(TypedDict):
+    id: str
+    url: str
+    fields: dict[str, str]
+    expiresAt: str
+    maxBytes: int
+
+
 class OperationResult(TypedDict):
     id: str
     status: OperationStatus
@@ -264,15 +272,15 @@ class OperationError(TypedDict):
     message: str
 
 
-class WebhookList(TypedDict):
-    webhooks: list[WebhookResult]
-
-
 class WebhookResult(TypedDict):
     id: str
     url: str
     createdAt: str
     secret: NotRequired[str]
+
+
+class WebhookList(TypedDict):
+    webhooks: list[WebhookResult]
 
 
 class ConversionFailed(ApiError):
@@ -427,7 +435,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("urlSafe", "padding", "upload"),
+        query=("urlSafe", "padding"),
         fields=("file",),
         files=("file",),
         result="text",
@@ -439,7 +447,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=("upload",),
+        query=(),
         fields=("text",),
         files=(),
         result="bytes",
@@ -451,7 +459,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=("form", "upload"),
+        query=("form",),
         fields=("text",),
         files=(),
         result="text",
@@ -463,7 +471,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=("form", "upload"),
+        query=("form",),
         fields=("text",),
         files=(),
         result="text",
@@ -475,7 +483,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="json",
         content_type="application/json",
-        query=("indent", "upload"),
+        query=("indent",),
         fields=("data",),
         files=(),
         result="text",
@@ -487,7 +495,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="json",
         content_type="application/json",
-        query=("upload",),
+        query=(),
         fields=("data",),
         files=(),
         result="text",
@@ -499,7 +507,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/csv",
-        query=("delimiter", "header", "upload"),
+        query=("delimiter", "header"),
         fields=("text",),
         files=(),
         result="json",
@@ -511,7 +519,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="json",
         content_type="application/json",
-        query=("delimiter", "escapeFormulas", "upload"),
+        query=("delimiter", "escapeFormulas"),
         fields=("data",),
         files=(),
         result="text",
@@ -523,7 +531,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("to", "quality", "upload"),
+        query=("to", "quality"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -535,7 +543,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("width", "height", "fit", "format", "quality", "upload"),
+        query=("width", "height", "fit", "format", "quality"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -547,7 +555,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("quality", "format", "colors", "upload"),
+        query=("quality", "format", "colors"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -559,7 +567,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("upload",),
+        query=(),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -571,7 +579,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("upload",),
+        query=(),
         fields=("file",),
         files=("file",),
         result="json",
@@ -583,10 +591,18 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("upload",),
+        query=(),
         fields=("file",),
         files=("file",),
         result="json",
+        dotted_keys=(
+            "android-chrome-192x192.png",
+            "android-chrome-512x512.png",
+            "apple-touch-icon.png",
+            "favicon-16x16.png",
+            "favicon-32x32.png",
+            "favicon-48x48.png",
+        ),
     ),
     "image_crop": Operation(
         "image_crop",
@@ -595,7 +611,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("x", "y", "width", "height", "format", "quality", "upload"),
+        query=("x", "y", "width", "height", "format", "quality"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -607,7 +623,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("degrees", "format", "upload"),
+        query=("degrees", "format"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -619,7 +635,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("direction", "format", "upload"),
+        query=("direction", "format"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -631,7 +647,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("upload",),
+        query=(),
         fields=("file",),
         files=("file",),
         result="json",
@@ -643,7 +659,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("pages", "upload"),
+        query=("pages",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -655,7 +671,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("pages", "format", "dpi", "upload"),
+        query=("pages", "format", "dpi"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -667,7 +683,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="multipart",
         content_type="multipart/form-data",
-        query=("upload",),
+        query=(),
         fields=("files",),
         files=("files",),
         result="bytes",
@@ -679,7 +695,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("ranges", "upload"),
+        query=("ranges",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -691,7 +707,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("degrees", "pages", "keepActiveContent", "upload"),
+        query=("degrees", "pages", "keepActiveContent"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -703,7 +719,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent", "upload"),
+        query=("text", "opacity", "rotation", "fontSize", "pages", "keepActiveContent"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -715,7 +731,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=("upload",),
+        query=(),
         fields=("pdf", "fields", "flatten", "keepActiveContent"),
         files=("pdf",),
         result="bytes",
@@ -727,7 +743,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("keepActiveContent", "upload"),
+        query=("keepActiveContent",),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -739,7 +755,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("stripMetadata", "imageMaxSide", "keepActiveContent", "upload"),
+        query=("stripMetadata", "imageMaxSide", "keepActiveContent"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -751,15 +767,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=(
-            "userPassword",
-            "ownerPassword",
-            "allowPrinting",
-            "allowCopying",
-            "allowModifying",
-            "keepActiveContent",
-            "upload",
-        ),
+        query=("userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -771,7 +779,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=("upload",),
+        query=(),
         fields=("text", "format", "size", "margin", "errorCorrection", "foreground", "background"),
         files=(),
         result="media",
@@ -783,7 +791,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("upload",),
+        query=(),
         fields=("file",),
         files=("file",),
         result="json",
@@ -795,7 +803,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=("upload",),
+        query=(),
         fields=("text", "format", "output", "scale", "height", "includeText", "foreground", "background"),
         files=(),
         result="text",
@@ -807,7 +815,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("upload",),
+        query=(),
         fields=("file",),
         files=("file",),
         result="json",
@@ -819,7 +827,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("scale", "width", "height", "background", "upload"),
+        query=("scale", "width", "height", "background"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -831,7 +839,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("algorithm", "upload"),
+        query=("algorithm",),
         fields=("file",),
         files=("file",),
         result="json",
@@ -843,7 +851,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("upload",),
+        query=(),
         fields=("file",),
         files=("file",),
         result="json",
@@ -855,7 +863,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/plain",
-        query=("upload",),
+        query=(),
         fields=("text",),
         files=(),
         result="json",
@@ -867,7 +875,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=("upload",),
+        query=(),
         fields=("a", "b", "context", "labelA", "labelB"),
         files=(),
         result="json",
@@ -879,7 +887,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="text",
         content_type="text/markdown",
-        query=("allowHtml", "upload"),
+        query=("allowHtml",),
         fields=("text",),
         files=(),
         result="text",
@@ -891,7 +899,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="fields",
         content_type="application/json",
-        query=("upload",),
+        query=(),
         fields=("color",),
         files=(),
         result="json",
@@ -978,7 +986,7 @@ OPERATIONS: dict[str, Operation] = {
         query=(),
         fields=("filename", "contentType", "size"),
         files=(),
-        result="redirect",
+        result="json",
     ),
     "operations_get": Operation(
         "operations_get",
@@ -991,6 +999,7 @@ OPERATIONS: dict[str, Operation] = {
         fields=(),
         files=(),
         result="json",
+        path_params=("operation_id",),
     ),
     "operations_delete": Operation(
         "operations_delete",
@@ -1002,7 +1011,8 @@ OPERATIONS: dict[str, Operation] = {
         query=(),
         fields=(),
         files=(),
-        result="redirect",
+        result="empty",
+        path_params=("operation_id",),
     ),
     "webhooks_create": Operation(
         "webhooks_create",
@@ -1014,7 +1024,7 @@ OPERATIONS: dict[str, Operation] = {
         query=(),
         fields=("url",),
         files=(),
-        result="redirect",
+        result="json",
     ),
     "webhooks_list": Operation(
         "webhooks_list",
@@ -1038,7 +1048,8 @@ OPERATIONS: dict[str, Operation] = {
         query=(),
         fields=(),
         files=(),
-        result="redirect",
+        result="empty",
+        path_params=("webhook_id",),
     ),
 }
 
@@ -1074,7 +1085,7 @@ class FileApiOperations(SyncOperations):
         return self._call("docs_errors", {})
 
     def data_base64_encode(
-        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None, upload: str | None = None
+        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None
     ) -> Result[str]:
         """Encode bytes as Base64.
 
@@ -1082,57 +1093,55 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/data/base64-encode
         """
-        return self._call(
-            "data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding, "upload": upload}
-        )
+        return self._call("data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding})
 
-    def data_base64_decode(self, text: str, *, upload: str | None = None) -> Result[bytes]:
+    def data_base64_decode(self, text: str) -> Result[bytes]:
         """Decode Base64 to bytes.
 
         Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input.
 
         POST /v1/data/base64-decode
         """
-        return self._call("data_base64_decode", {"text": text, "upload": upload})
+        return self._call("data_base64_decode", {"text": text})
 
-    def data_url_encode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
+    def data_url_encode(self, text: str, *, form: bool | None = None) -> Result[str]:
         """Percent-encode text.
 
         UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded).
 
         POST /v1/data/url-encode
         """
-        return self._call("data_url_encode", {"text": text, "form": form, "upload": upload})
+        return self._call("data_url_encode", {"text": text, "form": form})
 
-    def data_url_decode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
+    def data_url_decode(self, text: str, *, form: bool | None = None) -> Result[str]:
         """Decode percent-encoded text.
 
         Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`.
 
         POST /v1/data/url-decode
         """
-        return self._call("data_url_decode", {"text": text, "form": form, "upload": upload})
+        return self._call("data_url_decode", {"text": text, "form": form})
 
-    def data_json_format(self, data: Any, *, indent: int | None = None, upload: str | None = None) -> Result[str]:
+    def data_json_format(self, data: Any, *, indent: int | None = None) -> Result[str]:
         """Pretty-print JSON.
 
         Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved.
 
         POST /v1/data/json-format
         """
-        return self._call("data_json_format", {"data": data, "indent": indent, "upload": upload})
+        return self._call("data_json_format", {"data": data, "indent": indent})
 
-    def data_json_minify(self, data: Any, *, upload: str | None = None) -> Result[str]:
+    def data_json_minify(self, data: Any) -> Result[str]:
         """Minify JSON.
 
         Strict JSON in; the same document with all insignificant white space removed.
 
         POST /v1/data/json-minify
         """
-        return self._call("data_json_minify", {"data": data, "upload": upload})
+        return self._call("data_json_minify", {"data": data})
 
     def data_csv_to_json(
-        self, text: str, *, delimiter: str | None = None, header: bool | None = None, upload: str | None = None
+        self, text: str, *, delimiter: str | None = None, header: bool | None = None
     ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
@@ -1140,12 +1149,10 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/data/csv-to-json
         """
-        return self._call(
-            "data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header, "upload": upload}
-        )
+        return self._call("data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header})
 
     def data_json_to_csv(
-        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None, upload: str | None = None
+        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None
     ) -> Result[str]:
         """Convert a JSON array of objects to CSV.
 
@@ -1153,21 +1160,16 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/data/json-to-csv
         """
-        return self._call(
-            "data_json_to_csv",
-            {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas, "upload": upload},
-        )
+        return self._call("data_json_to_csv", {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas})
 
-    def image_convert(
-        self, file: FileInput, *, to: ImageFormat, quality: int | None = None, upload: str | None = None
-    ) -> Result[bytes]:
+    def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
         """Convert an image to another format.
 
         Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
-        return self._call("image_convert", {"file": file, "to": to, "quality": quality, "upload": upload})
+        return self._call("image_convert", {"file": file, "to": to, "quality": quality})
 
     def image_resize(
         self,
@@ -1178,7 +1180,6 @@ class FileApiOperations(SyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
@@ -1188,25 +1189,11 @@ class FileApiOperations(SyncOperations):
         """
         return self._call(
             "image_resize",
-            {
-                "file": file,
-                "width": width,
-                "height": height,
-                "fit": fit,
-                "format": format,
-                "quality": quality,
-                "upload": upload,
-            },
+            {"file": file, "width": width, "height": height, "fit": fit, "format": format, "quality": quality},
         )
 
     def image_compress(
-        self,
-        file: FileInput,
-        *,
-        quality: int,
-        format: ImageFormat | None = None,
-        colors: int | None = None,
-        upload: str | None = None,
+        self, file: FileInput, *, quality: int, format: ImageFormat | None = None, colors: int | None = None
     ) -> Result[bytes]:
         """Compress an image.
 
@@ -1214,36 +1201,34 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/image/compress
         """
-        return self._call(
-            "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors, "upload": upload}
-        )
+        return self._call("image_compress", {"file": file, "quality": quality, "format": format, "colors": colors})
 
-    def image_strip_metadata(self, file: FileInput, *, upload: str | None = None) -> Result[bytes]:
+    def image_strip_metadata(self, file: FileInput) -> Result[bytes]:
         """Remove EXIF, IPTC, XMP and GPS without re-encoding.
 
         JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first.
 
         POST /v1/image/strip-metadata
         """
-        return self._call("image_strip_metadata", {"file": file, "upload": upload})
+        return self._call("image_strip_metadata", {"file": file})
 
-    def image_read_metadata(self, file: FileInput, *, upload: str | None = None) -> Result[ImageReadMetadataResult]:
+    def image_read_metadata(self, file: FileInput) -> Result[ImageReadMetadataResult]:
         """Read an image's metadata.
 
         width and height as displayed (after orientation); takenAt from DateTimeOriginal (ISO 8601, with the offset when the file has it); camera make, model and lens; gps latitude and longitude in signed decimal degrees (south and west negative) and altitude in metres (below sea level negative); exif: the other tags by their standard names (rationals as numbers, short byte values as Base64, long ones omitted).
 
         POST /v1/image/read-metadata
         """
-        return self._call("image_read_metadata", {"file": file, "upload": upload})
+        return self._call("image_read_metadata", {"file": file})
 
-    def image_favicon_set(self, file: FileInput, *, upload: str | None = None) -> Result[ImageFaviconSetResult]:
+    def image_favicon_set(self, file: FileInput) -> Result[ImageFaviconSetResult]:
         """Make a favicon set.
 
         ico: favicon.ico with 16, 32 and 48 px (Base64); pngs: `favicon-16x16.png` (16 px), `favicon-32x32.png` (32 px), `favicon-48x48.png` (48 px), `apple-touch-icon.png` (180 px), `android-chrome-192x192.png` (192 px), `android-chrome-512x512.png` (512 px) (Base64); manifest: a web manifest snippet (JSON text) listing the android-chrome icons. A non-square image is centred on a transparent square.
 
         POST /v1/image/favicon-set
         """
-        return self._call("image_favicon_set", {"file": file, "upload": upload})
+        return self._call("image_favicon_set", {"file": file})
 
     def image_crop(
         self,
@@ -1255,7 +1240,6 @@ class FileApiOperations(SyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
@@ -1265,31 +1249,20 @@ class FileApiOperations(SyncOperations):
         """
         return self._call(
             "image_crop",
-            {
-                "file": file,
-                "x": x,
-                "y": y,
-                "width": width,
-                "height": height,
-                "format": format,
-                "quality": quality,
-                "upload": upload,
-            },
+            {"file": file, "x": x, "y": y, "width": width, "height": height, "format": format, "quality": quality},
         )
 
-    def image_rotate(
-        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, upload: str | None = None
-    ) -> Result[bytes]:
+    def image_rotate(self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None) -> Result[bytes]:
         """Rotate an image clockwise.
 
         degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
-        return self._call("image_rotate", {"file": file, "degrees": degrees, "format": format, "upload": upload})
+        return self._call("image_rotate", {"file": file, "degrees": degrees, "format": format})
 
     def image_flip(
-        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None, upload: str | None = None
+        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None
     ) -> Result[bytes]:
         """Flip an image.
 
@@ -1297,36 +1270,28 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/image/flip
         """
-        return self._call("image_flip", {"file": file, "direction": direction, "format": format, "upload": upload})
+        return self._call("image_flip", {"file": file, "direction": direction, "format": format})
 
-    def pdf_info(self, file: FileInput, *, upload: str | None = None) -> Result[PdfInfoResult]:
+    def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
 
         pageSizes are in PDF points as displayed (width and height swapped for pages with /Rotate 90 or 270); metadata holds the info dictionary's title, author, subject, keywords, producer and creator when present. A PDF encrypted with an empty user password answers (encrypted: true); one that needs a password is 400 invalid_input. At most 2,000 pages (413).
 
         POST /v1/pdf/info
         """
-        return self._call("pdf_info", {"file": file, "upload": upload})
+        return self._call("pdf_info", {"file": file})
 
-    def pdf_extract_text(
-        self, file: FileInput, *, pages: str | None = None, upload: str | None = None
-    ) -> Result[PdfExtractTextResult]:
+    def pdf_extract_text(self, file: FileInput, *, pages: str | None = None) -> Result[PdfExtractTextResult]:
         """Extract the text of a PDF.
 
         Vector text only (no OCR), with pdfium. pages: '1-3', '1,3,5' or 'all' (default all). pages[] holds one string per chosen page; text joins them with a form feed (U+000C) between pages.
 
         POST /v1/pdf/extract-text
         """
-        return self._call("pdf_extract_text", {"file": file, "pages": pages, "upload": upload})
+        return self._call("pdf_extract_text", {"file": file, "pages": pages})
 
     def pdf_render_page(
-        self,
-        file: FileInput,
-        *,
-        pages: str | None = None,
-        format: RenderFormat | None = None,
-        dpi: int | None = None,
-        upload: str | None = None,
+        self, file: FileInput, *, pages: str | None = None, format: RenderFormat | None = None, dpi: int | None = None
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
@@ -1334,27 +1299,25 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/pdf/render-page
         """
-        return self._call(
-            "pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi, "upload": upload}
-        )
+        return self._call("pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi})
 
-    def pdf_merge(self, files: list[FileInput], *, upload: list[str] | None = None) -> Result[bytes]:
+    def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
         """Merge PDFs.
 
         multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
 
         POST /v1/pdf/merge
         """
-        return self._call("pdf_merge", {"files": files, "upload": upload})
+        return self._call("pdf_merge", {"files": files})
 
-    def pdf_split(self, file: FileInput, *, ranges: str, upload: str | None = None) -> Result[PdfSplitResult]:
+    def pdf_split(self, file: FileInput, *, ranges: str) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
         ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
 
         POST /v1/pdf/split
         """
-        return self._call("pdf_split", {"file": file, "ranges": ranges, "upload": upload})
+        return self._call("pdf_split", {"file": file, "ranges": ranges})
 
     def pdf_rotate(
         self,
@@ -1363,7 +1326,6 @@ class FileApiOperations(SyncOperations):
         degrees: Literal["90", "180", "270"],
         pages: str | None = None,
         keepActiveContent: bool | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Rotate PDF pages clockwise.
 
@@ -1372,14 +1334,7 @@ class FileApiOperations(SyncOperations):
         POST /v1/pdf/rotate
         """
         return self._call(
-            "pdf_rotate",
-            {
-                "file": file,
-                "degrees": degrees,
-                "pages": pages,
-                "keepActiveContent": keepActiveContent,
-                "upload": upload,
-            },
+            "pdf_rotate", {"file": file, "degrees": degrees, "pages": pages, "keepActiveContent": keepActiveContent}
         )
 
     def pdf_watermark(
@@ -1392,7 +1347,6 @@ class FileApiOperations(SyncOperations):
         fontSize: float | None = None,
         pages: str | None = None,
         keepActiveContent: bool | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -1410,7 +1364,6 @@ class FileApiOperations(SyncOperations):
                 "fontSize": fontSize,
                 "pages": pages,
                 "keepActiveContent": keepActiveContent,
-                "upload": upload,
             },
         )
 
@@ -1421,7 +1374,6 @@ class FileApiOperations(SyncOperations):
         fields: dict[str, Any],
         flatten: bool | None = None,
         keepActiveContent: bool | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Fill a PDF form.
 
@@ -1430,26 +1382,17 @@ class FileApiOperations(SyncOperations):
         POST /v1/pdf/fill-form
         """
         return self._call(
-            "pdf_fill_form",
-            {
-                "pdf": pdf,
-                "fields": fields,
-                "flatten": flatten,
-                "keepActiveContent": keepActiveContent,
-                "upload": upload,
-            },
+            "pdf_fill_form", {"pdf": pdf, "fields": fields, "flatten": flatten, "keepActiveContent": keepActiveContent}
         )
 
-    def pdf_flatten(
-        self, file: FileInput, *, keepActiveContent: bool | None = None, upload: str | None = None
-    ) -> Result[bytes]:
+    def pdf_flatten(self, file: FileInput, *, keepActiveContent: bool | None = None) -> Result[bytes]:
         """Flatten a PDF form.
 
         Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the values can no longer be edited. A PDF without form fields is returned unchanged.
 
         POST /v1/pdf/flatten
         """
-        return self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent, "upload": upload})
+        return self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent})
 
     def pdf_compress(
         self,
@@ -1458,7 +1401,6 @@ class FileApiOperations(SyncOperations):
         stripMetadata: bool | None = None,
         imageMaxSide: int | None = None,
         keepActiveContent: bool | None = None,
-        upload: str | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -1473,7 +1415,6 @@ class FileApiOperations(SyncOperations):
                 "stripMetadata": stripMetadata,
                 "imageMaxSide": imageMaxSide,
                 "keepActiveContent": keepActiveContent,
-                "upload": upload,
             },
         )
 
@@ -1487,7 +1428,6 @@ class FileApiOperations(SyncOperations):
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
         keepActiveContent: bool | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -1505,7 +1445,6 @@ class FileApiOperations(SyncOperations):
                 "allowCopying": allowCopying,
                 "allowModifying": allowModifying,
                 "keepActiveContent": keepActiveContent,
-                "upload": upload,
             },
         )
 
@@ -1520,7 +1459,6 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]: ...
     @overload
     def qr_generate(
@@ -1533,7 +1471,6 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: str | None = None,
     ) -> Result[str]: ...
     def qr_generate(
         self,
@@ -1545,7 +1482,6 @@ class FileApiOperations(SyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: str | None = None,
     ) -> Result[Any]:
         """Generate a QR code.
 
@@ -1563,18 +1499,17 @@ class FileApiOperations(SyncOperations):
                 "errorCorrection": errorCorrection,
                 "foreground": foreground,
                 "background": background,
-                "upload": upload,
             },
         )
 
-    def qr_read(self, file: FileInput, *, upload: str | None = None) -> Result[QrReadResult]:
+    def qr_read(self, file: FileInput) -> Result[QrReadResult]:
         """Decode the first QR code in an image.
 
         An image in; {text, format} of the first QR code found (format qr_code, micro_qr_code or rmqr_code). Rotated, inverted (light on dark), low-contrast and photographed codes are found; when none is, the answer is 400 invalid_input 'no QR code found in the image'.
 
         POST /v1/qr/read
         """
-        return self._call("qr_read", {"file": file, "upload": upload})
+        return self._call("qr_read", {"file": file})
 
     def barcode_generate(
         self,
@@ -1587,7 +1522,6 @@ class FileApiOperations(SyncOperations):
         includeText: bool | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: str | None = None,
     ) -> Result[str]:
         """Generate a barcode as SVG.
 
@@ -1606,18 +1540,17 @@ class FileApiOperations(SyncOperations):
                 "includeText": includeText,
                 "foreground": foreground,
                 "background": background,
-                "upload": upload,
             },
         )
 
-    def barcode_read(self, file: FileInput, *, upload: str | None = None) -> Result[BarcodeReadResult]:
+    def barcode_read(self, file: FileInput) -> Result[BarcodeReadResult]:
         """Decode every barcode in an image.
 
         An image in; {codes: [{text, format}]} for every code found (QR codes too), formats named as in barcode/generate (upca for a UPC-A, itf14 for a 14-digit ITF with a valid check digit; others in lower case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list.
 
         POST /v1/barcode/read
         """
-        return self._call("barcode_read", {"file": file, "upload": upload})
+        return self._call("barcode_read", {"file": file})
 
     def render_svg_to_png(
         self,
@@ -1627,7 +1560,6 @@ class FileApiOperations(SyncOperations):
         width: int | None = None,
         height: int | None = None,
         background: str | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Render SVG as PNG.
 
@@ -1637,54 +1569,38 @@ class FileApiOperations(SyncOperations):
         """
         return self._call(
             "render_svg_to_png",
-            {
-                "file": file,
-                "scale": scale,
-                "width": width,
-                "height": height,
-                "background": background,
-                "upload": upload,
-            },
+            {"file": file, "scale": scale, "width": width, "height": height, "background": background},
         )
 
-    def file_hash(
-        self, file: FileInput, *, algorithm: HashAlgorithm | None = None, upload: str | None = None
-    ) -> Result[FileHashResult]:
+    def file_hash(self, file: FileInput, *, algorithm: HashAlgorithm | None = None) -> Result[FileHashResult]:
         """Hash bytes.
 
         Any bytes in; the digest (md5, sha1, sha256 (default), sha384 or sha512) in hex and Base64.
 
         POST /v1/file/hash
         """
-        return self._call("file_hash", {"file": file, "algorithm": algorithm, "upload": upload})
+        return self._call("file_hash", {"file": file, "algorithm": algorithm})
 
-    def file_detect(self, file: FileInput, *, upload: str | None = None) -> Result[FileDetectResult]:
+    def file_detect(self, file: FileInput) -> Result[FileDetectResult]:
         """Detect the file type from magic bytes.
 
         Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF, EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. A bare JSON scalar (e.g. `0`) is text/plain. An empty body is 400.
 
         POST /v1/file/detect
         """
-        return self._call("file_detect", {"file": file, "upload": upload})
+        return self._call("file_detect", {"file": file})
 
-    def text_word_count(self, text: str, *, upload: str | None = None) -> Result[TextWordCountResult]:
+    def text_word_count(self, text: str) -> Result[TextWordCountResult]:
         """Count words, characters, sentences and paragraphs.
 
         UTF-8 text in. Words are runs of letters and digits (inner ' - . allowed); each CJK ideograph or kana counts as a word. Characters are grapheme clusters. Sentences end in . ! ? … (or full-width forms); paragraphs are separated by blank lines. Reading time is words / 238 per minute. Invalid UTF-8 is 400.
 
         POST /v1/text/word-count
         """
-        return self._call("text_word_count", {"text": text, "upload": upload})
+        return self._call("text_word_count", {"text": text})
 
     def text_diff(
-        self,
-        *,
-        a: str,
-        b: str,
-        context: int | None = None,
-        labelA: str | None = None,
-        labelB: str | None = None,
-        upload: str | None = None,
+        self, *, a: str, b: str, context: int | None = None, labelA: str | None = None, labelB: str | None = None
     ) -> Result[TextDiffResult]:
         """Diff two texts.
 
@@ -1692,29 +1608,25 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/text/diff
         """
-        return self._call(
-            "text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB, "upload": upload}
-        )
+        return self._call("text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB})
 
-    def text_markdown_to_html(
-        self, text: str, *, allowHtml: bool | None = None, upload: str | None = None
-    ) -> Result[str]:
+    def text_markdown_to_html(self, text: str, *, allowHtml: bool | None = None) -> Result[str]:
         """Render Markdown as HTML.
 
         UTF-8 Markdown in (CommonMark with tables, strikethrough, task lists and autolinks); an HTML fragment out. Raw HTML in the input is escaped unless `allowHtml=true` (then it passes through unchanged: only for trusted input). javascript:, vbscript:, file: and non-image data: links are never rendered as links. At most 2,000,000 bytes of Markdown (413 too_large), which keeps the worst input well inside the deadline.
 
         POST /v1/text/markdown-to-html
         """
-        return self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml, "upload": upload})
+        return self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml})
 
-    def color_convert(self, *, color: str, upload: str | None = None) -> Result[ColorConvertResult]:
+    def color_convert(self, *, color: str) -> Result[ColorConvertResult]:
         """Convert a colour.
 
         JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(), hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent), cmyk (percent), one decimal; alpha (0-1, three decimals) where given. Out-of-range or unreadable colours are 400 (naming an out-of-range number, never echoing the rest of the input).
 
         POST /v1/color/convert
         """
-        return self._call("color_convert", {"color": color, "upload": upload})
+        return self._call("color_convert", {"color": color})
 
     def usage(self) -> Result[UsageResult]:
         """Usage of the key's account this month.
@@ -1770,7 +1682,7 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("keys_recover_confirm", {"email": email, "code": code})
 
-    def uploads_create(self, *, filename: str, contentType: str, size: int) -> Result[str]:
+    def uploads_create(self, *, filename: str, contentType: str, size: int) -> Result[UploadResult]:
         """Start an upload of a large file.
 
         JSON {filename, contentType, size}. Answers 201 with a presigned POST: send the file as multipart/form-data to `url`, with every field of `fields` first and the file last as the part named `file` (curl: one -F per field, then -F file=@scan.pdf). The POST is accepted until expiresAt; the file must be at most maxBytes, the plan's upload limit (a size over it is 413 here). Then name the upload on a file endpoint with ?upload=<id>: the answer is 202 and an operation. The file and the upload expire after 24 hours, and are deleted with the operation that used them. Not counted.
@@ -1779,25 +1691,25 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("uploads_create", {"filename": filename, "contentType": contentType, "size": size})
 
-    def operations_get(self) -> Result[OperationResult]:
+    def operations_get(self, operation_id: str) -> Result[OperationResult]:
         """An operation's state and result.
 
         status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several, e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and sha256; `details` holds the endpoint's other fields (e.g. compress's sizes). Failed: `error` {code, message} as the synchronous endpoint would have answered it; a failed or cancelled operation is not counted. While running, poll after Retry-After seconds. Another account's operation is 404. Not counted.
 
         GET /v1/operations/{operation_id}
         """
-        return self._call("operations_get", {})
+        return self._call("operations_get", {"operation_id": operation_id})
 
-    def operations_delete(self) -> Result[str]:
+    def operations_delete(self, operation_id: str) -> Result[None]:
         """Cancel or delete an operation.
 
         A running operation is cancelled (not counted; GET shows it as cancelled until it expires); an ended one is deleted with its result files and its uploads (GET is then 404). Answers 204. Not counted.
 
         DELETE /v1/operations/{operation_id}
         """
-        return self._call("operations_delete", {})
+        return self._call("operations_delete", {"operation_id": operation_id})
 
-    def webhooks_create(self, *, url: str) -> Result[str]:
+    def webhooks_create(self, *, url: str) -> Result[WebhookResult]:
         """Register a webhook endpoint.
 
         JSON {url}: a public HTTPS URL (checked after DNS resolution: private, loopback and link-local addresses are 400). Answers 201 with the endpoint and its secret (whsec_..., shown once). When an operation of the account ends, the endpoint receives {type: operation.succeeded|operation.failed|operation.cancelled, timestamp, data: the operation}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; verify with the standardwebhooks library). A delivery not answered 2xx within 15 s is retried, 8 attempts over 27.6 hours; webhook-id is the same on every attempt. At most 10 per account.
@@ -1815,14 +1727,14 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("webhooks_list", {})
 
-    def webhooks_delete(self) -> Result[str]:
+    def webhooks_delete(self, webhook_id: str) -> Result[None]:
         """Delete a webhook endpoint.
 
         Deliveries to it stop, queued ones included. Answers 204. Not counted.
 
         DELETE /v1/webhooks/{webhook_id}
         """
-        return self._call("webhooks_delete", {})
+        return self._call("webhooks_delete", {"webhook_id": webhook_id})
 
 
 class AsyncFileApiOperations(AsyncOperations):
@@ -1856,7 +1768,7 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("docs_errors", {})
 
     async def data_base64_encode(
-        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None, upload: str | None = None
+        self, file: FileInput, *, urlSafe: bool | None = None, padding: bool | None = None
     ) -> Result[str]:
         """Encode bytes as Base64.
 
@@ -1864,57 +1776,55 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/data/base64-encode
         """
-        return await self._call(
-            "data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding, "upload": upload}
-        )
+        return await self._call("data_base64_encode", {"file": file, "urlSafe": urlSafe, "padding": padding})
 
-    async def data_base64_decode(self, text: str, *, upload: str | None = None) -> Result[bytes]:
+    async def data_base64_decode(self, text: str) -> Result[bytes]:
         """Decode Base64 to bytes.
 
         Base64 text in the standard or the URL-safe alphabet; white space and missing `=` padding are tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input.
 
         POST /v1/data/base64-decode
         """
-        return await self._call("data_base64_decode", {"text": text, "upload": upload})
+        return await self._call("data_base64_decode", {"text": text})
 
-    async def data_url_encode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
+    async def data_url_encode(self, text: str, *, form: bool | None = None) -> Result[str]:
         """Percent-encode text.
 
         UTF-8 text in; RFC 3986 percent-encoding out: every character but `A-Z a-z 0-9 - . _ ~` is encoded as its UTF-8 bytes. With `form=true` a space becomes `+` (application/x-www-form-urlencoded).
 
         POST /v1/data/url-encode
         """
-        return await self._call("data_url_encode", {"text": text, "form": form, "upload": upload})
+        return await self._call("data_url_encode", {"text": text, "form": form})
 
-    async def data_url_decode(self, text: str, *, form: bool | None = None, upload: str | None = None) -> Result[str]:
+    async def data_url_decode(self, text: str, *, form: bool | None = None) -> Result[str]:
         """Decode percent-encoded text.
 
         Percent-encoded text in; UTF-8 text out. A `%` not followed by two hex digits, or bytes that do not decode to UTF-8, give 400 invalid_input. `+` stays `+` unless `form=true`.
 
         POST /v1/data/url-decode
         """
-        return await self._call("data_url_decode", {"text": text, "form": form, "upload": upload})
+        return await self._call("data_url_decode", {"text": text, "form": form})
 
-    async def data_json_format(self, data: Any, *, indent: int | None = None, upload: str | None = None) -> Result[str]:
+    async def data_json_format(self, data: Any, *, indent: int | None = None) -> Result[str]:
         """Pretty-print JSON.
 
         Strict JSON (RFC 8259, UTF-8) in; the same document indented (2 spaces by default), ending with a newline. Key order, duplicate keys, Unicode (written as UTF-8) and the text of numbers are preserved.
 
         POST /v1/data/json-format
         """
-        return await self._call("data_json_format", {"data": data, "indent": indent, "upload": upload})
+        return await self._call("data_json_format", {"data": data, "indent": indent})
 
-    async def data_json_minify(self, data: Any, *, upload: str | None = None) -> Result[str]:
+    async def data_json_minify(self, data: Any) -> Result[str]:
         """Minify JSON.
 
         Strict JSON in; the same document with all insignificant white space removed.
 
         POST /v1/data/json-minify
         """
-        return await self._call("data_json_minify", {"data": data, "upload": upload})
+        return await self._call("data_json_minify", {"data": data})
 
     async def data_csv_to_json(
-        self, text: str, *, delimiter: str | None = None, header: bool | None = None, upload: str | None = None
+        self, text: str, *, delimiter: str | None = None, header: bool | None = None
     ) -> Result[DataCsvToJsonResult]:
         """Convert CSV to a JSON array.
 
@@ -1922,12 +1832,10 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/data/csv-to-json
         """
-        return await self._call(
-            "data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header, "upload": upload}
-        )
+        return await self._call("data_csv_to_json", {"text": text, "delimiter": delimiter, "header": header})
 
     async def data_json_to_csv(
-        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None, upload: str | None = None
+        self, data: Any, *, delimiter: str | None = None, escapeFormulas: bool | None = None
     ) -> Result[str]:
         """Convert a JSON array of objects to CSV.
 
@@ -1936,20 +1844,17 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/data/json-to-csv
         """
         return await self._call(
-            "data_json_to_csv",
-            {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas, "upload": upload},
+            "data_json_to_csv", {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas}
         )
 
-    async def image_convert(
-        self, file: FileInput, *, to: ImageFormat, quality: int | None = None, upload: str | None = None
-    ) -> Result[bytes]:
+    async def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
         """Convert an image to another format.
 
         Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
-        return await self._call("image_convert", {"file": file, "to": to, "quality": quality, "upload": upload})
+        return await self._call("image_convert", {"file": file, "to": to, "quality": quality})
 
     async def image_resize(
         self,
@@ -1960,7 +1865,6 @@ class AsyncFileApiOperations(AsyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
@@ -1970,25 +1874,11 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call(
             "image_resize",
-            {
-                "file": file,
-                "width": width,
-                "height": height,
-                "fit": fit,
-                "format": format,
-                "quality": quality,
-                "upload": upload,
-            },
+            {"file": file, "width": width, "height": height, "fit": fit, "format": format, "quality": quality},
         )
 
     async def image_compress(
-        self,
-        file: FileInput,
-        *,
-        quality: int,
-        format: ImageFormat | None = None,
-        colors: int | None = None,
-        upload: str | None = None,
+        self, file: FileInput, *, quality: int, format: ImageFormat | None = None, colors: int | None = None
     ) -> Result[bytes]:
         """Compress an image.
 
@@ -1997,37 +1887,35 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/image/compress
         """
         return await self._call(
-            "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors, "upload": upload}
+            "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors}
         )
 
-    async def image_strip_metadata(self, file: FileInput, *, upload: str | None = None) -> Result[bytes]:
+    async def image_strip_metadata(self, file: FileInput) -> Result[bytes]:
         """Remove EXIF, IPTC, XMP and GPS without re-encoding.
 
         JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first.
 
         POST /v1/image/strip-metadata
         """
-        return await self._call("image_strip_metadata", {"file": file, "upload": upload})
+        return await self._call("image_strip_metadata", {"file": file})
 
-    async def image_read_metadata(
-        self, file: FileInput, *, upload: str | None = None
-    ) -> Result[ImageReadMetadataResult]:
+    async def image_read_metadata(self, file: FileInput) -> Result[ImageReadMetadataResult]:
         """Read an image's metadata.
 
         width and height as displayed (after orientation); takenAt from DateTimeOriginal (ISO 8601, with the offset when the file has it); camera make, model and lens; gps latitude and longitude in signed decimal degrees (south and west negative) and altitude in metres (below sea level negative); exif: the other tags by their standard names (rationals as numbers, short byte values as Base64, long ones omitted).
 
         POST /v1/image/read-metadata
         """
-        return await self._call("image_read_metadata", {"file": file, "upload": upload})
+        return await self._call("image_read_metadata", {"file": file})
 
-    async def image_favicon_set(self, file: FileInput, *, upload: str | None = None) -> Result[ImageFaviconSetResult]:
+    async def image_favicon_set(self, file: FileInput) -> Result[ImageFaviconSetResult]:
         """Make a favicon set.
 
         ico: favicon.ico with 16, 32 and 48 px (Base64); pngs: `favicon-16x16.png` (16 px), `favicon-32x32.png` (32 px), `favicon-48x48.png` (48 px), `apple-touch-icon.png` (180 px), `android-chrome-192x192.png` (192 px), `android-chrome-512x512.png` (512 px) (Base64); manifest: a web manifest snippet (JSON text) listing the android-chrome icons. A non-square image is centred on a transparent square.
 
         POST /v1/image/favicon-set
         """
-        return await self._call("image_favicon_set", {"file": file, "upload": upload})
+        return await self._call("image_favicon_set", {"file": file})
 
     async def image_crop(
         self,
@@ -2039,7 +1927,6 @@ class AsyncFileApiOperations(AsyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
@@ -2049,20 +1936,11 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call(
             "image_crop",
-            {
-                "file": file,
-                "x": x,
-                "y": y,
-                "width": width,
-                "height": height,
-                "format": format,
-                "quality": quality,
-                "upload": upload,
-            },
+            {"file": file, "x": x, "y": y, "width": width, "height": height, "format": format, "quality": quality},
         )
 
     async def image_rotate(
-        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, upload: str | None = None
+        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None
     ) -> Result[bytes]:
         """Rotate an image clockwise.
 
@@ -2070,10 +1948,10 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/image/rotate
         """
-        return await self._call("image_rotate", {"file": file, "degrees": degrees, "format": format, "upload": upload})
+        return await self._call("image_rotate", {"file": file, "degrees": degrees, "format": format})
 
     async def image_flip(
-        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None, upload: str | None = None
+        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None
     ) -> Result[bytes]:
         """Flip an image.
 
@@ -2081,38 +1959,28 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/image/flip
         """
-        return await self._call(
-            "image_flip", {"file": file, "direction": direction, "format": format, "upload": upload}
-        )
+        return await self._call("image_flip", {"file": file, "direction": direction, "format": format})
 
-    async def pdf_info(self, file: FileInput, *, upload: str | None = None) -> Result[PdfInfoResult]:
+    async def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
 
         pageSizes are in PDF points as displayed (width and height swapped for pages with /Rotate 90 or 270); metadata holds the info dictionary's title, author, subject, keywords, producer and creator when present. A PDF encrypted with an empty user password answers (encrypted: true); one that needs a password is 400 invalid_input. At most 2,000 pages (413).
 
         POST /v1/pdf/info
         """
-        return await self._call("pdf_info", {"file": file, "upload": upload})
+        return await self._call("pdf_info", {"file": file})
 
-    async def pdf_extract_text(
-        self, file: FileInput, *, pages: str | None = None, upload: str | None = None
-    ) -> Result[PdfExtractTextResult]:
+    async def pdf_extract_text(self, file: FileInput, *, pages: str | None = None) -> Result[PdfExtractTextResult]:
         """Extract the text of a PDF.
 
         Vector text only (no OCR), with pdfium. pages: '1-3', '1,3,5' or 'all' (default all). pages[] holds one string per chosen page; text joins them with a form feed (U+000C) between pages.
 
         POST /v1/pdf/extract-text
         """
-        return await self._call("pdf_extract_text", {"file": file, "pages": pages, "upload": upload})
+        return await self._call("pdf_extract_text", {"file": file, "pages": pages})
 
     async def pdf_render_page(
-        self,
-        file: FileInput,
-        *,
-        pages: str | None = None,
-        format: RenderFormat | None = None,
-        dpi: int | None = None,
-        upload: str | None = None,
+        self, file: FileInput, *, pages: str | None = None, format: RenderFormat | None = None, dpi: int | None = None
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
@@ -2120,27 +1988,25 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/pdf/render-page
         """
-        return await self._call(
-            "pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi, "upload": upload}
-        )
+        return await self._call("pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi})
 
-    async def pdf_merge(self, files: list[FileInput], *, upload: list[str] | None = None) -> Result[bytes]:
+    async def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
         """Merge PDFs.
 
         multipart/form-data with one or more parts named `files` (PDF files). Also accepted, and left out of the document because code generators mishandle a body offered two ways: JSON {files: [base64 PDFs]}. Order is kept; outlines, named destinations and form fields survive. An input that is not a PDF is 400 naming its position. At most 5,000 pages in all.
 
         POST /v1/pdf/merge
         """
-        return await self._call("pdf_merge", {"files": files, "upload": upload})
+        return await self._call("pdf_merge", {"files": files})
 
-    async def pdf_split(self, file: FileInput, *, ranges: str, upload: str | None = None) -> Result[PdfSplitResult]:
+    async def pdf_split(self, file: FileInput, *, ranges: str) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
         ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
 
         POST /v1/pdf/split
         """
-        return await self._call("pdf_split", {"file": file, "ranges": ranges, "upload": upload})
+        return await self._call("pdf_split", {"file": file, "ranges": ranges})
 
     async def pdf_rotate(
         self,
@@ -2149,7 +2015,6 @@ class AsyncFileApiOperations(AsyncOperations):
         degrees: Literal["90", "180", "270"],
         pages: str | None = None,
         keepActiveContent: bool | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Rotate PDF pages clockwise.
 
@@ -2158,14 +2023,7 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/pdf/rotate
         """
         return await self._call(
-            "pdf_rotate",
-            {
-                "file": file,
-                "degrees": degrees,
-                "pages": pages,
-                "keepActiveContent": keepActiveContent,
-                "upload": upload,
-            },
+            "pdf_rotate", {"file": file, "degrees": degrees, "pages": pages, "keepActiveContent": keepActiveContent}
         )
 
     async def pdf_watermark(
@@ -2178,7 +2036,6 @@ class AsyncFileApiOperations(AsyncOperations):
         fontSize: float | None = None,
         pages: str | None = None,
         keepActiveContent: bool | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Watermark PDF pages with text.
 
@@ -2196,7 +2053,6 @@ class AsyncFileApiOperations(AsyncOperations):
                 "fontSize": fontSize,
                 "pages": pages,
                 "keepActiveContent": keepActiveContent,
-                "upload": upload,
             },
         )
 
@@ -2207,7 +2063,6 @@ class AsyncFileApiOperations(AsyncOperations):
         fields: dict[str, Any],
         flatten: bool | None = None,
         keepActiveContent: bool | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Fill a PDF form.
 
@@ -2216,26 +2071,17 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/pdf/fill-form
         """
         return await self._call(
-            "pdf_fill_form",
-            {
-                "pdf": pdf,
-                "fields": fields,
-                "flatten": flatten,
-                "keepActiveContent": keepActiveContent,
-                "upload": upload,
-            },
+            "pdf_fill_form", {"pdf": pdf, "fields": fields, "flatten": flatten, "keepActiveContent": keepActiveContent}
         )
 
-    async def pdf_flatten(
-        self, file: FileInput, *, keepActiveContent: bool | None = None, upload: str | None = None
-    ) -> Result[bytes]:
+    async def pdf_flatten(self, file: FileInput, *, keepActiveContent: bool | None = None) -> Result[bytes]:
         """Flatten a PDF form.
 
         Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the values can no longer be edited. A PDF without form fields is returned unchanged.
 
         POST /v1/pdf/flatten
         """
-        return await self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent, "upload": upload})
+        return await self._call("pdf_flatten", {"file": file, "keepActiveContent": keepActiveContent})
 
     async def pdf_compress(
         self,
@@ -2244,7 +2090,6 @@ class AsyncFileApiOperations(AsyncOperations):
         stripMetadata: bool | None = None,
         imageMaxSide: int | None = None,
         keepActiveContent: bool | None = None,
-        upload: str | None = None,
     ) -> Result[PdfCompressResult]:
         """Compress a PDF.
 
@@ -2259,7 +2104,6 @@ class AsyncFileApiOperations(AsyncOperations):
                 "stripMetadata": stripMetadata,
                 "imageMaxSide": imageMaxSide,
                 "keepActiveContent": keepActiveContent,
-                "upload": upload,
             },
         )
 
@@ -2273,7 +2117,6 @@ class AsyncFileApiOperations(AsyncOperations):
         allowCopying: bool | None = None,
         allowModifying: bool | None = None,
         keepActiveContent: bool | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Password-protect a PDF (AES-256).
 
@@ -2291,7 +2134,6 @@ class AsyncFileApiOperations(AsyncOperations):
                 "allowCopying": allowCopying,
                 "allowModifying": allowModifying,
                 "keepActiveContent": keepActiveContent,
-                "upload": upload,
             },
         )
 
@@ -2306,7 +2148,6 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]: ...
     @overload
     async def qr_generate(
@@ -2319,7 +2160,6 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: str | None = None,
     ) -> Result[str]: ...
     async def qr_generate(
         self,
@@ -2331,7 +2171,6 @@ class AsyncFileApiOperations(AsyncOperations):
         errorCorrection: Literal["L", "M", "Q", "H"] | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: str | None = None,
     ) -> Result[Any]:
         """Generate a QR code.
 
@@ -2349,18 +2188,17 @@ class AsyncFileApiOperations(AsyncOperations):
                 "errorCorrection": errorCorrection,
                 "foreground": foreground,
                 "background": background,
-                "upload": upload,
             },
         )
 
-    async def qr_read(self, file: FileInput, *, upload: str | None = None) -> Result[QrReadResult]:
+    async def qr_read(self, file: FileInput) -> Result[QrReadResult]:
         """Decode the first QR code in an image.
 
         An image in; {text, format} of the first QR code found (format qr_code, micro_qr_code or rmqr_code). Rotated, inverted (light on dark), low-contrast and photographed codes are found; when none is, the answer is 400 invalid_input 'no QR code found in the image'.
 
         POST /v1/qr/read
         """
-        return await self._call("qr_read", {"file": file, "upload": upload})
+        return await self._call("qr_read", {"file": file})
 
     async def barcode_generate(
         self,
@@ -2373,7 +2211,6 @@ class AsyncFileApiOperations(AsyncOperations):
         includeText: bool | None = None,
         foreground: str | None = None,
         background: str | None = None,
-        upload: str | None = None,
     ) -> Result[str]:
         """Generate a barcode as SVG.
 
@@ -2392,18 +2229,17 @@ class AsyncFileApiOperations(AsyncOperations):
                 "includeText": includeText,
                 "foreground": foreground,
                 "background": background,
-                "upload": upload,
             },
         )
 
-    async def barcode_read(self, file: FileInput, *, upload: str | None = None) -> Result[BarcodeReadResult]:
+    async def barcode_read(self, file: FileInput) -> Result[BarcodeReadResult]:
         """Decode every barcode in an image.
 
         An image in; {codes: [{text, format}]} for every code found (QR codes too), formats named as in barcode/generate (upca for a UPC-A, itf14 for a 14-digit ITF with a valid check digit; others in lower case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list.
 
         POST /v1/barcode/read
         """
-        return await self._call("barcode_read", {"file": file, "upload": upload})
+        return await self._call("barcode_read", {"file": file})
 
     async def render_svg_to_png(
         self,
@@ -2413,7 +2249,6 @@ class AsyncFileApiOperations(AsyncOperations):
         width: int | None = None,
         height: int | None = None,
         background: str | None = None,
-        upload: str | None = None,
     ) -> Result[bytes]:
         """Render SVG as PNG.
 
@@ -2423,54 +2258,38 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call(
             "render_svg_to_png",
-            {
-                "file": file,
-                "scale": scale,
-                "width": width,
-                "height": height,
-                "background": background,
-                "upload": upload,
-            },
+            {"file": file, "scale": scale, "width": width, "height": height, "background": background},
         )
 
-    async def file_hash(
-        self, file: FileInput, *, algorithm: HashAlgorithm | None = None, upload: str | None = None
-    ) -> Result[FileHashResult]:
+    async def file_hash(self, file: FileInput, *, algorithm: HashAlgorithm | None = None) -> Result[FileHashResult]:
         """Hash bytes.
 
         Any bytes in; the digest (md5, sha1, sha256 (default), sha384 or sha512) in hex and Base64.
 
         POST /v1/file/hash
         """
-        return await self._call("file_hash", {"file": file, "algorithm": algorithm, "upload": upload})
+        return await self._call("file_hash", {"file": file, "algorithm": algorithm})
 
-    async def file_detect(self, file: FileInput, *, upload: str | None = None) -> Result[FileDetectResult]:
+    async def file_detect(self, file: FileInput) -> Result[FileDetectResult]:
         """Detect the file type from magic bytes.
 
         Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF, EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. A bare JSON scalar (e.g. `0`) is text/plain. An empty body is 400.
 
         POST /v1/file/detect
         """
-        return await self._call("file_detect", {"file": file, "upload": upload})
+        return await self._call("file_detect", {"file": file})
 
-    async def text_word_count(self, text: str, *, upload: str | None = None) -> Result[TextWordCountResult]:
+    async def text_word_count(self, text: str) -> Result[TextWordCountResult]:
         """Count words, characters, sentences and paragraphs.
 
         UTF-8 text in. Words are runs of letters and digits (inner ' - . allowed); each CJK ideograph or kana counts as a word. Characters are grapheme clusters. Sentences end in . ! ? … (or full-width forms); paragraphs are separated by blank lines. Reading time is words / 238 per minute. Invalid UTF-8 is 400.
 
         POST /v1/text/word-count
         """
-        return await self._call("text_word_count", {"text": text, "upload": upload})
+        return await self._call("text_word_count", {"text": text})
 
     async def text_diff(
-        self,
-        *,
-        a: str,
-        b: str,
-        context: int | None = None,
-        labelA: str | None = None,
-        labelB: str | None = None,
-        upload: str | None = None,
+        self, *, a: str, b: str, context: int | None = None, labelA: str | None = None, labelB: str | None = None
     ) -> Result[TextDiffResult]:
         """Diff two texts.
 
@@ -2478,29 +2297,25 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/text/diff
         """
-        return await self._call(
-            "text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB, "upload": upload}
-        )
+        return await self._call("text_diff", {"a": a, "b": b, "context": context, "labelA": labelA, "labelB": labelB})
 
-    async def text_markdown_to_html(
-        self, text: str, *, allowHtml: bool | None = None, upload: str | None = None
-    ) -> Result[str]:
+    async def text_markdown_to_html(self, text: str, *, allowHtml: bool | None = None) -> Result[str]:
         """Render Markdown as HTML.
 
         UTF-8 Markdown in (CommonMark with tables, strikethrough, task lists and autolinks); an HTML fragment out. Raw HTML in the input is escaped unless `allowHtml=true` (then it passes through unchanged: only for trusted input). javascript:, vbscript:, file: and non-image data: links are never rendered as links. At most 2,000,000 bytes of Markdown (413 too_large), which keeps the worst input well inside the deadline.
 
         POST /v1/text/markdown-to-html
         """
-        return await self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml, "upload": upload})
+        return await self._call("text_markdown_to_html", {"text": text, "allowHtml": allowHtml})
 
-    async def color_convert(self, *, color: str, upload: str | None = None) -> Result[ColorConvertResult]:
+    async def color_convert(self, *, color: str) -> Result[ColorConvertResult]:
         """Convert a colour.
 
         JSON {color} in any CSS syntax people use (#rgb, #rgba, #rrggbb, #rrggbbaa, rgb()/rgba(), hsl()/hsla(), hwb(), the 148 named colours, transparent, cmyk()); out: hex, rgb (0-255), hsl and hsv (degrees, percent), cmyk (percent), one decimal; alpha (0-1, three decimals) where given. Out-of-range or unreadable colours are 400 (naming an out-of-range number, never echoing the rest of the input).
 
         POST /v1/color/convert
         """
-        return await self._call("color_convert", {"color": color, "upload": upload})
+        return await self._call("color_convert", {"color": color})
 
     async def usage(self) -> Result[UsageResult]:
         """Usage of the key's account this month.
@@ -2556,7 +2371,7 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("keys_recover_confirm", {"email": email, "code": code})
 
-    async def uploads_create(self, *, filename: str, contentType: str, size: int) -> Result[str]:
+    async def uploads_create(self, *, filename: str, contentType: str, size: int) -> Result[UploadResult]:
         """Start an upload of a large file.
 
         JSON {filename, contentType, size}. Answers 201 with a presigned POST: send the file as multipart/form-data to `url`, with every field of `fields` first and the file last as the part named `file` (curl: one -F per field, then -F file=@scan.pdf). The POST is accepted until expiresAt; the file must be at most maxBytes, the plan's upload limit (a size over it is 413 here). Then name the upload on a file endpoint with ?upload=<id>: the answer is 202 and an operation. The file and the upload expire after 24 hours, and are deleted with the operation that used them. Not counted.
@@ -2565,25 +2380,25 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("uploads_create", {"filename": filename, "contentType": contentType, "size": size})
 
-    async def operations_get(self) -> Result[OperationResult]:
+    async def operations_get(self, operation_id: str) -> Result[OperationResult]:
         """An operation's state and result.
 
         status running, succeeded, failed or cancelled. Succeeded: `result` (one file) or `results` (several, e.g. split), each with a presigned GET `url` valid 24 hours (a new link on every GET), contentType, size and sha256; `details` holds the endpoint's other fields (e.g. compress's sizes). Failed: `error` {code, message} as the synchronous endpoint would have answered it; a failed or cancelled operation is not counted. While running, poll after Retry-After seconds. Another account's operation is 404. Not counted.
 
         GET /v1/operations/{operation_id}
         """
-        return await self._call("operations_get", {})
+        return await self._call("operations_get", {"operation_id": operation_id})
 
-    async def operations_delete(self) -> Result[str]:
+    async def operations_delete(self, operation_id: str) -> Result[None]:
         """Cancel or delete an operation.
 
         A running operation is cancelled (not counted; GET shows it as cancelled until it expires); an ended one is deleted with its result files and its uploads (GET is then 404). Answers 204. Not counted.
 
         DELETE /v1/operations/{operation_id}
         """
-        return await self._call("operations_delete", {})
+        return await self._call("operations_delete", {"operation_id": operation_id})
 
-    async def webhooks_create(self, *, url: str) -> Result[str]:
+    async def webhooks_create(self, *, url: str) -> Result[WebhookResult]:
         """Register a webhook endpoint.
 
         JSON {url}: a public HTTPS URL (checked after DNS resolution: private, loopback and link-local addresses are 400). Answers 201 with the endpoint and its secret (whsec_..., shown once). When an operation of the account ends, the endpoint receives {type: operation.succeeded|operation.failed|operation.cancelled, timestamp, data: the operation}, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; verify with the standardwebhooks library). A delivery not answered 2xx within 15 s is retried, 8 attempts over 27.6 hours; webhook-id is the same on every attempt. At most 10 per account.
@@ -2601,11 +2416,11 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("webhooks_list", {})
 
-    async def webhooks_delete(self) -> Result[str]:
+    async def webhooks_delete(self, webhook_id: str) -> Result[None]:
         """Delete a webhook endpoint.
 
         Deliveries to it stop, queued ones included. Answers 204. Not counted.
 
         DELETE /v1/webhooks/{webhook_id}
         """
-        return await self._call("webhooks_delete", {})
+        return await self._call("webhooks_delete", {"webhook_id": webhook_id})

@@ -14,24 +14,10 @@ from conftest import LocalApi
 from fileapi_client import AsyncFileApi, FileApi, RetryPolicy
 from fileapi_client.errors import ApiError, InvalidInput, RateLimited, Unauthorized, UnsupportedFormat
 from PIL import Image
-from pypdf import PdfReader, PdfWriter
+from pypdf import PdfReader
+from sample_files import pdf, png
 
 pytestmark = pytest.mark.server
-
-
-def png(width: int = 64, height: int = 48) -> bytes:
-    out = io.BytesIO()
-    Image.new("RGB", (width, height), (200, 30, 30)).save(out, "PNG")
-    return out.getvalue()
-
-
-def pdf(pages: int, width: float = 612, height: float = 792) -> bytes:
-    writer = PdfWriter()
-    for _ in range(pages):
-        writer.add_blank_page(width=width, height=height)
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
 
 
 @pytest.fixture()
