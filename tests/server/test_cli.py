@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,11 +19,20 @@ from fileapi.local import dynamo
 from fileapi.metering.headers import DEPRECATED_KEY_HEADERS
 from fileapi.metering.keys import is_well_formed, key_from_random
 from tests.helpers import auth
+from tests.process_tree import tree
 from tests.server.conftest import wait_for_health
 
 pytestmark = pytest.mark.server
 CLI = Callable[..., subprocess.CompletedProcess[str]]
 DEV_KEY = key_from_random("localdevkey0123456789" * 2 + "a")
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
 
 
 def run_env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -155,6 +165,24 @@ def test_run_without_a_dev_key_creates_one_and_keeps_it_for_the_next_run(
     assert second == key
     wait_for_health(base_url, again)  # type: ignore[arg-type]
     assert httpx.get(f"{base_url}/v1/usage", headers=auth(key)).status_code == 200
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
+def test_run_stopped_leaves_no_process_behind(tmp_path: Path, signum: int, stop: list[subprocess.Popen[str]]) -> None:
+    process = start_run(run_env(tmp_path))
+    stop.append(process)
+    base_url, _ = read_banner(process)
+    wait_for_health(base_url, process)  # type: ignore[arg-type]
+    started = tree(process.pid)  # the runner, its DynamoDB endpoint, its operations consumer and their workers
+    assert len(started) >= 4, started
+    process.send_signal(signum)
+    process.wait(timeout=60)
+    deadline = time.monotonic() + 30  # the consumer notices its parent gone within half a second
+    while (left := [pid for pid in started[1:] if alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert left == []
+    if signum == signal.SIGTERM:
+        assert not (tmp_path / "state" / "run.json").exists()  # cleaned up: the runner's own shutdown ran
 
 
 def test_cli_help_lists_the_commands() -> None:

@@ -144,8 +144,9 @@ def operations_environment(template_path: Path = TEMPLATE_PATH) -> dict[str, str
     return {name: str(value) for name, value in variables.items() if isinstance(value, str | int | float)}
 
 
-def serve_operations() -> None:
-    """Run the operations and webhook consumers until SIGTERM or SIGINT (`fileapi operations`)."""
+def serve_operations(*, announce: bool = True) -> None:
+    """Run the operations and webhook consumers until SIGTERM or SIGINT (`fileapi operations`), saying so on
+    standard output when `announce`."""
     import os
     import signal
 
@@ -158,7 +159,8 @@ def serve_operations() -> None:
         signal.signal(signum, lambda *_: stopped.set())
     consumers = start_consumers()
     start_workers()
-    print("operations and webhook deliveries: polling", flush=True)
+    if announce:
+        print("operations and webhook deliveries: polling", flush=True)
     try:
         stopped.wait()
     finally:

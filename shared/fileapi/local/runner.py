@@ -8,6 +8,7 @@ import argparse
 import hashlib
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import urllib.error
@@ -44,6 +45,10 @@ def add_commands(commands: Commands, keys: Commands) -> None:
     operations = commands.add_parser(
         "operations", help="run queued operations and webhook deliveries (the Operations and Webhooks functions)"
     )
+    operations.add_argument(
+        "--exit-with", type=int, metavar="PID", help="end when process PID ends, however it ends (fileapi run's own)"
+    )
+    operations.add_argument("--quiet", action="store_true", help="no line saying the consumers are polling")
     operations.set_defaults(command=cmd_operations)
 
     dynamodb = commands.add_parser("dynamodb", help="the local DynamoDB endpoint only (moto, single-threaded)")
@@ -84,9 +89,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_operations(args: argparse.Namespace) -> int:
     from fileapi.local.queues import serve_operations
 
+    if args.exit_with:
+        dynamo.exit_with_parent(args.exit_with)
     if load_settings().dynamodb_endpoint:
         use_local_credentials()
-    serve_operations()
+    serve_operations(announce=not args.quiet)
     return 0
 
 
@@ -124,13 +131,18 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"API key: {key}",
             f"Try: curl -s -H 'Authorization: Bearer {key}' --data-binary 'hello' {base_url}/v1/data/base64-encode",
             f"Docs: {base_url}/docs  (Authorize with the key, then send requests from the page)",
+            "Operations: uploads and Prefer: respond-async run in the background, on the local S3 and SQS",
         ]
         if standin:
             banner.append(
                 "Billing stand-in: fileapi checkout --email you@example.com --plan pro  (the key goes to the outbox)"
             )
         print_when_serving(base_url, banner)  # once the port answers: a pasted command then finds the API up
-        consumers = subprocess.Popen([sys.executable, "-m", "fileapi.local.cli", "operations"])
+        consumers = subprocess.Popen(
+            [sys.executable, "-m", "fileapi.local.cli", "operations", "--quiet", "--exit-with", str(os.getpid())]
+        )
+        # uvicorn raises a SIGTERM again once it has shut down: as SystemExit, the cleanup below still runs.
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         try:
             _uvicorn(args)
         finally:
@@ -231,6 +243,10 @@ def cmd_keys_dev(args: argparse.Namespace) -> int:
         return 1
     print(key)
     return 0
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 def _uvicorn(args: argparse.Namespace) -> None:
