@@ -106,16 +106,10 @@ def get_file_services() -> FileServices:
     if _services is None:
         with _lock:
             if _services is None:
-                from fileapi.metering.dynamo.connect import open_table
+                from fileapi.metering.dynamo.connect import open_configured_table
 
                 settings = get_settings()
-                table = open_table(
-                    settings.table_name,
-                    region=settings.region,
-                    endpoint_url=settings.dynamodb_endpoint,
-                    read_timeout=settings.dynamodb_read_timeout,
-                )
-                _services = build_file_services(settings, table)
+                _services = build_file_services(settings, open_configured_table(settings))
     return _services
 
 

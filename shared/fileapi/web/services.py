@@ -45,16 +45,9 @@ def get_stores() -> Stores:
     if _stores is None:
         with _lock:
             if _stores is None:
-                from fileapi.metering.dynamo.connect import dynamo_stores, open_table
+                from fileapi.metering.dynamo.connect import dynamo_stores, open_configured_table
 
-                settings = get_settings()
-                table = open_table(
-                    settings.table_name,
-                    region=settings.region,
-                    endpoint_url=settings.dynamodb_endpoint,
-                    read_timeout=settings.dynamodb_read_timeout,
-                )
-                _stores = dynamo_stores(table)
+                _stores = dynamo_stores(open_configured_table(get_settings()))
     return _stores
 
 

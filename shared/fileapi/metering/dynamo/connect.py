@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fileapi.metering.dynamo.account_store import DynamoAccountStore
 from fileapi.metering.dynamo.admission_store import DynamoAdmissionStore
 from fileapi.metering.dynamo.table import (
@@ -14,10 +16,23 @@ from fileapi.metering.dynamo.table import (
 )
 from fileapi.metering.storage import Stores
 
+if TYPE_CHECKING:
+    from fileapi.settings import Settings
+
 
 def dynamo_stores(table: DynamoTable) -> Stores:
     """The admission and account stores over one table."""
     return Stores(admission=DynamoAdmissionStore(table), accounts=DynamoAccountStore(table))
+
+
+def open_configured_table(settings: Settings) -> DynamoTable:
+    """The settings' table, at their endpoint (None: AWS), with their read timeout."""
+    return open_table(
+        settings.table_name,
+        region=settings.region,
+        endpoint_url=settings.dynamodb_endpoint,
+        read_timeout=settings.dynamodb_read_timeout,
+    )
 
 
 def open_table(
