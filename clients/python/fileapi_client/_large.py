@@ -309,6 +309,31 @@ def put(document: Any, steps: list[str | int], value: Any) -> None:
         target = target[step]
 
 
+def next_poll(
+    answer: Mapping[str, Any],
+    headers: Mapping[str, str],
+    *,
+    operation_id: str,
+    deadline: float,
+    bound: float,
+    now: float,
+    errors: Mapping[str, type[ApiError]],
+) -> float | None:
+    """What a poll's answer means: None when the operation succeeded, else the seconds to wait before the next
+    poll (the monotonic `deadline` came from a wait of `bound` seconds; `now` is the monotonic time).
+
+    :raises ApiError: the operation failed or was cancelled (the class of its error code).
+    :raises OperationTimeout: still running at the deadline.
+    """
+    if answer["status"] == "succeeded":
+        return None
+    if answer["status"] != "running":
+        raise failure(answer, headers, errors)
+    if deadline - now <= 0:
+        raise OperationTimeout(operation_id, bound)
+    return poll_delay(headers, deadline - now)
+
+
 def poll_delay(headers: Mapping[str, str], left_seconds: float) -> float:
     """Seconds to wait before the next poll: the answer's Retry-After (else DEFAULT_POLL_SECONDS), within the
     wait that is left."""

@@ -22,15 +22,13 @@ from fileapi_client._core import ApiError, Operation, Result, RetryPolicy, error
 from fileapi_client._generated import ERRORS, OPERATIONS
 from fileapi_client._large import (
     LargeFiles,
-    OperationTimeout,
     ProgressReader,
     Source,
     StatusProgress,
     UploadProgress,
     assemble,
-    failure,
+    next_poll,
     operation_files,
-    poll_delay,
     source_of,
 )
 
@@ -200,14 +198,18 @@ class Transfer(TransferBase):
             answer: dict[str, Any] = response.json()
             if report is not None:
                 report(answer)
-            if answer["status"] == "succeeded":
+            delay = next_poll(
+                answer,
+                response.headers,
+                operation_id=operation_id,
+                deadline=deadline,
+                bound=bound,
+                now=time.monotonic(),
+                errors=ERRORS,
+            )
+            if delay is None:
                 return answer
-            if answer["status"] != "running":
-                raise failure(answer, response.headers, ERRORS)
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise OperationTimeout(operation_id, bound)
-            time.sleep(poll_delay(response.headers, left))
+            time.sleep(delay)
 
     def download(self, url: str) -> bytes:
         """The file a result link serves. :raises ApiError: storage refused it (e.g. the link expired)."""
@@ -308,14 +310,18 @@ class AsyncTransfer(TransferBase):
             answer: dict[str, Any] = response.json()
             if report is not None:
                 report(answer)
-            if answer["status"] == "succeeded":
+            delay = next_poll(
+                answer,
+                response.headers,
+                operation_id=operation_id,
+                deadline=deadline,
+                bound=bound,
+                now=time.monotonic(),
+                errors=ERRORS,
+            )
+            if delay is None:
                 return answer
-            if answer["status"] != "running":
-                raise failure(answer, response.headers, ERRORS)
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise OperationTimeout(operation_id, bound)
-            await asyncio.sleep(poll_delay(response.headers, left))
+            await asyncio.sleep(delay)
 
     async def download(self, url: str) -> bytes:
         """The file a result link serves (see FileApi.download)."""
