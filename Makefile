@@ -96,7 +96,7 @@ bench-quick: install
 	$(BIN)/python -m bench --quick
 
 ## Regenerate shared/fileapi/openapi.json from the functions' apps, docs/operations.md's settings table from
-## shared/fileapi/settings.py, then the SDKs' generated code (tests fail when any is stale).
+## shared/fileapi/setting_variables.py, then the SDKs' generated code (tests fail when any is stale).
 openapi: install
 	$(BIN)/fileapi openapi --write
 	$(BIN)/fileapi settings --write

@@ -19,7 +19,7 @@ from bench.scoreboard import Goal, record
 from fileapi.convert.image import flip_image, resize_image
 from fileapi.isolation.pool import MIB, WorkerPool
 from fileapi.models.image import FlipOptions, ResizeOptions
-from fileapi.settings import DEFAULT_MAX_RESPONSE_BYTES
+from fileapi.setting_variables import DEFAULT_MAX_RESPONSE_BYTES
 
 ADDED_GOAL_US = 1000.0
 HEAVY_GOAL_RATIO = 1.2

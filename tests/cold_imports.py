@@ -44,7 +44,7 @@ FASTAPI = (
 )
 # The shared code every function loads: settings, errors, the web layer (whose modules keep their
 # heavy imports inside the functions that use them).
-SHARED = ("fileapi", "fileapi.errors", "fileapi.settings", "fileapi.web.*")
+SHARED = ("fileapi", "fileapi.errors", "fileapi.settings", "fileapi.setting_variables", "fileapi.web.*")
 # The request and options models the FastAPI routes declare (pydantic, no converter behind them).
 MODELS = ("fileapi.models.*",)
 # Metering's own logic (not the DynamoDB stores, which come with boto3 on first use).

@@ -29,7 +29,7 @@ def test_readme_is_a_first_page() -> None:
 
 def test_api_doc_figures_are_the_code_s() -> None:
     from fileapi.metering.plans import CONTRACT_PLANS
-    from fileapi.settings import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_RESPONSE_BYTES
+    from fileapi.setting_variables import DEFAULT_DEADLINE_SECONDS, DEFAULT_MAX_BODY_BYTES, DEFAULT_MAX_RESPONSE_BYTES
 
     text = API_DOC.read_text(encoding="utf-8")
     for plan in CONTRACT_PLANS.values():

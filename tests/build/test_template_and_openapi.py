@@ -12,7 +12,7 @@ from openapi_spec_validator import validate
 from fileapi.local.documents import render_openapi
 from fileapi.local.server import function_app
 from fileapi.local.template import load_functions, load_template
-from fileapi.settings import DEFAULT_DEADLINE_SECONDS
+from fileapi.setting_variables import DEFAULT_DEADLINE_SECONDS
 from fileapi.web import docs_page, usage_page
 from fileapi.web.docs import build_openapi
 from fileapi.web.spec import OPENAPI_PATH

@@ -12,7 +12,8 @@ from fastapi.testclient import TestClient
 
 from fileapi.local.template import PROJECT_ROOT, load_function_module, load_functions, load_template
 from fileapi.metering.storage import Stores
-from fileapi.settings import DEFAULT_MAX_RESPONSE_BYTES, get_settings
+from fileapi.setting_variables import DEFAULT_MAX_RESPONSE_BYTES
+from fileapi.settings import get_settings
 from fileapi.web.services import stores_installed
 from tests.helpers import LambdaContext, auth
 

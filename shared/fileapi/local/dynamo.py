@@ -17,7 +17,8 @@ import urllib.request
 
 from fileapi.metering.dynamo.connect import open_table
 from fileapi.metering.dynamo.table import DynamoTable, create_table
-from fileapi.settings import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS, child_environment
+from fileapi.setting_variables import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
+from fileapi.settings import child_environment
 
 LOCAL_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "local",

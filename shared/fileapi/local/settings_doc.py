@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fileapi.local.template import PROJECT_ROOT
-from fileapi.settings import VARIABLES, Variable
+from fileapi.setting_variables import VARIABLES, Variable
 
 OPERATIONS_DOC = PROJECT_ROOT / "docs" / "operations.md"
 SECTION = "## Settings (environment variables)"

@@ -10,9 +10,9 @@ import sys
 
 from fileapi.local.settings_doc import documented_table, settings_table
 from fileapi.local.template import PROJECT_ROOT
-from fileapi.settings import VARIABLES
+from fileapi.setting_variables import VARIABLES
 
-SETTINGS = PROJECT_ROOT / "shared" / "fileapi" / "settings.py"
+SETTINGS = PROJECT_ROOT / "shared" / "fileapi" / "setting_variables.py"
 
 
 def test_operations_doc_has_the_table_the_command_prints() -> None:
@@ -23,7 +23,7 @@ def test_operations_doc_has_the_table_the_command_prints() -> None:
     assert documented_table() == printed, "docs/operations.md's settings table is stale: run `make openapi`"
 
 
-def test_every_variable_the_settings_module_names_is_declared() -> None:
+def test_every_variable_the_declarations_module_names_is_declared() -> None:
     names = {
         node.value
         for node in ast.walk(ast.parse(SETTINGS.read_text(encoding="utf-8")))

@@ -34,7 +34,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from botocore.exceptions import ConnectionError as NotConnected
 
 from fileapi.metering.storage import Ambiguous, StoreUnavailable
-from fileapi.settings import DYNAMODB_READ_TIMEOUT_SECONDS
+from fileapi.setting_variables import DYNAMODB_READ_TIMEOUT_SECONDS
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient
