@@ -244,7 +244,7 @@ def _once(lines: list[str], low: int, high: int) -> dict[str, int]:
 
 def _emit(lines: list[DiffLine], body: list[str], kind: str, prefix: str, chunk: list[str]) -> None:
     for line in chunk:
-        content = line.rstrip("\r\n") if line.endswith("\n") else line
+        content = line[:-1] if line.endswith("\n") else line  # a CR before the LF is the line's own
         lines.append(DiffLine(type=kind, text=content))
         if line.endswith("\n"):
             body.append(prefix + line)

@@ -239,3 +239,10 @@ def test_named_colours_after_pillow_cached_them() -> None:
 
     Image.new("RGB", (1, 1), "white")  # Pillow replaces the colormap entry with a parsed tuple
     assert convert_color("white")["hex"] == "#ffffff"
+
+
+def test_diff_line_texts_keep_a_carriage_return_as_the_unified_diff_does() -> None:
+    diff = diff_texts("x\n", "x\r\n")
+    lines = [(line.type, line.text) for hunk in diff.hunks for line in hunk.lines]
+    assert lines == [("removed", "x"), ("added", "x\r")]
+    assert diff.unified == "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+x\r\n"
