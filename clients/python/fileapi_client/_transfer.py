@@ -13,7 +13,7 @@ import asyncio
 import hashlib
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any, cast
 
 import httpx
@@ -74,6 +74,11 @@ def _checked(content: bytes, described: Mapping[str, Any]) -> bytes:
     return content
 
 
+def below_300(response: httpx.Response) -> bool:
+    """A 2xx answer: what the upload, operation and download requests succeed with."""
+    return response.status_code < 300
+
+
 class TransferBase:
     """What both clients hold: the HTTP client, the key, the retry rule and the large-file settings."""
 
@@ -109,12 +114,16 @@ class Transfer(TransferBase):
 
     _http: httpx.Client
 
-    def _send(self, method: str, url: str, **options: Any) -> httpx.Response:
-        """One request, retried on 429 rate_limited as `retry` says. :raises ApiError: an error answer."""
+    def _send(
+        self, method: str, url: str, *, succeeded: Callable[[httpx.Response], bool] = below_300, **options: Any
+    ) -> httpx.Response:
+        """One request, retried on 429 rate_limited as `retry` says, until an answer `succeeded` accepts.
+
+        :raises ApiError: an error answer."""
         attempt = 0
         while True:
             response = self._http.request(method, url, **options)
-            if response.status_code < 300:
+            if succeeded(response):
                 return response
             error = error_from(response, ERRORS)
             delay = self.retry.delay(error, attempt)
@@ -242,11 +251,13 @@ class AsyncTransfer(TransferBase):
 
     _http: httpx.AsyncClient
 
-    async def _send(self, method: str, url: str, **options: Any) -> httpx.Response:
+    async def _send(
+        self, method: str, url: str, *, succeeded: Callable[[httpx.Response], bool] = below_300, **options: Any
+    ) -> httpx.Response:
         attempt = 0
         while True:
             response = await self._http.request(method, url, **options)
-            if response.status_code < 300:
+            if succeeded(response):
                 return response
             error = error_from(response, ERRORS)
             delay = self.retry.delay(error, attempt)

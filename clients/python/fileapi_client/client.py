@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-import time
 from collections.abc import Mapping
 from types import TracebackType
 from typing import Any, Self
@@ -19,12 +17,11 @@ from fileapi_client._core import (
     PreparedRequest,
     Result,
     RetryPolicy,
-    error_from,
     is_success,
     prepare,
     result_from,
 )
-from fileapi_client._generated import ERRORS, OPERATIONS, AsyncFileApiOperations, FileApiOperations
+from fileapi_client._generated import OPERATIONS, AsyncFileApiOperations, FileApiOperations
 from fileapi_client._large import LargeFiles, Source, buffered, large_sources
 from fileapi_client._transfer import AsyncTransfer, Transfer
 
@@ -98,17 +95,13 @@ class FileApi(Transfer, FileApiOperations):
             return self._call_large(operation, given, sources)
         request = prepare(operation, given)
         options = _request_options(request, self.api_key)
-        attempt = 0
-        while True:
-            response = self._http.request(request.method, self.base_url + request.path, **options)
-            if is_success(operation, response):
-                return result_from(operation, response)
-            error = error_from(response, ERRORS)
-            delay = self.retry.delay(error, attempt)
-            if delay is None:
-                raise error
-            time.sleep(delay)
-            attempt += 1
+        response = self._send(
+            request.method,
+            self.base_url + request.path,
+            succeeded=lambda answer: is_success(operation, answer),
+            **options,
+        )
+        return result_from(operation, response)
 
     def close(self) -> None:
         if self._owns_client:
@@ -148,17 +141,13 @@ class AsyncFileApi(AsyncTransfer, AsyncFileApiOperations):
             return await self._call_large(operation, given, sources)
         request = prepare(operation, given)
         options = _request_options(request, self.api_key)
-        attempt = 0
-        while True:
-            response = await self._http.request(request.method, self.base_url + request.path, **options)
-            if is_success(operation, response):
-                return result_from(operation, response)
-            error = error_from(response, ERRORS)
-            delay = self.retry.delay(error, attempt)
-            if delay is None:
-                raise error
-            await asyncio.sleep(delay)
-            attempt += 1
+        response = await self._send(
+            request.method,
+            self.base_url + request.path,
+            succeeded=lambda answer: is_success(operation, answer),
+            **options,
+        )
+        return result_from(operation, response)
 
     async def aclose(self) -> None:
         if self._owns_client:
