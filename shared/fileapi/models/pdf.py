@@ -3,7 +3,7 @@ documents."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -98,6 +98,20 @@ KEEP_ACTIVE_CONTENT_DESCRIPTION = (
 KeepActiveContent = Annotated[bool, Field(description=KEEP_ACTIVE_CONTENT_DESCRIPTION)]
 
 
+class PagesOptions(QueryOptions):
+    pages: Pages = None
+
+
+class SplitOptions(QueryOptions):
+    ranges: str = Field(max_length=1000, description="e.g. '1-3,4-4,7'.")
+
+
+class PdfRotateOptions(QueryOptions):
+    degrees: Literal["90", "180", "270"] = Field(description="Clockwise rotation in degrees.")
+    pages: Pages = None
+    keep_active_content: KeepActiveContent = False
+
+
 class RenderOptions(QueryOptions):
     pages: Pages = None
     fmt: RenderFormat = Field(default=RenderFormat.PNG, alias="format", description="Image format.")
@@ -140,14 +154,21 @@ class PdfMergeForm(ApiModel):
     files: list[bytes] = Field(description="The PDFs, in order.")
 
 
-class PdfFillFormRequest(ApiModel):
+class FillFormOptions(ApiModel):
+    """The values to put in a PDF form, and whether to flatten it."""
+
+    fields: dict[str, Any] = Field(description="Field name to value: text, true/false, an export value or a list.")
+    flatten: bool = Field(default=False, description="Bake the values into the pages and remove the form.")
+    keep_active_content: KeepActiveContent = False
+
+
+class FormDocument(ApiModel):
+    pdf: Base64Text = Field(description="The PDF form, Base64-encoded.")
+
+
+class PdfFillFormRequest(FillFormOptions, FormDocument):  # FormDocument's field first: pdf, then the options
     """A PDF form and the values to put in it."""
 
     model_config = example(
         {"pdf": examples.PDF_BASE64, "fields": {"name": "Ada Lovelace", "agree": True, "country": "UK"}}
     )
-
-    pdf: Base64Text = Field(description="The PDF form, Base64-encoded.")
-    fields: dict[str, Any] = Field(description="Field name to value: text, true/false, an export value or a list.")
-    flatten: bool = Field(default=False, description="Bake the values into the pages and remove the form.")
-    keep_active_content: KeepActiveContent = False
