@@ -38,10 +38,7 @@ def favicon_set(data: bytes) -> FaviconSet:
     side = max(image.size)
     square = Image.new("RGBA", (side, side), (0, 0, 0, 0))
     square.paste(image, ((side - image.width) // 2, (side - image.height) // 2))
-    pngs = {
-        name: encode(resample(square, (size, size)), ImageFormat.PNG)
-        for name, size in FAVICON_PNGS.items()
-    }
+    pngs = {name: encode(resample(square, (size, size)), ImageFormat.PNG) for name, size in FAVICON_PNGS.items()}
     ico = io.BytesIO()
     resample(square, (48, 48)).save(ico, format="ICO", sizes=[(size, size) for size in ICO_SIZES])
     manifest = {

@@ -359,7 +359,9 @@ def split_parts(source: pikepdf.Pdf, *, ranges: str) -> Iterator[tuple[pikepdf.P
         yield part, len(chosen)
 
 
-def rotate_pdf(data: bytes, *, degrees: int | str, pages: str | None = None, keep_active_content: bool = False) -> bytes:
+def rotate_pdf(
+    data: bytes, *, degrees: int | str, pages: str | None = None, keep_active_content: bool = False
+) -> bytes:
     """Rotate the chosen pages (default all) clockwise by 90, 180 or 270, added to their /Rotate.
 
     :param keep_active_content: keep JavaScript, automatic and launch actions and embedded files (default:
