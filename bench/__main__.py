@@ -45,9 +45,9 @@ from fileapi.local.template import PROJECT_ROOT
 from fileapi.metering.admin import create_key
 from fileapi.metering.dynamo.connect import dynamo_stores, open_table
 from fileapi.metering.meter import Meter
+from fileapi.services import use_stores
 from fileapi.setting_variables import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
-from fileapi.web.logs import logger
-from fileapi.web.services import use_stores
+from fileapi.telemetry import logger
 
 logger.setLevel("WARNING")  # one access record per request would dominate the report
 

@@ -438,8 +438,8 @@ def measure_request_cost(
     from fileapi.local.template import load_function_module
     from fileapi.metering.admin import create_key
     from fileapi.metering.dynamo.connect import dynamo_stores
-    from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
-    from fileapi.web.services import use_stores
+    from fileapi.services import use_stores
+    from fileapi.storage.table import DynamoTable, create_client, create_table
 
     client = create_client(region="us-east-1", endpoint_url=endpoint)
     counter = CallCounter(client, create_client(region="us-east-1", endpoint_url=endpoint))

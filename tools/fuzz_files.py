@@ -247,7 +247,7 @@ class Outcome:
 def local_api() -> Iterator[tuple[TestClient, str]]:
     """The composed local app with in-memory metering, and a key on it (for running this as a script)."""
     from fileapi.local.server import create_local_app
-    from fileapi.web.logs import logger
+    from fileapi.telemetry import logger
     from tests.helpers import in_memory_metering
 
     logger.setLevel("CRITICAL")  # one access-log line per request would drown the table

@@ -17,15 +17,15 @@ from fileapi.models.files import (
     WebhookResult,
     iso_seconds,
 )
+from fileapi.services import get_meter
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.docs import METERING_HEADERS, POLLED_HEADERS, error_responses, named
 from fileapi.web.invocation import off_the_loop
 from fileapi.web.metering import SelfServiceRoute, self_service
 from fileapi.web.routes import Routes, answers_json, json_response
-from fileapi.web.services import get_meter
 
 if TYPE_CHECKING:  # the stores come with botocore, on first use (fileapi.cold_imports)
-    from fileapi.operations.services import FileServices
+    from fileapi.file_services import FileServices
     from fileapi.webhooks.store import Webhook
 
 router = APIRouter(route_class=SelfServiceRoute, tags=["Files"])
@@ -41,7 +41,7 @@ NO_CONTENT = {
 
 def get_file_services() -> FileServices:
     """The process's upload, operation and webhook services (imported on first use)."""
-    from fileapi.operations.services import get_file_services as services
+    from fileapi.services import get_file_services as services
 
     return services()
 

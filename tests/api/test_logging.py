@@ -92,7 +92,8 @@ def test_credentials_that_are_not_api_keys_are_not_logged(api: TestClient, log_o
 def test_the_access_record_is_the_line_powertools_writes(
     log_output: io.StringIO, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fileapi.web.logs import ACCESS_RECORD_LOCATION, logger, write_access_record
+    from fileapi.telemetry import logger
+    from fileapi.web.logs import ACCESS_RECORD_LOCATION, write_access_record
 
     monkeypatch.setenv("_X_AMZN_TRACE_ID", "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1")
     record = {"request_id": "r-1", "method": "POST", "status": 200, "route": "/v1/file/hash", "latency_ms": 0.5,

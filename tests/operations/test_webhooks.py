@@ -12,8 +12,8 @@ import standardwebhooks
 from fastapi.testclient import TestClient
 
 from fileapi.errors import InvalidInput
+from fileapi.file_services import FileServices
 from fileapi.local.queues import QueueConsumer
-from fileapi.operations.services import FileServices
 from fileapi.webhooks.addresses import check_url, is_public
 from fileapi.webhooks.signing import new_secret, signed_headers
 from tests.operations.conftest import bearer

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Protocol
 
 import pytest
 
+from fileapi.file_services import FileServices, build_file_services
 from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server, start_operations_process
 from fileapi.metering.dynamo.connect import dynamo_stores
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.storage import AccountStore
 from fileapi.operations.aws import create_local_resources
-from fileapi.operations.services import FileServices, build_file_services
 from fileapi.settings import load_settings
+from fileapi.storage.table import DynamoTable
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

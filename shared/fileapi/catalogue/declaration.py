@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from fileapi.catalogue.outcome import Outcome
+from fileapi.catalogue.outcome import Outcome, one_file
 
 
 class Reads(Enum):
@@ -183,6 +183,33 @@ class Conversion:
     def name(self) -> str:
         """The conversion's name: its path without `/v1/` (`pdf/rotate`), as a pipeline stage's `run` names it."""
         return self.path.removeprefix("/v1/")
+
+    def outcome(self, result: Any) -> Outcome:
+        """The converter's `result` as an outcome: by the declaration's `unpack`, else by what it gives:
+
+        - a file: bytes (in the first media type given), a (bytes, media type) pair, or an object with `data` and
+          `media_type` (and `headers()`, the answer's headers);
+        - text: bytes or str, in the media type given;
+        - JSON: the result is the details (the answer's model reads it).
+
+        :raises TypeError: a result of another kind (a declaration that names the wrong converter).
+        """
+        if self.unpack is not None:
+            return self.unpack(result)
+        gives = self.gives
+        if gives.shape is Shape.JSON:
+            return Outcome(details=result)
+        if gives.shape is Shape.TEXT:
+            return one_file(result.encode("utf-8") if isinstance(result, str) else result, gives.media_types[0])
+        if gives.shape is Shape.FILE:
+            if isinstance(result, bytes | bytearray | memoryview):
+                media_type = gives.media_types[0] if gives.media_types else "application/octet-stream"
+                return one_file(bytes(result), media_type)
+            if isinstance(result, tuple):
+                data, media_type = result
+                return one_file(data, media_type)
+            return one_file(result.data, result.media_type, result.headers() if hasattr(result, "headers") else {})
+        raise TypeError(f"{self.path}: a result of {gives.shape} needs the declaration's unpack")
 
     @property
     def most_inputs(self) -> int:

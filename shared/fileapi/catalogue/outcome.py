@@ -2,8 +2,8 @@
 
 The synchronous route answers an `Outcome` (one file as the body, or a JSON object with the files inline as
 Base64); an operation stores its files and keeps its details; a pipeline stage hands its files to the next.
-A converter returns its own result (bytes, a dataclass); `outcome_of` turns it into an `Outcome` by what the
-conversion gives, or the declaration's `unpack` does where files sit inside a JSON answer.
+A converter returns its own result (bytes, a dataclass); the declaration turns it into an `Outcome`
+(`Conversion.outcome`), by what the conversion gives or by its own `unpack` where files sit inside a JSON answer.
 """
 
 from __future__ import annotations
@@ -12,10 +12,7 @@ import base64
 import mimetypes
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from fileapi.catalogue.declaration import Gives
+from typing import Any
 
 # Extensions of the media types conversions give (mimetypes does not know every one the same way on every system).
 EXTENSIONS = {
@@ -100,34 +97,6 @@ def one_file(data: bytes, media_type: str, headers: Mapping[str, str] | None = N
 def file_at(where: Field, data: bytes, media_type: str) -> OutFile:
     """A file that sits at `where` in the JSON answer."""
     return OutFile(media_type, field_file_name(where, media_type), where, data=data)
-
-
-def outcome_of(gives: Gives, result: Any) -> Outcome:
-    """A converter's `result` as an outcome, by what the conversion gives:
-
-    - a file: bytes (in the first media type given), a (bytes, media type) pair, or an object with `data` and
-      `media_type` (and `headers()`, the answer's headers);
-    - text: bytes or str, in the media type given;
-    - JSON: the result is the details (the answer's model reads it).
-
-    :raises TypeError: a result of another kind (a declaration that names the wrong converter).
-    """
-    from fileapi.catalogue.declaration import Shape
-
-    if gives.shape is Shape.JSON:
-        return Outcome(details=result)
-    if gives.shape is Shape.TEXT:
-        data = result.encode("utf-8") if isinstance(result, str) else result
-        return one_file(data, gives.media_types[0])
-    if gives.shape is Shape.FILE:
-        if isinstance(result, bytes | bytearray | memoryview):
-            return one_file(bytes(result), gives.media_types[0] if gives.media_types else "application/octet-stream")
-        if isinstance(result, tuple):
-            data, media_type = result
-            return one_file(data, media_type)
-        headers = result.headers() if hasattr(result, "headers") else {}
-        return one_file(result.data, result.media_type, headers)
-    raise TypeError(f"a result of {gives.shape} needs the declaration's unpack")
 
 
 def inline_files(outcome: Outcome) -> dict[str, Any]:

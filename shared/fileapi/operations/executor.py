@@ -1,8 +1,9 @@
 """The Operations function's work: take an operation from the queue, run it over files, settle it.
 
 For each SQS message (the event of an SQS-triggered Lambda, or the local consumer's copy of it): the
-operation's inputs stream from S3 to a work folder (ephemeral storage), its route's work runs over them
-(fileapi.operations.generic: in conversion workers), its results stream back to S3 with their SHA-256, and
+operation's inputs stream from S3 to a work folder (ephemeral storage), its conversion runs over them as the
+catalogue declares it (fileapi.operations.conversions: in conversion workers), its results stream back to S3
+with their SHA-256, and
 the record moves running -> succeeded, or -> failed with its unit given back. Every step is safe to repeat:
 SQS delivers at least once, and a message whose operation has ended only finishes what the first run left
 undone (the refund, the webhook). A failure of S3 or DynamoDB themselves leaves the message to be received
@@ -16,22 +17,23 @@ import asyncio
 import json
 import logging
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from fileapi.metering.storage import StoreError
+from fileapi.catalogue.outcome import field_text
+from fileapi.catalogue.registry import by_path
+from fileapi.errors import ApiError
 from fileapi.operations.aws import OPERATION_RECEIVES
-from fileapi.operations.generic import produce
+from fileapi.operations.conversions import RunInWorker, reported, run_conversion, stored_options
 from fileapi.operations.records import Operation, ResultFile, result_key, result_prefix
 from fileapi.operations.transfer import delete_prefix, download, upload
-from fileapi.web.errors import as_api_error
+from fileapi.storage.errors import StoreError
 
 if TYPE_CHECKING:
     from fileapi.metering.meter import Meter
-    from fileapi.operations.generic import OperationRoute
     from fileapi.operations.service import OperationService
 
 log = logging.getLogger("fileapi.operations")
@@ -42,7 +44,7 @@ TRANSIENT = (BotoCoreError, ClientError, StoreError)
 class Executor:
     """Runs queued operations.
 
-    :param routes: the routes operations may run, by path (fileapi.operations.routes).
+    :param run: runs a converter in a conversion worker (`run(function, *args, **kwargs)`).
     :param work_dir: where work folders are made (Lambda: /tmp, up to 10 GB of ephemeral storage).
     :param notify: called with each operation that ended (the webhook deliveries); None: no one is told.
     :param max_receives: past this receive of a message, its operation is failed instead of run again.
@@ -52,7 +54,7 @@ class Executor:
         self,
         operations: OperationService,
         meter: Meter,
-        routes: Mapping[str, OperationRoute],
+        run: RunInWorker,
         *,
         work_dir: Path | None = None,
         notify: Callable[[Operation], None] | None = None,
@@ -62,7 +64,7 @@ class Executor:
         self.uploads = operations.uploads
         self.store = operations.store
         self.meter = meter
-        self.routes = routes
+        self.run_in_worker = run
         self.work_dir = work_dir
         self.notify = notify
         self.max_receives = max_receives
@@ -105,12 +107,11 @@ class Executor:
             results, details = asyncio.run(self._work(operation))
         except TRANSIENT:
             raise
-        except Exception as exc:
-            error = as_api_error(exc)
-            if error is None:  # the work's own failure, not the input's: answered as the API answers it
-                log.exception("operations: %s failed unexpectedly", operation.id)
-                return self._failed(operation, "internal_error", "unexpected failure; it has been logged")
+        except ApiError as error:  # the input's or the conversion's refusal, as the API answers it
             return self._failed(operation, error.code, error.message)
+        except Exception:  # the work's own failure, not the input's
+            log.exception("operations: %s failed unexpectedly", operation.id)
+            return self._failed(operation, "internal_error", "unexpected failure; it has been logged")
         ended = self.store.succeed(operation.id, results, details)
         if ended is None:  # cancelled while it ran: its files go with it
             delete_prefix(self.uploads.s3, self.uploads.bucket, result_prefix(operation.account_id, operation.id))
@@ -118,10 +119,14 @@ class Executor:
         return self._settled(ended)
 
     async def _work(self, operation: Operation) -> tuple[tuple[ResultFile, ...], dict[str, object]]:
-        """Stream the inputs in, run the route's work, stream the results out (the folder is removed after)."""
-        route = self.routes.get(operation.request.route)
-        if route is None:
-            raise LookupError(f"no route {operation.request.route} in this function")
+        """Stream the inputs in, run the conversion, stream the results out (the folder is removed after)."""
+        stored = operation.request
+        conversion = by_path().get(stored.route)
+        if conversion is None:
+            raise LookupError(f"no conversion {stored.route} in the catalogue")
+        options = stored_options(conversion, stored.options, stored.query) if stored.options or stored.query else None
+        if options is None and conversion.options is not None and conversion.takes.takes_file:
+            options = stored_options(conversion, {}, "")
         with tempfile.TemporaryDirectory(prefix="op-", dir=self.work_dir) as folder_name:
             folder = Path(folder_name)
             inputs = []
@@ -133,13 +138,18 @@ class Executor:
                 inputs.append(path)
             out = folder / "out"
             out.mkdir()
-            produced = await produce(route, operation.request, inputs, out)
+            outcome = await run_conversion(
+                conversion, options, inputs, out, self.run_in_worker, from_uploads=not stored.inline
+            )
+            files, details = reported(conversion, outcome, out)
             results = []
-            for index, made in enumerate(produced.files):
+            for index, made in enumerate(files):
+                assert made.path is not None
                 key = result_key(operation.account_id, operation.id, index)
-                stored = upload(self.uploads.s3, self.uploads.bucket, key, made.path, content_type=made.content_type)
-                results.append(ResultFile(made.name, made.content_type, stored.size, stored.sha256, made.field))
-        return tuple(results), produced.details
+                kept = upload(self.uploads.s3, self.uploads.bucket, key, Path(made.path), content_type=made.media_type)
+                field = field_text(made.field) if made.field is not None else None
+                results.append(ResultFile(made.name, made.media_type, kept.size, kept.sha256, field))
+        return tuple(results), details
 
     def _failed(self, operation: Operation, code: str, message: str) -> Operation | None:
         ended = self.store.fail(operation.id, code=code, message=message)

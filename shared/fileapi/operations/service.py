@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fileapi.errors import NotFound, ServiceUnavailable
 from fileapi.models.files import OperationError, OperationFile, OperationResult, OperationStatus, iso_seconds
@@ -71,12 +71,14 @@ class OperationService:
         *,
         route: str,
         query: str,
+        options: dict[str, Any] | None = None,
         uploads: Sequence[str] = (),
-        body: tuple[bytes, str] | None = None,
+        bodies: Sequence[tuple[bytes, str]] = (),
     ) -> Operation:
         """Record and queue the operation of an admitted request to `route` with `query` (its query string
-        without the uploads), over the account's `uploads`, or over `body` (the request's own bytes and media
-        type, kept as an upload first), or over nothing (a route without a body).
+        without the uploads) and its validated `options` (wire names), over the account's `uploads`, or over
+        `bodies` (the request's own files and their media types, each kept as an upload first), or over nothing
+        (a conversion of options alone).
 
         The caller gives the admission's unit back when this raises (nothing was queued); once it returns, the
         operation owns the unit.
@@ -88,15 +90,16 @@ class OperationService:
         """
         if self.queue_url is None:
             raise ServiceUnavailable("operations are not configured on this server (no operations queue)")
-        if body is not None:
-            kept = self.uploads.keep_body(admission.account_id, body[0], content_type=body[1])
-            request = Request(route, query, kept.content_type, (kept.id,), inline=True)
+        if bodies:
+            kept = [self.uploads.keep_body(admission.account_id, data, content_type=kind) for data, kind in bodies]
+            ids = tuple(upload.id for upload in kept)
+            request = Request(route, query, kept[0].content_type, ids, inline=True, options=options)
         else:
             owned = [self.uploads.owned(upload_id, admission.account_id) for upload_id in uploads]
             for upload in owned:
                 self.uploads.stored_size(upload)
             content_type = owned[0].content_type if owned else ""
-            request = Request(route, query, content_type, tuple(uploads))
+            request = Request(route, query, content_type, tuple(uploads), options=options)
         now = int(self.clock())
         operation = Operation(
             id=new_id(OPERATION_PREFIX),

@@ -11,12 +11,13 @@ from mangum import Mangum
 from starlette.types import ASGIApp
 
 from fileapi import __version__
+from fileapi.services import preload_in_workers, register_snapstart_hooks, start_workers
 from fileapi.settings import get_settings
+from fileapi.telemetry import logger
 from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
 from fileapi.web.invocation import one_request_at_a_time
 from fileapi.web.limits import TEXT_MIME_TYPES, BodyLimitMiddleware
-from fileapi.web.logs import AccessLogMiddleware, logger
-from fileapi.web.services import preload_in_workers, register_snapstart_hooks, start_workers
+from fileapi.web.logs import AccessLogMiddleware
 from fileapi.web.tracing import get_tracer
 
 if TYPE_CHECKING:  # imported by create_app: a function without FastAPI routes (Health) never loads it

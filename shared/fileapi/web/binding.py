@@ -151,14 +151,16 @@ class Binder:
             raise RequestValidationError(errors)
         return values
 
-    def check_options(self, request: Request) -> None:
-        """Validate the path and query of `request` as `bind` does, without reading its body.
+    def check_options(self, request: Request) -> Arguments:
+        """The path and query arguments of `request`, validated as `bind` does, without reading its body.
 
         :raises RequestValidationError: every problem with them, at once.
         """
-        errors = self._options(request, {})
+        values: Arguments = {}
+        errors = self._options(request, values)
         if errors:
             raise RequestValidationError(errors)
+        return values
 
     def _options(self, request: Request, values: Arguments) -> list[dict[str, Any]]:
         """Fill `values` with the path and query arguments; the problems found."""

@@ -17,12 +17,12 @@ from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
 
 from fileapi.catalogue.declaration import Conversion, Reads, Shape
-from fileapi.catalogue.outcome import inline_files, outcome_of
+from fileapi.catalogue.outcome import inline_files
 from fileapi.web.conversions import in_process, isolated
 from fileapi.web.docs import ISOLATED_STATUSES, METERED_STATUSES, json_body, model_body, raw_body
 from fileapi.web.io import RawBody, TextBody
 from fileapi.web.limits import PlainText
-from fileapi.web.metering import MeteredRoute, metered
+from fileapi.web.metering import CONVERSION, MeteredRoute, metered
 from fileapi.web.routes import Routes, answers_bytes, answers_json, answers_text, json_response
 
 Endpoint = Callable[..., Awaitable[Response]]
@@ -51,9 +51,9 @@ def answer(conversion: Conversion, result: Any) -> Response:
     gives = conversion.gives
     if gives.shape is Shape.JSON:
         assert gives.model is not None
-        details = conversion.unpack(result).details if conversion.unpack is not None else result
+        details = conversion.outcome(result).details
         return json_response(gives.model.model_validate(details))
-    outcome = conversion.unpack(result) if conversion.unpack is not None else outcome_of(gives, result)
+    outcome = conversion.outcome(result)
     if gives.shape is Shape.JSON_FILES:
         assert gives.model is not None
         return json_response(gives.model.model_validate(inline_files(outcome)))
@@ -103,6 +103,7 @@ def endpoint(conversion: Conversion) -> Endpoint:
     function.__doc__ = conversion.description
     function.__signature__ = inspect.Signature(parameters, return_annotation=Response)  # type: ignore[attr-defined]
     function.__annotations__ = {parameter.name: parameter.annotation for parameter in parameters} | {"return": Response}
+    setattr(function, CONVERSION, conversion)  # the route runs it as an operation too (fileapi.web.operations)
     return function
 
 

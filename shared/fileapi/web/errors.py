@@ -26,7 +26,8 @@ from fileapi.errors import (
     TooLarge,
     UnsupportedFormat,
 )
-from fileapi.web.logs import CLIENT_DISCONNECTED, logger
+from fileapi.telemetry import logger
+from fileapi.web.logs import CLIENT_DISCONNECTED
 
 if TYPE_CHECKING:  # FastAPI is imported by the apps that use it, not by this module (the Health function has none)
     from fastapi import FastAPI, Request

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
+from fileapi.catalogue.declaration import ANY, Conversion, Reads
 from fileapi.errors import InvalidInput
 from fileapi.web.invocation import off_the_loop
-from fileapi.web.operation_inputs import max_uploads
 from fileapi.web.routes import json_response
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
     from starlette.requests import Request
     from starlette.responses import Response
 
@@ -60,35 +61,62 @@ def prefers_async(values: list[str]) -> bool:
     return False
 
 
-async def accept(request: Request, operation: Asked, binder: Binder, admission: Admission) -> Response:
-    """Record and queue the operation `request` asks for (admitted, counted) and answer 202.
+async def accept(
+    request: Request, operation: Asked, binder: Binder, conversion: Conversion, admission: Admission
+) -> Response:
+    """Record and queue the operation `request` asks for (admitted, counted) and answer 202. Everything the
+    synchronous request would refuse before converting is refused here, with nothing queued: its options, its
+    body (read as the conversion reads it; an inline body is kept as uploads, one per file), the uploads named.
 
-    :raises RequestValidationError: a path or query option the route refuses (400).
-    :raises InvalidInput: uploads named on a route that takes no file, several on one that takes one, or a body
-        beside them.
+    :raises RequestValidationError: an option the conversion refuses (400).
+    :raises InvalidInput: uploads named on a conversion that takes no file, too many, a body beside them, or an
+        empty body where a file is needed.
     :raises NotFound: an upload that is not the account's, or expired.
     :raises ServiceUnavailable: operations are off, or the queue did not take it.
     """
-    from fileapi.operations.services import get_file_services
+    from fileapi.services import get_file_services
 
-    binder.check_options(request)
     route = request.url.path
-    body: tuple[bytes, str] | None = None
+    takes = conversion.takes
+    options: BaseModel | None = None
+    bodies: list[tuple[bytes, str]] = []
     if operation.uploads:
-        if not binder.takes_body:
-            raise InvalidInput(f"{route} takes no file: leave out ?{UPLOAD_PARAMETER}=")
-        most = max_uploads(route)
+        most = takes.most
         if len(operation.uploads) > most:
             wanted = f"at most {most} uploads" if most > 1 else "one upload"
             raise InvalidInput(f"{route} takes {wanted} (?{UPLOAD_PARAMETER}=upl_...), not {len(operation.uploads)}")
         if await request.body():
             raise InvalidInput(f"send the file either as the body or as ?{UPLOAD_PARAMETER}=upl_..., not both")
-    elif binder.takes_body:
-        body = (await request.body(), request.headers.get("content-type", "application/octet-stream"))
+        options = binder.check_options(request).get("options")  # a JSON body uploaded is read by the operation
+    elif takes.reads is Reads.FILES:
+        from fileapi.web.pdf_bodies import read_files
+
+        bodies = [(document, takes.accepts) for document in await read_files(request)]
+    elif takes.reads is Reads.FORM_FILL:
+        from fileapi.web.pdf_bodies import read_form_fill
+
+        document, options = await read_form_fill(request)
+        bodies = [(document, takes.accepts)]
+    else:
+        arguments = await binder.bind(request)
+        options = arguments.get("options")
+        if takes.takes_file:
+            body: bytes = arguments["body"]
+            if not body and takes.accepts != ANY:
+                raise InvalidInput(f"the body is empty: {route} converts a file; send it as the body")
+            kind = takes.accepts if takes.reads is Reads.TEXT else request.headers.get("content-type")
+            bodies = [(body, kind or "application/octet-stream")]
+    given = options.model_dump(mode="json", by_alias=True, exclude_unset=True) if options is not None else None
     query = urlencode([(name, value) for name, value in request.query_params.multi_items() if name != UPLOAD_PARAMETER])
     services = get_file_services()
     accepted = await off_the_loop(
-        services.operations.submit, admission, route=route, query=query, uploads=operation.uploads, body=body
+        services.operations.submit,
+        admission,
+        route=route,
+        query=query,
+        options=given,
+        uploads=operation.uploads,
+        bodies=bodies,
     )
     from fileapi.operations.service import RETRY_AFTER_SECONDS
 
