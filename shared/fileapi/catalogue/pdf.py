@@ -233,6 +233,7 @@ CONVERSIONS = (
         gives=A_PDF,
         convert=fill_form,
         tags=TAGS,
+        example={"fields": {"name": "Ada"}, "flatten": True},
     ),
     Conversion(
         path="/v1/pdf/flatten",
@@ -262,6 +263,7 @@ CONVERSIONS = (
         unpack=compress_outcome,
         convert_files=compress_files,
         tags=TAGS,
+        example={"imageMaxSide": "200"},
     ),
     Conversion(
         path="/v1/pdf/protect",
