@@ -31,6 +31,7 @@ from bench.image import bench_image
 from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
 from bench.operations import bench_operations
+from bench.operations_cost import operation_cost_lines
 from bench.pdf import bench_pdf
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
@@ -221,7 +222,8 @@ def main() -> None:
         bench_codes()
         bench_render()
         bench_bombs()
-        bench_cost(endpoint, bench_sizing(), operations_mb_per_second=moved["split"].mb_per_second)
+        operation_lines = operation_cost_lines(endpoint, moved["split"].mb_per_second)
+        bench_cost(endpoint, bench_sizing(), operation_lines=operation_lines)
         print_scoreboard()
         write_performance_doc(command="make bench")
 
