@@ -36,6 +36,11 @@ class Deadline:
         """Seconds left (0 once passed)."""
         return max(0.0, self.ends - time.monotonic())
 
+    def passed(self) -> bool:
+        """Whether the deadline has passed: its timer fired, or a socket timeout set to the time left did (within
+        10 ms: either may come first)."""
+        return self.expired or self.remaining() <= 0.01
+
     @contextmanager
     def watching(self, connection: http.client.HTTPConnection) -> Iterator[None]:
         """Within the block, shut `connection`'s socket (blocked reads and writes end at once) when the deadline
@@ -126,6 +131,29 @@ class Answer:
     head: bytes
 
 
+@contextmanager
+def session(
+    target: Target, *, policy: EgressPolicy, connect_timeout: float, deadline: Deadline
+) -> Iterator[http.client.HTTPConnection]:
+    """A connection to `target` (opened on its first request) for the block, watched by `deadline`, then closed.
+
+    :raises OSError: whatever failed in the block's exchange (an http.client error becomes one); a TimeoutError
+        once the deadline has passed.
+    """
+    connection = pinned_connection(target, policy=policy, connect_timeout=connect_timeout, deadline=deadline)
+    try:
+        with deadline.watching(connection):
+            yield connection
+    except (OSError, http.client.HTTPException) as exc:
+        if deadline.passed():  # the deadline shut the socket: what broke is its doing
+            raise TimeoutError(f"no answer within {deadline.seconds:g} s") from None
+        if isinstance(exc, OSError):
+            raise
+        raise OSError(f"bad answer ({type(exc).__name__})") from None
+    finally:
+        connection.close()
+
+
 def exchange(
     target: Target,
     method: str,
@@ -144,21 +172,11 @@ def exchange(
     :raises OSError: no connection, or the exchange did not end within `total_timeout` (TimeoutError).
     """
     deadline = Deadline(total_timeout)
-    connection = pinned_connection(target, policy=policy, connect_timeout=connect_timeout, deadline=deadline)
-    try:
-        with deadline.watching(connection):
-            connection.request(method, target.url.target, body=body, headers={"User-Agent": USER_AGENT, **headers})
-            response = connection.getresponse()
-            head = response.read(CHUNK_BYTES) if response.length != 0 else b""
-            return Answer(status=response.status, reason=response.reason, head=head)
-    except (OSError, http.client.HTTPException) as exc:
-        if deadline.expired:
-            raise TimeoutError(f"no answer within {total_timeout:g} s") from None
-        if isinstance(exc, OSError):
-            raise
-        raise OSError(f"bad answer ({type(exc).__name__})") from None
-    finally:
-        connection.close()
+    with session(target, policy=policy, connect_timeout=connect_timeout, deadline=deadline) as connection:
+        connection.request(method, target.url.target, body=body, headers={"User-Agent": USER_AGENT, **headers})
+        response = connection.getresponse()
+        head = response.read(CHUNK_BYTES) if response.length != 0 else b""
+        return Answer(status=response.status, reason=response.reason, head=head)
 
 
 def failure_reason(exc: BaseException) -> str:
