@@ -22,6 +22,7 @@ def body_of(size: int) -> bytes:
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: LocalServer
+    body = b""
 
     def do_GET(self) -> None:
         self._route()
@@ -35,6 +36,8 @@ class Handler(BaseHTTPRequestHandler):
     def _route(self) -> None:
         parts = urlsplit(self.path)
         self.server.requests.append((self.command, self.path, {k.lower(): v for k, v in self.headers.items()}))
+        # a request's body is read whole first, as a storage does before it answers
+        self.body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         name, *args = parts.path.strip("/").split("/")
         route = ROUTES.get(name)
         if route is None:
@@ -122,12 +125,10 @@ def _status(handler: Handler, args: list[str], query: dict[str, list[str]]) -> N
 
 def _store(handler: Handler, args: list[str], query: dict[str, list[str]]) -> None:
     """/store/<name>: keeps a PUT's body; answers the server's next planned status (200 when none is left)."""
-    length = int(handler.headers.get("Content-Length", "0"))
-    data = handler.rfile.read(length)
     planned = handler.server.planned
     status = planned.pop(0) if planned else 200
     if status == 200:
-        handler.server.stored[args[0]] = data
+        handler.server.stored[args[0]] = handler.body
     handler.answer(status, b"" if status == 200 else b"<Error><Code>InternalError</Code></Error>")
 
 

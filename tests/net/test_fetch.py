@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -12,18 +12,11 @@ import pytest
 from fileapi.errors import InputTooLarge, InputUnreachable, InvalidInput
 from fileapi.net.addresses import DEPLOYED, EgressPolicy
 from fileapi.net.fetch import MAX_REDIRECTS, Fetched, fetch_to_file
+from tests.net.conftest import LOCAL
 from tests.net.servers import LocalServer, body_of
 from tests.net.tls import self_signed
 
-LOCAL = EgressPolicy(local=True)
 FIELD = "inputs[1].url"
-
-
-@pytest.fixture()
-def server() -> Iterator[LocalServer]:
-    running = LocalServer()
-    yield running
-    running.close()
 
 
 def fetch(

@@ -173,7 +173,9 @@ def exchange(
     """
     deadline = Deadline(total_timeout)
     with session(target, policy=policy, connect_timeout=connect_timeout, deadline=deadline) as connection:
-        connection.request(method, target.url.target, body=body, headers={"User-Agent": USER_AGENT, **headers})
+        # a server may answer (a refusal) before the body is all sent, and close: its answer is read next
+        with suppress(BrokenPipeError, ConnectionResetError):
+            connection.request(method, target.url.target, body=body, headers={"User-Agent": USER_AGENT, **headers})
         response = connection.getresponse()
         head = response.read(CHUNK_BYTES) if response.length != 0 else b""
         return Answer(status=response.status, reason=response.reason, head=head)
