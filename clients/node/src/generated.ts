@@ -758,7 +758,7 @@ export interface OperationsDeleteParams {
 }
 
 export interface WebhooksCreateParams {
-  /** A public HTTPS URL. */
+  /** A public https:// URL: no user name or password, control characters or spaces. */
   url: string;
 }
 
