@@ -15,6 +15,8 @@ from fileapi.net.addresses import DEPLOYED, EgressPolicy, check_target
 from fileapi.net.connection import exchange, failure_reason
 from fileapi.net.urls import ParsedUrl, parse_url
 
+PUT_ATTEMPTS = 4  # with BACKOFF_SECONDS doubled between them: waits of 1, 2 and 4 s, 7 s in all
+BACKOFF_SECONDS = 1.0
 MAX_HEADERS = 20
 MAX_HEADER_CHARS = 4_096  # a header's name and value together; S3 takes 8 KiB of headers in all
 # Hop-by-hop headers (RFC 9110 7.6.1) and those the PUT sets itself: a customer's header may not replace them.
@@ -92,8 +94,8 @@ def put_file(
     headers: Mapping[str, str] | None = None,
     connect_timeout: float = 10.0,
     total_timeout: float = 300.0,
-    attempts: int = 4,
-    backoff_seconds: float = 1.0,
+    attempts: int = PUT_ATTEMPTS,
+    backoff_seconds: float = BACKOFF_SECONDS,
     policy: EgressPolicy = DEPLOYED,
     sleep: Callable[[float], None] = time.sleep,
 ) -> PutResult:
@@ -103,8 +105,8 @@ def put_file(
         (`output.put[0].headers`).
     :param connect_timeout: seconds to open each connection (TLS handshake included).
     :param total_timeout: seconds for each attempt, the whole file sent and the answer read.
-    :param attempts: tries at most (>= 1); after a failed one the wait is `backoff_seconds` doubled each time
-        (1, 2, 4 s: 7 s in all for the default 4 attempts).
+    :param attempts: tries at most (>= 1); after a failed one the wait is `backoff_seconds`, doubled after each
+        (the defaults: 4 attempts, waits of 1, 2 and 4 s).
     :param policy: where connections may go (DEPLOYED: public https only).
     :returns: the result; a failure (address refused, 4xx, 3xx, or every attempt failed) is in `error`.
     :raises InvalidInput: the URL or the headers are refused (`parse_url`, `check_headers`): check them when the
