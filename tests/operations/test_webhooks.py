@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 
 from fileapi.file_services import FileServices
 from fileapi.local.queues import QueueConsumer
+from fileapi.net.addresses import EgressPolicy, check_url
+from fileapi.webhooks.delivery import post
 from fileapi.webhooks.signing import new_secret, signed_headers
 from tests.operations.conftest import bearer
 from tests.operations.helpers import accepted, pdf_with_pages, upload_file
@@ -115,3 +117,17 @@ def _owner(files: FileServices, webhook_id: str) -> str:
         if item["sk"]["S"] == f"WEBHOOK#{webhook_id}":
             return item["pk"]["S"].removeprefix("WEBHOOKS#")
     raise AssertionError("no such webhook")
+
+
+def test_a_delivery_connects_to_the_checked_address_with_the_name_as_host(receiver: Receiver) -> None:
+    port = receiver.server.server_address[1]
+    answers = iter(["127.0.0.1", "10.9.9.9"])  # a second lookup would be refused: there is none
+    policy = EgressPolicy(local=True, resolver=lambda host, port: [next(answers)])
+    target = check_url(f"http://hooks.test:{port}/hooks", field="url", policy=policy)
+    assert post(target, b"{}", {"webhook-id": "msg_1"}, policy, timeout=5) == 500  # the receiver's first answer
+    headers = receiver.received[0][0]
+    assert (headers["host"], headers["content-type"], headers["webhook-id"]) == (
+        f"hooks.test:{port}",
+        "application/json",
+        "msg_1",
+    )
