@@ -14,6 +14,7 @@ import socket
 import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from fileapi.errors import InvalidInput
 from fileapi.net.urls import ParsedUrl, parse_url
@@ -50,7 +51,14 @@ class EgressPolicy:
     tls: ssl.SSLContext | None = field(default=None, compare=False)
 
     def tls_context(self) -> ssl.SSLContext:
-        return self.tls or ssl.create_default_context()
+        return self.tls or _system_tls()
+
+
+@cache
+def _system_tls() -> ssl.SSLContext:
+    """The system's trust store with hostname verification, loaded once (a few ms) and shared: an SSLContext
+    may serve many connections and threads."""
+    return ssl.create_default_context()
 
 
 DEPLOYED = EgressPolicy()

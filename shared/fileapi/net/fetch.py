@@ -3,9 +3,11 @@ total deadline, over a connection pinned to a checked address, every redirect ch
 
 from __future__ import annotations
 
+import errno
 import http.client
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import BinaryIO
 from urllib.parse import urljoin
 
 from fileapi.errors import InputTooLarge, InputUnreachable, InvalidInput
@@ -57,14 +59,15 @@ def fetch_to_file(
     deadline = Deadline(total_timeout)
     target = check_url(url, field=field, policy=policy)
     try:
-        for redirects in range(MAX_REDIRECTS + 1):
-            location = _get(
-                target, path, max_bytes=max_bytes, connect_timeout=connect_timeout, deadline=deadline, policy=policy
-            )
-            if isinstance(location, Fetched):
-                return Fetched(target.url.text, location.size_bytes, location.content_type, redirects)
-            target = _redirected(target, location, field=field, policy=policy, number=redirects + 1)
-        raise InputUnreachable(f"more than {MAX_REDIRECTS} redirects (a loop?): give the final URL")
+        with path.open("wb") as out:
+            for redirects in range(MAX_REDIRECTS + 1):
+                got = _get(
+                    target, out, max_bytes=max_bytes, connect_timeout=connect_timeout, deadline=deadline, policy=policy
+                )
+                if isinstance(got, Fetched):
+                    return replace(got, redirects=redirects)
+                target = _redirected(target, got, field=field, policy=policy, number=redirects + 1)
+            raise InputUnreachable(f"more than {MAX_REDIRECTS} redirects (a loop?): give the final URL")
     except (InputUnreachable, InputTooLarge) as exc:
         path.unlink(missing_ok=True)
         raise type(exc)(f"{field}: {exc.message}") from None
@@ -83,9 +86,9 @@ def _redirected(target: Target, location: str, *, field: str, policy: EgressPoli
 
 
 def _get(
-    target: Target, path: Path, *, max_bytes: int, connect_timeout: float, deadline: Deadline, policy: EgressPolicy
+    target: Target, out: BinaryIO, *, max_bytes: int, connect_timeout: float, deadline: Deadline, policy: EgressPolicy
 ) -> Fetched | str:
-    """One GET: the file written (a Fetched whose url the caller fills in), or a redirect's Location.
+    """One GET: the file written to `out` (a Fetched whose redirects the caller fills in), or a redirect's Location.
 
     :raises InputUnreachable, InputTooLarge: as `fetch_to_file`, its field left for the caller to add.
     """
@@ -109,8 +112,8 @@ def _get(
                 raise InputTooLarge(
                     f"the input is {response.length:,} bytes (its Content-Length); at most {max_bytes:,} are taken"
                 )
-            size = _stream(response, path, max_bytes=max_bytes)
-            return Fetched("", size, response.getheader("Content-Type"), 0)
+            size = _stream(response, out, max_bytes=max_bytes)
+            return Fetched(target.url.text, size, response.getheader("Content-Type"), 0)
     except OSError as exc:
         if deadline.passed():
             raise InputUnreachable(f"the input did not arrive within {deadline.seconds:g} s") from None
@@ -123,16 +126,23 @@ class _CutShort(ConnectionError):
     """The connection closed before Content-Length bytes came."""
 
 
-def _stream(response: http.client.HTTPResponse, path: Path, *, max_bytes: int) -> int:
-    """Write the body to `path`; its size in bytes. read1 takes what one receive brings (a slow drip is seen by
-    the deadline, not hidden in a buffered read of CHUNK_BYTES)."""
+def _stream(response: http.client.HTTPResponse, out: BinaryIO, *, max_bytes: int) -> int:
+    """Write the body to `out`; its size in bytes. read1 takes what one receive brings (a slow drip is seen by
+    the deadline, not hidden in a buffered read of CHUNK_BYTES).
+
+    :raises InputTooLarge: over `max_bytes`, or the disk is full (a failure to write is not the network's).
+    """
     size = 0
-    with path.open("wb") as out:
-        while chunk := response.read1(CHUNK_BYTES):
-            size += len(chunk)
-            if size > max_bytes:
-                raise InputTooLarge(f"the input is over {max_bytes:,} bytes (found while it arrived)")
+    while chunk := response.read1(CHUNK_BYTES):
+        size += len(chunk)
+        if size > max_bytes:
+            raise InputTooLarge(f"the input is over {max_bytes:,} bytes (found while it arrived)")
+        try:
             out.write(chunk)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                raise RuntimeError("the input could not be written") from exc  # not an OSError: not the network's
+            raise InputTooLarge(f"the input does not fit on the operation's disk ({size:,} bytes came)") from None
     if response.length:  # the connection closed before Content-Length bytes came
         raise _CutShort(f"the connection closed after {size:,} bytes, {response.length:,} short of the whole")
     return size

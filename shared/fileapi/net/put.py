@@ -154,8 +154,8 @@ def _attempt(
         target = check_target(url, field=field, policy=policy)  # resolved again each attempt, checked each time
     except InvalidInput as exc:
         return None, exc.message.removeprefix(f"{field}: "), False
-    try:
-        with path.open("rb") as body:
+    with path.open("rb") as body:  # outside the try: a file that cannot be read is not the network's failure
+        try:
             answer = exchange(
                 target,
                 "PUT",
@@ -165,8 +165,8 @@ def _attempt(
                 connect_timeout=connect_timeout,
                 total_timeout=total_timeout,
             )
-    except OSError as exc:
-        return None, f"the storage at {url.host} could not be reached ({failure_reason(exc)})", True
+        except OSError as exc:
+            return None, f"the storage at {url.host} could not be reached ({failure_reason(exc)})", True
     if 200 <= answer.status < 300:
         return answer.status, None, False
     code = _ERROR_CODE.search(answer.head)
