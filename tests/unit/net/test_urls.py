@@ -45,6 +45,8 @@ def refusal(url: str, *, field: str = "url", allow_http: bool = False) -> str:
         ("https://example.com:x/", "url: the URL's port is not a number from 1 to 65535"),
         ("https://exa_mple-.com/", "url: the URL's host 'exa_mple-.com' is not a DNS name"),
         ("https://a..b/", "url: the URL's host 'a..b' is not a DNS name"),
+        ("https://%31%32%37.0.0.1/", "url: the URL's host '%31%32%37.0.0.1' is not an IPv4 address"),
+        ("https://%6cocalhost/", "url: the URL's host '%6cocalhost' is not a DNS name"),
         ("https://[fe80::1%25eth0]/", "url: the URL's IPv6 host must not carry a zone"),
         ("https://[zz::1]/", "url: the URL's host in [...] is not an IPv6 address"),
         ("https://[::1/", "url: the URL's host in [...] is not an IPv6 address"),
