@@ -7,6 +7,7 @@ from fileapi.net.fetch import MAX_REDIRECTS
 from fileapi.net.put import BACKOFF_SECONDS, MAX_HEADER_CHARS, MAX_HEADERS, PUT_ATTEMPTS, RESERVED_HEADERS
 from fileapi.net.urls import MAX_URL_CHARS
 
+API_DOC = " ".join((PROJECT_ROOT / "docs" / "api.md").read_text(encoding="utf-8").split())
 URLS_DOC = " ".join((PROJECT_ROOT / "docs" / "urls.md").read_text(encoding="utf-8").split())
 ERROR_PAGE = " ".join((PROJECT_ROOT / "shared" / "fileapi" / "errors.md").read_text(encoding="utf-8").split())
 
@@ -26,6 +27,10 @@ def test_the_bounds_are_the_code_s() -> None:
         f"{PUT_ATTEMPTS} attempts, with waits of {waits()} seconds",
     ):
         assert figure in URLS_DOC, figure
+
+
+def test_the_api_doc_gives_the_url_bound() -> None:
+    assert f"at most {MAX_URL_CHARS:,} characters, without a user name" in API_DOC
 
 
 def test_every_reserved_header_is_named() -> None:
