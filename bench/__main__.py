@@ -1,5 +1,6 @@
 """make bench: stack overhead, Data throughput against command-line tools, cold-start imports,
-operations on large PDFs against qpdf, function sizing and the cost per million requests and operations.
+operations on large PDFs against qpdf, URL inputs and PUT outputs against curl, function sizing and the cost
+per million requests and operations.
 
 Every figure is a median of repeated runs; ratios compare against a reference measured in the
 same run. Nothing here is asserted: targets are read off the report.
@@ -27,6 +28,7 @@ from bench.codes import bench_codes, bench_render
 from bench.converters import FOUR_MB, bench_base64_path, bench_wordcount
 from bench.cost import bench_cost
 from bench.exactness import bench_gfm, bench_json, bench_too_large
+from bench.fetch import bench_fetch
 from bench.image import bench_image
 from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
@@ -219,6 +221,7 @@ def main() -> None:
             bench_too_large()
             bench_pdf(Path(tmp))
             moved = bench_operations(Path(tmp))
+            bench_fetch(Path(tmp))
         bench_codes()
         bench_render()
         bench_bombs()

@@ -58,7 +58,8 @@ CATALOGUE = ("fileapi.catalogue", "fileapi.catalogue.declaration", "fileapi.cata
 # The storage room's errors (the table wrapper comes with boto3 on first use).
 STORAGE = ("fileapi.storage", "fileapi.storage.errors")
 # The request and options models the FastAPI routes declare (pydantic, no converter behind them).
-MODELS = ("fileapi.models.*",)
+# (and the URL parser, whose bound the webhook model declares: the standard library's ipaddress and urllib.parse)
+MODELS = ("fileapi.models.*", "fileapi.net", "fileapi.net.urls")
 # Metering's own logic (not the DynamoDB stores, which come with boto3 on first use).
 METERING = (
     *STORAGE,

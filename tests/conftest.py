@@ -108,9 +108,9 @@ def api(stores: Stores) -> Iterator[TestClient]:
 
 @pytest.fixture()
 def files(dynamodb_endpoint: str, table: DynamoTable) -> Iterator[FileServices]:
-    """File services on the session's endpoint: a new bucket and queues, loopback webhooks allowed."""
+    """File services on the session's endpoint: a new bucket and queues, loopback URLs allowed."""
     settings = dataclasses.replace(
-        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, webhooks_allow_loopback=True
+        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, urls_allow_loopback=True
     )
     resources = create_local_resources(settings, prefix=f"t{uuid.uuid4().hex[:8]}-")
     settings = dataclasses.replace(

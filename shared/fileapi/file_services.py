@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fileapi.idempotency import IdempotencyStore
+from fileapi.net.addresses import EgressPolicy
 from fileapi.operations.aws import s3_client, sqs_client
 from fileapi.operations.executor import Executor
 from fileapi.operations.records import Operation
@@ -33,6 +34,12 @@ class FileServices:
     operations: OperationService
     idempotency: IdempotencyStore
     webhooks: WebhookService
+
+    @property
+    def egress(self) -> EgressPolicy:
+        """Where URLs the service calls may lead (webhooks, URL inputs, PUT outputs): public https, or loopback and
+        http too when FILEAPI_URLS_ALLOW_LOOPBACK is set (local use)."""
+        return EgressPolicy(local=self.settings.urls_allow_loopback)
 
     def notify(self, operation: Operation) -> None:
         """Queue the deliveries of an ended operation to the account's webhooks (webhook-id msg_<operation>:
@@ -63,7 +70,7 @@ class FileServices:
             self.webhooks.sqs,
             queue_url=self.settings.webhooks_queue_url,
             dead_letter_url=self.settings.webhooks_dlq_url,
-            allow_loopback=self.settings.webhooks_allow_loopback,
+            policy=self.egress,
             **{**configured, **options},
         )
 
@@ -87,7 +94,7 @@ def build_file_services(settings: Settings, table: DynamoTable) -> FileServices:
         WebhookStore(table),
         sqs,
         queue_url=settings.webhooks_queue_url,
-        allow_loopback=settings.webhooks_allow_loopback,
+        policy=EgressPolicy(local=settings.urls_allow_loopback),
     )
     idempotency = IdempotencyStore(table, s3, bucket=settings.bucket)
     return FileServices(settings, table, uploads, operations, idempotency, webhooks)

@@ -758,7 +758,7 @@ export interface OperationsDeleteParams {
 }
 
 export interface WebhooksCreateParams {
-  /** A public HTTPS URL. */
+  /** A public https:// URL: no user name or password, control characters or spaces. */
   url: string;
 }
 
@@ -795,6 +795,14 @@ export class IdempotencyInFlight extends ApiError {
 export class IdempotencyKeyReused extends ApiError {
   override readonly code: string = "idempotency_key_reused";
 }
+/** The API answered `input_too_large`. */
+export class InputTooLarge extends ApiError {
+  override readonly code: string = "input_too_large";
+}
+/** The API answered `input_unreachable`. */
+export class InputUnreachable extends ApiError {
+  override readonly code: string = "input_unreachable";
+}
 /** The API answered `internal_error`. */
 export class InternalError extends ApiError {
   override readonly code: string = "internal_error";
@@ -810,6 +818,10 @@ export class MethodNotAllowed extends ApiError {
 /** The API answered `not_found`. */
 export class NotFound extends ApiError {
   override readonly code: string = "not_found";
+}
+/** The API answered `output_failed`. */
+export class OutputFailed extends ApiError {
+  override readonly code: string = "output_failed";
 }
 /** The API answered `quota_exceeded`. */
 export class QuotaExceeded extends ApiError {
@@ -848,10 +860,13 @@ export const ERRORS: Record<string, typeof ApiError> = {
   conversion_failed: ConversionFailed,
   idempotency_in_flight: IdempotencyInFlight,
   idempotency_key_reused: IdempotencyKeyReused,
+  input_too_large: InputTooLarge,
+  input_unreachable: InputUnreachable,
   internal_error: InternalError,
   invalid_input: InvalidInput,
   method_not_allowed: MethodNotAllowed,
   not_found: NotFound,
+  output_failed: OutputFailed,
   quota_exceeded: QuotaExceeded,
   rate_limited: RateLimited,
   service_unavailable: ServiceUnavailable,

@@ -301,6 +301,18 @@ class IdempotencyKeyReused(ApiError):
     code = "idempotency_key_reused"
 
 
+class InputTooLarge(ApiError):
+    """The API answered `input_too_large`."""
+
+    code = "input_too_large"
+
+
+class InputUnreachable(ApiError):
+    """The API answered `input_unreachable`."""
+
+    code = "input_unreachable"
+
+
 class InternalError(ApiError):
     """The API answered `internal_error`."""
 
@@ -323,6 +335,12 @@ class NotFound(ApiError):
     """The API answered `not_found`."""
 
     code = "not_found"
+
+
+class OutputFailed(ApiError):
+    """The API answered `output_failed`."""
+
+    code = "output_failed"
 
 
 class QuotaExceeded(ApiError):
@@ -377,10 +395,13 @@ ERRORS: dict[str, type[ApiError]] = {
     "conversion_failed": ConversionFailed,
     "idempotency_in_flight": IdempotencyInFlight,
     "idempotency_key_reused": IdempotencyKeyReused,
+    "input_too_large": InputTooLarge,
+    "input_unreachable": InputUnreachable,
     "internal_error": InternalError,
     "invalid_input": InvalidInput,
     "method_not_allowed": MethodNotAllowed,
     "not_found": NotFound,
+    "output_failed": OutputFailed,
     "quota_exceeded": QuotaExceeded,
     "rate_limited": RateLimited,
     "service_unavailable": ServiceUnavailable,

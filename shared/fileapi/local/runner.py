@@ -157,12 +157,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _serve_files_locally(endpoint: str) -> None:
     """Serve S3 and SQS from the local endpoint too (moto serves every service on one port): the bucket and the
-    queues are made, the settings pointed at them, and webhooks to loopback allowed."""
+    queues are made, the settings pointed at them, and URLs to loopback allowed."""
     from fileapi.operations.aws import create_local_resources
 
     os.environ["FILEAPI_S3_ENDPOINT"] = endpoint
     os.environ["FILEAPI_SQS_ENDPOINT"] = endpoint
-    os.environ["FILEAPI_WEBHOOKS_ALLOW_LOOPBACK"] = "1"
+    os.environ["FILEAPI_URLS_ALLOW_LOOPBACK"] = "1"
     for name, value in create_local_resources(load_settings()).environment().items():
         os.environ[name] = value
 

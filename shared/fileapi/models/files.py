@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import Field
 
 from fileapi.models import ApiModel, example
+from fileapi.net.urls import MAX_URL_CHARS
 
 
 def iso_seconds(epoch_seconds: float) -> str:
@@ -160,7 +161,11 @@ class WebhookRequest(ApiModel):
 
     model_config = example({"url": "https://example.com/hooks/fileapi"})
 
-    url: str = Field(min_length=8, max_length=2048, description="A public HTTPS URL.")
+    url: str = Field(
+        min_length=8,
+        max_length=MAX_URL_CHARS,
+        description="A public https:// URL: no user name or password, control characters or spaces.",
+    )
 
 
 class WebhookResult(ApiModel):
