@@ -55,7 +55,9 @@ class FileServices:
     def executor(self, meter: Meter, run: RunInWorker) -> Executor:
         """The executor of queued operations, running conversions through `run` (in conversion workers),
         refunding through `meter`, telling the webhooks."""
-        return Executor(self.operations, meter, run, work_dir=self.settings.work_dir, notify=self.notify)
+        return Executor(
+            self.operations, meter, run, work_dir=self.settings.work_dir, notify=self.notify, egress=self.egress
+        )
 
     def deliverer(self, **options: Any) -> Deliverer:
         """The deliverer of queued webhook events (`options`: Deliverer's keyword arguments, for tests).

@@ -86,6 +86,7 @@ class Gives:
     :param doc: the success answer's description in the document.
     :param headers: headers of the answer beyond the metering ones (their OpenAPI definitions).
     :param example: a TEXT answer's example, and `schema` its schema (default: a string).
+    :param kind: for JSON_FILES, the kind of its files (PDF, IMAGE): what a next pipeline stage gets.
     :param plain_alphabet: a TEXT answer in printable ASCII without `"` and `\\` (Base64, percent-encoding),
         whose size in the payload is its length (fileapi.web.limits.PlainText).
     """
@@ -98,6 +99,7 @@ class Gives:
     example: Any = None
     schema: Mapping[str, Any] | None = None
     plain_alphabet: bool = False
+    kind: str | None = None
 
     @property
     def gives_files(self) -> bool:
@@ -134,9 +136,9 @@ def gives_json(model: type[BaseModel], doc: str = "") -> Gives:
     return Gives(Shape.JSON, model=model, doc=doc or (model.__doc__ or model.__name__).strip())
 
 
-def gives_json_files(model: type[BaseModel], doc: str = "") -> Gives:
-    """A JSON object of `model` whose Base64 fields are files (the `unpack` of the declaration finds them)."""
-    return Gives(Shape.JSON_FILES, model=model, doc=doc or (model.__doc__ or model.__name__).strip())
+def gives_json_files(model: type[BaseModel], kind: str, doc: str = "") -> Gives:
+    """A JSON object of `model` whose Base64 fields are files of `kind` (the declaration's `unpack` finds them)."""
+    return Gives(Shape.JSON_FILES, model=model, doc=doc or (model.__doc__ or model.__name__).strip(), kind=kind)
 
 
 @dataclass(frozen=True)

@@ -175,7 +175,7 @@ CONVERSIONS = (
         + " (Base64); manifest: a web manifest snippet (JSON text) listing the android-chrome icons. "
         "A non-square image is centred on a transparent square.",
         takes=ONE_IMAGE,
-        gives=gives_json_files(ImageFaviconSetResult),
+        gives=gives_json_files(ImageFaviconSetResult, IMAGE),
         convert=favicon_set,
         unpack=favicon_outcome,
         tags=TAGS,

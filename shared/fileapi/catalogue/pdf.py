@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from fileapi.catalogue.declaration import PDF, Conversion, Reads, Takes, gives_file, gives_json, gives_json_files
+from fileapi.catalogue.declaration import IMAGE, PDF, Conversion, Reads, Takes, gives_file, gives_json, gives_json_files
 from fileapi.catalogue.outcome import Outcome, OutFile, file_at
 from fileapi.convert.pdf import extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
@@ -152,7 +152,7 @@ CONVERSIONS = (
         "fewer pages or a lower dpi).",
         takes=ONE_PDF,
         options=RenderOptions,
-        gives=gives_json_files(PdfRenderPageResult),
+        gives=gives_json_files(PdfRenderPageResult, IMAGE),
         convert=render_pages,
         unpack=render_outcome,
         tags=TAGS,
@@ -180,7 +180,7 @@ CONVERSIONS = (
         "tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.",
         takes=ONE_PDF,
         options=SplitOptions,
-        gives=gives_json_files(PdfSplitResult),
+        gives=gives_json_files(PdfSplitResult, PDF),
         convert=split_pdf,
         unpack=split_outcome,
         convert_files=split_files,
@@ -258,7 +258,7 @@ CONVERSIONS = (
         "(bytes); savedPercent is a number with one decimal.",
         takes=ONE_PDF,
         options=CompressOptions,
-        gives=gives_json_files(PdfCompressResult),
+        gives=gives_json_files(PdfCompressResult, PDF),
         convert=compress_pdf,
         unpack=compress_outcome,
         convert_files=compress_files,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from fileapi.errors import NotFound, ServiceUnavailable
 from fileapi.models.files import OperationError, OperationFile, OperationResult, OperationStatus, iso_seconds
+from fileapi.models.pipelines import OutputReport, StageReport
 from fileapi.operations.records import (
     OPERATION_PREFIX,
     Charge,
@@ -37,6 +38,32 @@ if TYPE_CHECKING:
     from fileapi.metering.meter import Admission, Meter
 
 log = logging.getLogger("fileapi.operations")
+# A pipeline's details hold these (fileapi.operations.pipelines); the view shows them as fields of their own.
+STAGES = "stages"
+OUTPUTS = "outputs"
+EACH = "each"  # a last stage run once per file: the details of each run, in order
+# A pipeline's stored request holds the units of its stages after the first (the operation's own charge).
+CHARGES = "charges"
+
+
+def extra_charges(operation: Operation) -> list[tuple[str, str, int, int]]:
+    """The units a pipeline reserved for its stages after the first: (period, request id, shard, day) each."""
+    given = (operation.request.options or {}).get(CHARGES) or []
+    return [(str(period), str(request_id), int(shard), int(day)) for period, request_id, shard, day in given]
+
+
+def kept_stages(operation: Operation) -> int:
+    """How many of an ended operation's units it keeps: a pipeline, its stages that succeeded; else none (it
+    is settled only when it did not succeed)."""
+    stages: list[dict[str, Any]] = _listed(operation.details, STAGES)
+    return sum(1 for stage in stages if stage.get("status") == "succeeded")
+
+
+def _listed(details: dict[str, object] | None, name: str) -> list[dict[str, Any]]:
+    value = (details or {}).get(name)
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 # A client polling an operation is told to come back after this many seconds.
 RETRY_AFTER_SECONDS = 2
 CANCELLED = "cancelled"
@@ -143,15 +170,22 @@ class OperationService:
             created_at=iso_seconds(operation.created_at),
             updated_at=iso_seconds(operation.updated_at),
         )
+        details = {name: value for name, value in (operation.details or {}).items() if name not in (STAGES, OUTPUTS)}
+        stages = _listed(operation.details, STAGES)
+        if stages:
+            shown.stages = [StageReport.model_validate(stage) for stage in stages]
+        if OUTPUTS in (operation.details or {}):
+            shown.outputs = [OutputReport.model_validate(output) for output in _listed(operation.details, OUTPUTS)]
         if operation.status is OperationStatus.SUCCEEDED:
             files = self._links(operation)
             shown.results = files
             if len(files) == 1:
                 shown.result = files[0]
-            if operation.details:
-                shown.details = operation.details
+            if details:
+                shown.details = details
         if operation.error_code is not None:
-            shown.error = OperationError(code=operation.error_code, message=operation.error_message or "")
+            failed = next((index for index, stage in enumerate(stages) if stage.get("status") == "failed"), None)
+            shown.error = OperationError(code=operation.error_code, message=operation.error_message or "", stage=failed)
         return shown
 
     def _links(self, operation: Operation) -> list[OperationFile]:
@@ -205,7 +239,12 @@ class OperationService:
         """Give back the unit of an operation that ended without success: once, by whoever takes the record's
         refund mark (a repeat, or a second process, finds it taken)."""
         if operation.refund_due and self.store.take_refund(operation.id):
+            kept = kept_stages(operation)
             charge = operation.charge
-            meter.refund_admitted(
-                charge.account_id, charge.period, charge.request_id, shard=charge.shard, day=charge.day
-            )
+            if kept == 0:
+                meter.refund_admitted(
+                    charge.account_id, charge.period, charge.request_id, shard=charge.shard, day=charge.day
+                )
+            for stage, (period, request_id, shard, day) in enumerate(extra_charges(operation), start=1):
+                if stage >= kept:  # a pipeline's stage that did not succeed
+                    meter.refund_admitted(charge.account_id, period, request_id, shard=shard, day=day)

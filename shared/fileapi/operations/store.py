@@ -116,14 +116,17 @@ class FileStore:
         message: str,
         status: OperationStatus = OperationStatus.FAILED,
         refund: bool = True,
+        details: dict[str, object] | None = None,
     ) -> Operation | None:
         """Move a running operation to failed (or cancelled), with its refund due unless `refund` is False (its
-        unit is settled elsewhere); None when it is no longer running."""
-        return self._end(
-            operation_id,
-            "SET #status = :to, error_code = :code, error_message = :message, refund_due = :due, updated_at = :now",
-            {":to": s(status.value), ":code": s(code), ":message": s(message), ":due": {"BOOL": refund}},
-        )
+        unit is settled elsewhere), and `details` when given (a pipeline's stages); None when it is no longer
+        running."""
+        values = {":to": s(status.value), ":code": s(code), ":message": s(message), ":due": {"BOOL": refund}}
+        update = "SET #status = :to, error_code = :code, error_message = :message, refund_due = :due, updated_at = :now"
+        if details is not None:
+            update += ", details = :details"
+            values[":details"] = s(json.dumps(details))
+        return self._end(operation_id, update, values)
 
     def take_refund(self, operation_id: str) -> bool:
         """Remove the operation's `refund_due` mark; True for the one caller that removed it (who then gives the

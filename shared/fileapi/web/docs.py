@@ -225,6 +225,16 @@ PREFER_PARAMETER: dict[str, Any] = {
 }
 
 
+PREFER_WAIT_PARAMETER: dict[str, Any] = {
+    "name": "Prefer",
+    "in": "header",
+    "required": False,
+    "description": "`wait=N` (RFC 7240, N at most 25): hold the answer until the pipeline ends or N seconds pass; "
+    "ended: 200 with the finished operation, else the usual 202.",
+    "schema": {"type": "string", "examples": ["wait=20"]},
+}
+
+
 def upload_parameter(max_uploads: int) -> dict[str, Any]:
     """The `upload` query parameter of a conversion that takes at most `max_uploads` uploads (>= 1): one upload
     id, or (more than one) the parameter repeated, once per file, in order."""

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
+    from fileapi.file_services import FileServices
     from fileapi.metering.meter import Admission
+    from fileapi.operations.records import Operation
     from fileapi.web.binding import Binder
 
 UPLOAD_PARAMETER = "upload"
@@ -109,7 +111,7 @@ async def accept(
     given = options.model_dump(mode="json", by_alias=True, exclude_unset=True) if options is not None else None
     query = urlencode([(name, value) for name, value in request.query_params.multi_items() if name != UPLOAD_PARAMETER])
     services = get_file_services()
-    accepted = await off_the_loop(
+    accepted_operation = await off_the_loop(
         services.operations.submit,
         admission,
         route=route,
@@ -118,12 +120,21 @@ async def accept(
         uploads=operation.uploads,
         bodies=bodies,
     )
+    return accepted(services, accepted_operation, prefer_async=operation.prefer_async)
+
+
+def accepted(services: FileServices, operation: Operation, *, prefer_async: bool, waited: bool = False) -> Response:
+    """The answer to a request that became `operation`: 202 with Location and Retry-After (and
+    Preference-Applied when it preferred respond-async); 200 with the operation when `waited` saw it end."""
     from fileapi.operations.service import RETRY_AFTER_SECONDS
 
-    response = json_response(services.operations.view(accepted))
+    response = json_response(services.operations.view(operation))
+    if waited and operation.ended:
+        response.headers["Preference-Applied"] = "wait"
+        return response
     response.status_code = 202
-    response.headers["Location"] = f"/v1/operations/{accepted.id}"
+    response.headers["Location"] = f"/v1/operations/{operation.id}"
     response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
-    if operation.prefer_async:
+    if prefer_async:
         response.headers["Preference-Applied"] = RESPOND_ASYNC
     return response
