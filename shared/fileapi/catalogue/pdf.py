@@ -7,7 +7,7 @@ from typing import Any
 
 from fileapi.catalogue.declaration import IMAGE, PDF, Conversion, Reads, Takes, gives_file, gives_json, gives_json_files
 from fileapi.catalogue.outcome import Outcome, OutFile, file_at
-from fileapi.convert.pdf import extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
+from fileapi.convert.pdf import MAX_SPLIT_PAGES, extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.models.pdf import (
@@ -177,7 +177,10 @@ CONVERSIONS = (
         family=FAMILY,
         summary="Split a PDF by page ranges",
         description="ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces "
-        "tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.",
+        "tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400; "
+        f"ranges holding more than {MAX_SPLIT_PAGES:,} pages in all are 413 before any is copied, and parts that "
+        "would not fit the response are 413 as soon as they pass it (each PDF carries its own copy of the fonts and "
+        "images its pages use).",
         takes=ONE_PDF,
         options=SplitOptions,
         gives=gives_json_files(PdfSplitResult, PDF),
