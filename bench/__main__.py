@@ -33,6 +33,7 @@ from bench.image import bench_image
 from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
 from bench.operations import bench_operations
+from bench.pipelines import bench_pipelines
 from bench.operations_cost import operation_cost_lines
 from bench.pdf import bench_pdf
 from bench.request_path import asgi_request, bench_request_rows
@@ -221,6 +222,7 @@ def main() -> None:
             bench_too_large()
             bench_pdf(Path(tmp))
             moved = bench_operations(Path(tmp))
+            bench_pipelines(endpoint, Path(tmp))
             bench_fetch(Path(tmp))
         bench_codes()
         bench_render()
