@@ -33,9 +33,9 @@ from bench.image import bench_image
 from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
 from bench.operations import bench_operations
-from bench.pipelines import bench_pipelines
 from bench.operations_cost import operation_cost_lines
 from bench.pdf import bench_pdf
+from bench.pipelines import bench_pipelines
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
