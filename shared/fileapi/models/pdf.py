@@ -9,6 +9,7 @@ from pydantic import Field
 
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
+from fileapi.convert.pdf_unlock import MAX_PASSWORD_CHARS
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 
 
@@ -151,3 +152,14 @@ class PdfFillFormRequest(ApiModel):
     fields: dict[str, Any] = Field(description="Field name to value: text, true/false, an export value or a list.")
     flatten: bool = Field(default=False, description="Bake the values into the pages and remove the form.")
     keep_active_content: KeepActiveContent = False
+
+
+class UnlockOptions(QueryOptions):
+    """Remove a PDF's password and restrictions: the document comes back decrypted, to open, print, copy and
+    change freely. Give its user or owner password; a document protected only by an owner password (it opens
+    without one, with printing or copying restricted) needs none. A wrong password is 400 `wrong_password`; a
+    document that is not encrypted comes back unchanged, byte for byte."""
+
+    password: str = Field(
+        default="", max_length=MAX_PASSWORD_CHARS, description="The user or owner password (case-sensitive)."
+    )
