@@ -9,6 +9,7 @@ from pydantic import Field
 
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
+from fileapi.convert.pdf_metadata import MAX_FIELD_CHARS
 from fileapi.convert.pdf_unlock import MAX_PASSWORD_CHARS
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 
@@ -162,4 +163,22 @@ class UnlockOptions(QueryOptions):
 
     password: str = Field(
         default="", max_length=MAX_PASSWORD_CHARS, description="The user or owner password (case-sensitive)."
+    )
+
+
+class MetadataOptions(QueryOptions):
+    """Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the
+    document information dictionary and to the XMP metadata, so every reader shows the same value; a field
+    given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a
+    field, any Unicode but control characters."""
+
+    title: str | None = Field(default=None, max_length=MAX_FIELD_CHARS, description="The document's title.")
+    author: str | None = Field(default=None, max_length=MAX_FIELD_CHARS, description="Who wrote it.")
+    subject: str | None = Field(default=None, max_length=MAX_FIELD_CHARS, description="What it is about.")
+    keywords: str | None = Field(default=None, max_length=MAX_FIELD_CHARS, description="Keywords, separated by commas.")
+    creator: str | None = Field(
+        default=None, max_length=MAX_FIELD_CHARS, description="The application that made the original document."
+    )
+    producer: str | None = Field(
+        default=None, max_length=MAX_FIELD_CHARS, description="The application that made the PDF."
     )
