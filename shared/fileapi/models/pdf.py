@@ -10,6 +10,7 @@ from pydantic import Field
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
 from fileapi.convert.pdf_metadata import MAX_FIELD_CHARS
+from fileapi.convert.pdf_pages import MAX_ORDER_CHARS
 from fileapi.convert.pdf_unlock import MAX_PASSWORD_CHARS
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 
@@ -181,4 +182,18 @@ class MetadataOptions(QueryOptions):
     )
     producer: str | None = Field(
         default=None, max_length=MAX_FIELD_CHARS, description="The application that made the PDF."
+    )
+
+
+class PagesOptions(QueryOptions):
+    """Reorder, delete, duplicate and insert pages in one step: `order` lists the new document's pages.
+    `3,1,2` reorders, a page left out is deleted (its content is removed from the file, with the bookmarks
+    that led to it), a page listed twice is duplicated, `5-8` is a range (`8-5` the same pages in reverse),
+    and `blank` inserts an empty page the size of the page before it. At most 5,000 pages."""
+
+    order: str = Field(
+        min_length=1,
+        max_length=MAX_ORDER_CHARS,
+        description="The new page list, comma-separated: page numbers, ranges such as '5-8', and 'blank'.",
+        examples=["3,1,2,2,blank,5-8"],
     )

@@ -19,6 +19,7 @@ from fileapi.convert.image import compress_image, convert_image, crop_image, fli
 from fileapi.convert.pdf import render_pages
 from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_metadata import set_pdf_metadata
+from fileapi.convert.pdf_pages import arrange_pages
 from fileapi.convert.pdf_unlock import unlock_pdf
 from fileapi.convert.qr import generate_qr
 from fileapi.convert.render import svg_to_png
@@ -38,6 +39,7 @@ PAIRS: list[tuple[type[BaseModel], Callable[..., Any]]] = [
     (pdf.ProtectOptions, protect_pdf),
     (pdf.UnlockOptions, unlock_pdf),
     (pdf.MetadataOptions, set_pdf_metadata),
+    (pdf.PagesOptions, arrange_pages),
     (data.Base64EncodeOptions, encode_base64),
     (data.CsvToJsonOptions, csv_to_json),
     (data.JsonToCsvOptions, json_to_csv),

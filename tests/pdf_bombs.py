@@ -1,0 +1,80 @@
+"""Hostile inputs of the document endpoints (unlock, metadata, pages, redact, from-images), both sides of every
+limit, as data in the shape of tests/bombs.py, with the paths the endpoints will have.
+
+They join tests/bombs.py's BOMBS once the routes are declared. Two differences from bombs.Bomb: a parameter may
+repeat (redact's `text`, `pattern` and `area`: a list), and an entry may carry `files` (from-images' multipart
+parts, in order), from which `build` makes the multipart body. Until the routes exist,
+tests/unit/convert/test_pdf_bombs_data.py sends each through its options model and converter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from fileapi.convert.pdf_metadata import MAX_FIELD_CHARS
+from fileapi.convert.pdf_pages import MAX_ORDER_CHARS, MAX_RESULT_PAGES
+from tests.bombs import INVALID, OK, TOO_LARGE
+from tests.hostile_files import flate_bomb_pdf, pdf_of_pages
+from tests.pdf_fixtures import make_pdf
+
+WRONG_PASSWORD: tuple[int, str | None] = (400, "wrong_password")
+BOUNDARY = "pdfbombs"
+
+
+@dataclass(frozen=True)
+class DocumentBomb:
+    name: str
+    path: str
+    build: Callable[[], bytes]
+    expected: tuple[int, str | None]  # status and error code (None: a 200)
+    why: str = ""
+    content_type: str = "application/pdf"
+    params: dict[str, str | list[str]] = field(default_factory=dict)
+    files: Callable[[], list[bytes]] | None = None  # multipart `files` parts; `build` writes them as the body
+
+
+def multipart(parts: list[bytes], name: str = "files") -> bytes:
+    """`parts` as a multipart/form-data body of repeated `name` fields (boundary BOUNDARY)."""
+    head = f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{name}"; filename="f"\r\n\r\n'.encode()
+    return b"".join(head + part + b"\r\n" for part in parts) + f"--{BOUNDARY}--\r\n".encode()
+
+
+def _eight() -> bytes:
+    return make_pdf([f"page {n}" for n in range(1, 9)])
+
+
+PAGES = [
+    DocumentBomb("pages, an order of a million entries", "/v1/pdf/pages", _eight, INVALID,
+                 "2 MB of page list, refused by the parameter's length before the document is read",
+                 params={"order": ",".join(["1"] * 1_000_000)}),
+    DocumentBomb(f"pages, {MAX_RESULT_PAGES} pages from 8 (at the limit)", "/v1/pdf/pages", _eight, OK,
+                 "each page a copy of a page dictionary",
+                 params={"order": ",".join(["1-8"] * (MAX_RESULT_PAGES // 8))}),
+    DocumentBomb(f"pages, {MAX_RESULT_PAGES + 1} pages from 8", "/v1/pdf/pages", _eight, TOO_LARGE,
+                 "one over, counted before any page is copied",
+                 params={"order": ",".join(["1-8"] * (MAX_RESULT_PAGES // 8)) + ",1"}),
+    DocumentBomb("pages, ranges of a 2000-page document 2 times", "/v1/pdf/pages", lambda: pdf_of_pages(2000),
+                 OK, "4000 pages", params={"order": "1-2000,2000-1"}),
+    DocumentBomb("pages, ranges of a 2000-page document 3 times", "/v1/pdf/pages", lambda: pdf_of_pages(2000),
+                 TOO_LARGE, "6000 pages", params={"order": "1-2000,2000-1,1-2000"}),
+    DocumentBomb(f"pages, an order of {MAX_ORDER_CHARS} characters (at the limit)", "/v1/pdf/pages", _eight, OK,
+                 "the longest page list the parameter takes", params={"order": "1".ljust(MAX_ORDER_CHARS)}),
+    DocumentBomb(f"pages, an order of {MAX_ORDER_CHARS + 1} characters", "/v1/pdf/pages", _eight, INVALID,
+                 "one over", params={"order": "1".ljust(MAX_ORDER_CHARS + 1)}),
+    DocumentBomb("pages of a 2 GiB flate bomb", "/v1/pdf/pages", lambda: flate_bomb_pdf(2048), OK,
+                 "the content stream is copied, never inflated", params={"order": "1,1,blank"}),
+]  # fmt: skip
+UNLOCK_AND_METADATA = [
+    DocumentBomb("unlock with a 129-character password", "/v1/pdf/unlock", _eight, INVALID,
+                 "longer than any PDF password", params={"password": "p" * 129}),
+    DocumentBomb("unlock of a 2 GiB flate bomb", "/v1/pdf/unlock", lambda: flate_bomb_pdf(2048), OK,
+                 "not encrypted: the same bytes back, nothing inflated", params={"password": "x"}),
+    DocumentBomb(f"metadata title of {MAX_FIELD_CHARS} characters (at the limit)", "/v1/pdf/metadata", _eight, OK,
+                 "one field at its bound", params={"title": "t" * MAX_FIELD_CHARS}),
+    DocumentBomb(f"metadata title of {MAX_FIELD_CHARS + 1} characters", "/v1/pdf/metadata", _eight, INVALID,
+                 "one over", params={"title": "t" * (MAX_FIELD_CHARS + 1)}),
+    DocumentBomb("metadata of a 2 GiB flate bomb", "/v1/pdf/metadata", lambda: flate_bomb_pdf(2048), OK,
+                 "the content stream is copied, never inflated", params={"title": "x"}),
+]  # fmt: skip
+DOCUMENT_BOMBS: list[DocumentBomb] = [*PAGES, *UNLOCK_AND_METADATA]
