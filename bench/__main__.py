@@ -32,6 +32,7 @@ from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
 from bench.operations import bench_operations
 from bench.pdf import bench_pdf
+from bench.pdf_images import bench_images_to_pdf
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
@@ -217,6 +218,7 @@ def main() -> None:
             bench_image(Path(tmp))
             bench_too_large()
             bench_pdf(Path(tmp))
+            bench_images_to_pdf()
             moved = bench_operations(Path(tmp))
         bench_codes()
         bench_render()

@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from fileapi.convert.pdf_edit import protect_pdf
+from fileapi.convert.pdf_from_images import MAX_IMAGES
 from fileapi.convert.pdf_metadata import MAX_FIELD_CHARS
 from fileapi.convert.pdf_pages import MAX_ORDER_CHARS, MAX_RESULT_PAGES
 from tests.bombs import INVALID, OK, TOO_LARGE
-from tests.hostile_files import flate_bomb_pdf, pdf_of_pages
+from tests.hostile_files import flate_bomb_pdf, jpeg_claiming_65535, pdf_of_pages, png_claiming, png_of_zeros
 from tests.pdf_fixtures import make_pdf
 
 WRONG_PASSWORD: tuple[int, str | None] = (400, "wrong_password")
@@ -68,6 +70,9 @@ PAGES = [
 UNLOCK_AND_METADATA = [
     DocumentBomb("unlock with a 129-character password", "/v1/pdf/unlock", _eight, INVALID,
                  "longer than any PDF password", params={"password": "p" * 129}),
+    DocumentBomb("unlock with a wrong password", "/v1/pdf/unlock",
+                 lambda: protect_pdf(_eight(), user_password="right"), WRONG_PASSWORD, "its own code",
+                 params={"password": "wrong"}),
     DocumentBomb("unlock of a 2 GiB flate bomb", "/v1/pdf/unlock", lambda: flate_bomb_pdf(2048), OK,
                  "not encrypted: the same bytes back, nothing inflated", params={"password": "x"}),
     DocumentBomb(f"metadata title of {MAX_FIELD_CHARS} characters (at the limit)", "/v1/pdf/metadata", _eight, OK,
@@ -77,4 +82,29 @@ UNLOCK_AND_METADATA = [
     DocumentBomb("metadata of a 2 GiB flate bomb", "/v1/pdf/metadata", lambda: flate_bomb_pdf(2048), OK,
                  "the content stream is copied, never inflated", params={"title": "x"}),
 ]  # fmt: skip
-DOCUMENT_BOMBS: list[DocumentBomb] = [*PAGES, *UNLOCK_AND_METADATA]
+
+
+def _images(name: str, files: Callable[[], list[bytes]], expected: tuple[int, str | None], why: str) -> DocumentBomb:
+    return DocumentBomb(f"from-images, {name}", "/v1/pdf/from-images", lambda: multipart(files()), expected, why,
+                        f"multipart/form-data; boundary={BOUNDARY}", files=files)  # fmt: skip
+
+
+def _tiny_png() -> bytes:
+    return png_of_zeros(1, 1)
+
+
+FROM_IMAGES = [
+    _images(f"{MAX_IMAGES} images (at the limit)", lambda: [_tiny_png()] * MAX_IMAGES, OK, "a page each"),
+    _images(f"{MAX_IMAGES + 1} images", lambda: [_tiny_png()] * (MAX_IMAGES + 1), TOO_LARGE,
+            "refused before any image is read"),
+    _images("a png header claiming 10 gigapixels", lambda: [png_claiming(100_000, 100_000)], TOO_LARGE,
+            "refused from the header"),
+    _images("a jpeg claiming 65535x65535", lambda: [jpeg_claiming_65535()], TOO_LARGE, "refused from the header"),
+    _images("a png of 144 MP (420 KB)", lambda: [png_of_zeros(12_000, 12_000)], TOO_LARGE,
+            "pixels 1,000x the file, refused from the header"),
+    _images("a png of 49.99 MP (at the limit)", lambda: [png_of_zeros(7071, 7071)], OK,
+            "its compressed pixels copied, never inflated"),
+    _images("a png of 49.99 MP whose pixel data is garbage", lambda: [png_of_zeros(7071, 7071, idat=b"x" * 100)],
+            OK, "proves the pixels are not decoded"),
+]  # fmt: skip
+DOCUMENT_BOMBS: list[DocumentBomb] = [*PAGES, *UNLOCK_AND_METADATA, *FROM_IMAGES]

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
+from fileapi.convert.pdf_from_images import ImagePageSize
 from fileapi.convert.pdf_metadata import MAX_FIELD_CHARS
 from fileapi.convert.pdf_pages import MAX_ORDER_CHARS
 from fileapi.convert.pdf_unlock import MAX_PASSWORD_CHARS
@@ -197,3 +198,22 @@ class PagesOptions(QueryOptions):
         description="The new page list, comma-separated: page numbers, ranges such as '5-8', and 'blank'.",
         examples=["3,1,2,2,blank,5-8"],
     )
+
+
+class FromImagesOptions(QueryOptions):
+    """Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in
+    byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP,
+    HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a
+    soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to
+    the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each."""
+
+    page_size: ImagePageSize = Field(
+        default=ImagePageSize.AUTO,
+        description="auto: the image's size at its DPI (96 when none); a4 or letter: the image fitted, centred.",
+    )
+
+
+class PdfFromImagesForm(ApiModel):
+    """The images, as form parts."""
+
+    files: list[bytes] = Field(description="The images (JPEG, PNG, WebP, HEIC, AVIF, GIF, BMP, TIFF), in order.")
