@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from fileapi.convert import deadline
-from fileapi.convert.image_io import MAX_INPUT_PIXELS, check_pixels, load_pillow, open_image
 from fileapi.errors import InvalidInput, TooLarge
 
 if TYPE_CHECKING:
@@ -114,6 +113,8 @@ def _write(target: IO[bytes], images: Sequence[bytes | Path], page_size: ImagePa
         raise InvalidInput("send at least one image")
     if len(images) > MAX_IMAGES:
         raise TooLarge(f"{len(images):,} images; at most {MAX_IMAGES:,} to one PDF")
+    from fileapi.convert.image_io import load_pillow
+
     page_size = ImagePageSize(page_size)
     load_pillow()
     writer = _Writer(target)
@@ -147,6 +148,8 @@ def _prepared(data: bytes, what: str) -> _Placed:
 
 def _opened(data: bytes, what: str) -> Image.Image:
     from PIL import Image
+
+    from fileapi.convert.image_io import MAX_INPUT_PIXELS, check_pixels
 
     image = Image.open(io.BytesIO(data))
     check_pixels(image.size, limit=MAX_INPUT_PIXELS, what=what)
@@ -250,6 +253,7 @@ def _predictor(width: int, colours: int, depth: int) -> bytes:
 
 def _decoded(data: bytes, what: str) -> _Placed:
     """Any image Pillow reads, decoded as shown (orientation applied) and written as PNG-predicted Flate."""
+    from fileapi.convert.image_io import open_image
     from fileapi.errors import ApiError
 
     try:
