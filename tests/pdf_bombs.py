@@ -16,6 +16,7 @@ from fileapi.convert.pdf_edit import protect_pdf
 from fileapi.convert.pdf_from_images import MAX_IMAGES
 from fileapi.convert.pdf_metadata import MAX_FIELD_CHARS
 from fileapi.convert.pdf_pages import MAX_ORDER_CHARS, MAX_RESULT_PAGES
+from fileapi.convert.pdf_redact_find import MAX_AREAS, MAX_FOUND_AREAS
 from tests.bombs import INVALID, OK, TOO_LARGE
 from tests.hostile_files import flate_bomb_pdf, jpeg_claiming_65535, pdf_of_pages, png_claiming, png_of_zeros
 from tests.pdf_fixtures import make_pdf
@@ -107,4 +108,49 @@ FROM_IMAGES = [
     _images("a png of 49.99 MP whose pixel data is garbage", lambda: [png_of_zeros(7071, 7071, idat=b"x" * 100)],
             OK, "proves the pixels are not decoded"),
 ]  # fmt: skip
-DOCUMENT_BOMBS: list[DocumentBomb] = [*PAGES, *UNLOCK_AND_METADATA, *FROM_IMAGES]
+
+
+def _big_content(size: int) -> bytes:
+    """One page whose content stream is `size` bytes of text operators in Helvetica."""
+    import io
+
+    import pikepdf
+
+    pdf = pikepdf.Pdf.new()
+    page = pdf.add_blank_page()
+    font = pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica)
+    page.obj.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=font))
+    line = b"BT /F1 12 Tf 72 700 Td (hello world secret) Tj ET\n"
+    page.obj.Contents = pdf.make_stream(line * (size // len(line) + 1))
+    out = io.BytesIO()
+    pdf.save(out)
+    return out.getvalue()
+
+
+REDACT = "/v1/pdf/redact"
+MATCHES_AT_LIMIT = MAX_FOUND_AREAS - MAX_AREAS
+REDACTIONS = [
+    DocumentBomb("redact, a pattern that backtracks", REDACT, lambda: make_pdf(["a" * 3000 + "!"]), OK,
+                 "(a|aa)+$ over 3,000 a's: seconds for a backtracking engine, linear for RE2",
+                 params={"pattern": ["(a|aa)+$", "(a+)+$", "^(a|a?)+$"]}),
+    DocumentBomb("redact, a pattern with a lookbehind", REDACT, _eight, INVALID, "RE2 has none",
+                 params={"pattern": ["(?<=page )1"]}),
+    DocumentBomb(f"redact, {MAX_AREAS} areas (at the limit)", REDACT, _eight, OK, "each filled",
+                 params={"area": [f"{1 + n % 8},{n % 500},{n % 700},10,10" for n in range(MAX_AREAS)]}),
+    DocumentBomb("redact, 10,000 areas", REDACT, _eight, INVALID, "refused by the parameter's length",
+                 params={"area": ["1,0,0,10,10"] * 10_000}),
+    DocumentBomb(f"redact, a pattern matching {MATCHES_AT_LIMIT} times (at the limit)", REDACT,
+                 lambda: make_pdf(["x" * 1000] * (MATCHES_AT_LIMIT // 1000)), OK, "an area per match",
+                 params={"pattern": ["x"], "area": ["1,0,0,1,1"] * MAX_AREAS}),
+    DocumentBomb(f"redact, a pattern matching {MATCHES_AT_LIMIT + 1} times", REDACT,
+                 lambda: make_pdf(["x" * 1000] * (MATCHES_AT_LIMIT // 1000) + ["x"]), TOO_LARGE,
+                 "one match over, counted before any page is changed",
+                 params={"pattern": ["x"], "area": ["1,0,0,1,1"] * MAX_AREAS}),
+    DocumentBomb("redact of a 2 GiB flate bomb", REDACT, lambda: flate_bomb_pdf(2048), TOO_LARGE,
+                 "refused before pdfium inflates it", params={"text": ["secret"]}),
+    DocumentBomb("redact, 3 MiB of content under an area", REDACT, lambda: _big_content(3 << 20), TOO_LARGE,
+                 "over the content a redaction replays", params={"area": ["1,0,0,612,792"]}),
+    DocumentBomb("redact, 256 KiB of content under an area", REDACT, lambda: _big_content(256 << 10), OK,
+                 "within it", params={"area": ["1,0,0,612,792"]}),
+]  # fmt: skip
+DOCUMENT_BOMBS: list[DocumentBomb] = [*PAGES, *UNLOCK_AND_METADATA, *FROM_IMAGES, *REDACTIONS]

@@ -12,6 +12,7 @@ from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
 from fileapi.convert.pdf_from_images import ImagePageSize
 from fileapi.convert.pdf_metadata import MAX_FIELD_CHARS
 from fileapi.convert.pdf_pages import MAX_ORDER_CHARS
+from fileapi.convert.pdf_redact_find import DEFAULT_FILL, MAX_AREAS, MAX_PATTERNS, MAX_TERM_CHARS, MAX_TEXTS
 from fileapi.convert.pdf_unlock import MAX_PASSWORD_CHARS
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 
@@ -217,3 +218,42 @@ class PdfFromImagesForm(ApiModel):
     """The images, as form parts."""
 
     files: list[bytes] = Field(description="The images (JPEG, PNG, WebP, HEIC, AVIF, GIF, BMP, TIFF), in order.")
+
+
+class RedactOptions(QueryOptions):
+    """Redact a PDF so that the text is gone, not covered: every occurrence of each `text`, every match of each
+    `pattern` and everything under each `area` is removed from the page content (glyphs, with the rest of the
+    line left in place; image pixels overwritten; annotations and form values cleared), the same strings are
+    removed from the metadata, XMP, annotations, form fields, bookmarks and attachments, and each area is
+    filled with `fill`. The `X-Redactions` header gives the number of areas redacted (those given, and one
+    per line of each match)."""
+
+    texts: list[str] = Field(
+        default_factory=list,
+        alias="text",
+        max_length=MAX_TEXTS,
+        description=f"Text to remove, exactly as written (case-sensitive); repeat for more (up to {MAX_TEXTS}).",
+    )
+    patterns: list[str] = Field(
+        default_factory=list,
+        alias="pattern",
+        max_length=MAX_PATTERNS,
+        description=(
+            "A regular expression whose matches are removed, such as \\d{3}-\\d{2}-\\d{4}; repeat for more (up "
+            f"to {MAX_PATTERNS}, {MAX_TERM_CHARS} characters each). RE2 syntax: it never backtracks, so it has no "
+            "lookarounds or backreferences."
+        ),
+    )
+    areas: list[str] = Field(
+        default_factory=list,
+        alias="area",
+        max_length=MAX_AREAS,
+        description=(
+            "A rectangle to redact, 'page,x,y,width,height' in points (1/72 inch) from the page's lower left "
+            f"corner (unrotated); repeat for more (up to {MAX_AREAS:,})."
+        ),
+        examples=[["1,72,700,200,24"]],
+    )
+    fill: str = Field(
+        default=DEFAULT_FILL, pattern=r"^#[0-9a-fA-F]{6}$", description="The colour drawn over each area, #rrggbb."
+    )

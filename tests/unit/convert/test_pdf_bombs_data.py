@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 from fileapi.convert.pdf_from_images import images_to_pdf
 from fileapi.convert.pdf_metadata import set_pdf_metadata
 from fileapi.convert.pdf_pages import arrange_pages
+from fileapi.convert.pdf_redact import redact_pdf
 from fileapi.convert.pdf_unlock import unlock_pdf
 from fileapi.errors import ApiError
 from fileapi.models import pdf
@@ -23,6 +24,7 @@ ROUTES: dict[str, tuple[type[BaseModel], Callable[..., Any]]] = {
     "/v1/pdf/unlock": (pdf.UnlockOptions, unlock_pdf),
     "/v1/pdf/metadata": (pdf.MetadataOptions, set_pdf_metadata),
     "/v1/pdf/from-images": (pdf.FromImagesOptions, images_to_pdf),
+    "/v1/pdf/redact": (pdf.RedactOptions, redact_pdf),
 }
 
 

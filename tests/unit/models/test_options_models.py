@@ -21,6 +21,7 @@ from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_from_images import images_to_pdf
 from fileapi.convert.pdf_metadata import set_pdf_metadata
 from fileapi.convert.pdf_pages import arrange_pages
+from fileapi.convert.pdf_redact import redact_pdf
 from fileapi.convert.pdf_unlock import unlock_pdf
 from fileapi.convert.qr import generate_qr
 from fileapi.convert.render import svg_to_png
@@ -42,6 +43,7 @@ PAIRS: list[tuple[type[BaseModel], Callable[..., Any]]] = [
     (pdf.MetadataOptions, set_pdf_metadata),
     (pdf.PagesOptions, arrange_pages),
     (pdf.FromImagesOptions, images_to_pdf),
+    (pdf.RedactOptions, redact_pdf),
     (data.Base64EncodeOptions, encode_base64),
     (data.CsvToJsonOptions, csv_to_json),
     (data.JsonToCsvOptions, json_to_csv),
