@@ -1,8 +1,8 @@
 """Redaction that removes: text, pattern matches and areas taken out of the PDF, not covered over.
 
 1. The areas: those given (`page,x,y,width,height`, points from the page's lower left corner, in the page's
-   unrotated coordinates), and one per line of each text or pattern match on the pages (pdfium's text page:
-   fileapi.convert.pdf_redact_find).
+   unrotated coordinates), and one per line of each text or pattern match on the pages (pdfium's text page
+   of the document with its annotations' appearances flattened: fileapi.convert.pdf_redact_find).
 2. On each page with areas: the glyphs under them removed from the content streams, forms included (the rest
    keep their places: fileapi.convert.pdf_redact_content), inline images under them removed, image pixels
    under them overwritten (fileapi.convert.pdf_redact_images), annotations under them removed (a form
@@ -22,7 +22,7 @@ from fileapi.convert import deadline
 from fileapi.convert.pdf import check_content_streams, repaired_copy
 from fileapi.convert.pdf_errors import damaged, reading
 from fileapi.convert.pdf_fonts import FontMetrics
-from fileapi.convert.pdf_io import save_pdf
+from fileapi.convert.pdf_io import open_pdf, save_pdf
 from fileapi.convert.pdf_redact_areas import AreaIndex, Rect
 from fileapi.convert.pdf_redact_content import redact_page_content
 from fileapi.convert.pdf_redact_document import Scrubber, clear_annotations_under, scrub_document
@@ -62,7 +62,7 @@ def redact_pdf(
     """
     pdf = check_content_streams(data)  # before pdfium reads the pages' text
     terms = parse_terms(pdf, texts=texts or [], patterns=patterns or [], areas=areas or [], fill=fill)
-    found = _found(data, terms)
+    found = _found(_searched_copy(data, pdf), terms)
     with reading():
         _push_down_resources(pdf)
         fonts: dict[tuple[int, int], FontMetrics | None] = {}
@@ -74,6 +74,26 @@ def redact_pdf(
         scrub_document(pdf, Scrubber(found.strings | set(terms.texts), terms.patterns))
         pdf.remove_unreferenced_resources()
     return RedactResult(save_pdf(pdf), terms.area_count + found.count)
+
+
+def _searched_copy(data: bytes, pdf: pikepdf.Pdf) -> bytes:
+    """The document whose text pdfium searches: with its annotations' appearances (form fields, stamps, free
+    text, signatures) flattened into the pages when it has any, since pdfium's text page reads page content only;
+    a match there then gives an area over the annotation, which removes it (a form field: its value)."""
+    import pikepdf
+
+    for page in pdf.pages:
+        annotations = page.obj.get("/Annots")
+        if isinstance(annotations, pikepdf.Array) and any(
+            isinstance(annotation, pikepdf.Dictionary) and "/AP" in annotation for annotation in annotations
+        ):
+            break
+    else:
+        return data
+    copy = open_pdf(data)
+    with reading():
+        copy.flatten_annotations(mode="all")
+        return save_pdf(copy)
 
 
 def _found(data: bytes, terms: Terms) -> Found:

@@ -29,6 +29,7 @@ MAX_TEXTS = 100
 MAX_PATTERNS = 20
 MAX_TERM_CHARS = 500
 MIN_SWEPT_CHARS = 4  # text under an area shorter than this is not searched for elsewhere (a lone 'e')
+_BREAK_HYPHENS = {"\x02", "\ufffe"}
 _FILL = re.compile(r"#([0-9a-fA-F]{6})")
 
 
@@ -143,19 +144,22 @@ def find_on_pages(document: Any, terms: Terms) -> Found:
         finally:
             textpage.close()
             page.close()
+        searched, origins = _searchable(chars)
         spans: list[tuple[int, int]] = []
         for text in terms.texts:
-            start = chars.find(text)
+            wanted = " ".join(text.split())
+            start = searched.find(wanted)
             while start >= 0:
-                spans.append((start, start + len(text)))
-                start = chars.find(text, start + len(text))
+                spans.append((start, start + len(wanted)))
+                start = searched.find(wanted, start + len(wanted))
         for pattern in terms.patterns:
-            spans.extend((match.start(), match.end()) for match in finditer(pattern, chars))
+            spans.extend((match.start(), match.end()) for match in finditer(pattern, searched))
         for start, end in spans:
-            lines = _lines(range(start, end), generated, boxes)
+            first, last = origins[start], origins[end - 1] + 1
+            lines = _lines(range(first, last), generated, boxes)
             found.areas.setdefault(index, []).extend(box for box, _ in lines)
             found.count += len(lines)
-            found.strings.add(" ".join(chars[start:end].split()))
+            found.strings.add(searched[start:end].strip())
         for area in given:
             inside = [i for i in range(count) if not generated[i] and _centre_in(boxes[i], area)]
             for _, members in _lines(inside, generated, boxes):
@@ -166,6 +170,25 @@ def find_on_pages(document: Any, terms: Terms) -> Found:
             raise TooLarge(f"the texts and patterns match more than {MAX_FOUND_AREAS:,} times; make them more specific")
     found.strings.discard("")
     return found
+
+
+def _searchable(chars: str) -> tuple[str, list[int]]:
+    """The page's text as searched: each run of white space (line ends included) one space, and the hyphen that
+    breaks a word at a line's end left out (pdfium gives it as U+0002), so that a text or pattern matches across
+    lines and hyphenation; with each character's index in the page's characters (the last of a white run)."""
+    searched: list[str] = []
+    origins: list[int] = []
+    for index, char in enumerate(chars):
+        if char in _BREAK_HYPHENS:
+            continue
+        if char.isspace():
+            if searched and searched[-1] == " ":
+                origins[-1] = index
+                continue
+            char = " "
+        searched.append(char)
+        origins.append(index)
+    return "".join(searched), origins
 
 
 def _ordered(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:

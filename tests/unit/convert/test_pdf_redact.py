@@ -246,6 +246,27 @@ def test_a_shared_form_is_copied_for_the_page_redacted(tmp_path: Path) -> None:
     assert f"{SECRET} in a form" in pages[1]
 
 
+@pytest.mark.tools
+def test_text_in_an_annotation_s_appearance_is_found_and_removed(tmp_path: Path) -> None:
+    pdf = pikepdf.Pdf.open(io.BytesIO(make_pdf(["page text"])))
+    font = helvetica(pdf)
+    appearance = pdf.make_stream(f"BT /F1 12 Tf 2 4 Td (Stamped {SECRET}) Tj ET".encode())
+    appearance.Type, appearance.Subtype, appearance.BBox = pikepdf.Name.XObject, pikepdf.Name.Form, [0, 0, 200, 20]
+    appearance.Resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=font))
+    stamp = pikepdf.Dictionary(Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.FreeText, Rect=[72, 400, 272, 420])
+    stamp.AP = pikepdf.Dictionary(N=appearance)
+    pdf.pages[0].obj.Annots = pikepdf.Array([pdf.make_indirect(stamp)])
+    source, out = tmp_path / "in.pdf", tmp_path / "out.pdf"
+    source.write_bytes(saved(pdf))
+    assert SECRET in run("pdftotext", str(source), "-")
+    result = redact_pdf(source.read_bytes(), texts=[SECRET])
+    out.write_bytes(result.data)
+    assert result.redactions == 1
+    text = run("pdftotext", str(out), "-")
+    assert SECRET not in text and "page text" in text
+    assert SECRET not in run("qpdf", "--qdf", "--object-streams=disable", str(out), "-")
+
+
 def test_the_area_bound_on_both_sides() -> None:
     document = make_pdf(["x"])
     assert redact_pdf(document, areas=["1,0,0,1,1"] * MAX_AREAS).redactions == MAX_AREAS
