@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     import pikepdf
 
 MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024  # an embedded file larger than this is searched in its first 8 MiB
+# Strings that are PDF syntax or binary, not text anyone reads: a form's default appearance ("/Helv 12 Tf 0 g"),
+# encryption and signature values, checksums.
+_SYNTAX_KEYS = frozenset({"/DA", "/DS", "/ID", "/O", "/U", "/OE", "/UE", "/Perms", "/CheckSum", "/Cert"})
 
 
 class Scrubber:
@@ -81,6 +84,8 @@ def _scrub_container(container: Any, scrubber: Scrubber, depth: int) -> bool:
     changed = False
     items = list(container.items()) if isinstance(container, pikepdf.Dictionary) else list(enumerate(container))
     for key, value in items:
+        if isinstance(key, str) and key in _SYNTAX_KEYS:
+            continue
         if isinstance(value, pikepdf.String):
             try:
                 text = str(value)

@@ -53,12 +53,15 @@ def finditer(pattern: Any, text: str) -> list[Any]:
 def parse_terms(pdf: pikepdf.Pdf, *, texts: list[str], patterns: list[str], areas: list[str], fill: str) -> Terms:
     """The options checked against the document `pdf`.
 
-    :raises InvalidInput: an area that is malformed, off the document's pages or empty; a fill that is not
+    :raises InvalidInput: nothing to redact; an area that is malformed, off the document's pages or empty; a fill
+        that is not
         #rrggbb; an empty or over-long text or pattern, or a pattern that does not compile.
     :raises TooLarge: more than 1,000 areas, 100 texts or 20 patterns.
     """
     import re2
 
+    if not (texts or patterns or areas):
+        raise InvalidInput("give at least one text, pattern or area to redact")
     if len(areas) > MAX_AREAS:
         raise TooLarge(f"{len(areas):,} areas; at most {MAX_AREAS:,}")
     if len(texts) > MAX_TEXTS:

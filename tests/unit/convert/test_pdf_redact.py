@@ -293,7 +293,7 @@ def test_a_pattern_re2_cannot_run_is_invalid_input(capfd: pytest.CaptureFixture[
         ({"areas": ["2,0,0,10,10"]}, "outside the document"),
         ({"areas": ["1,0,0,0,10"]}, "positive"),
         ({"areas": ["1,0,0,nan,10"]}, "positive"),
-        ({"fill": "red"}, "#rrggbb"),
+        ({"fill": "red", "texts": ["x"]}, "#rrggbb"),
         ({"texts": [" "]}, "1..500"),
         ({"patterns": ["(unclosed"]}, "not a regular expression"),
         ({"patterns": ["(a{1000}){1000}"]}, "not a regular expression"),
@@ -304,8 +304,13 @@ def test_bad_options_are_invalid_input(options: dict[str, object], reason: str) 
         redact_pdf(make_pdf(["x"]), **options)  # type: ignore[arg-type]
 
 
-def test_nothing_asked_changes_no_text() -> None:
-    result = redact_pdf(make_pdf(["keep all"]))
-    assert result.redactions == 0
-    with pikepdf.Pdf.open(io.BytesIO(result.data)) as pdf:
-        assert "keep all" in pdf.pages[0].Contents.read_bytes().decode()
+def test_nothing_to_redact_is_invalid_input() -> None:
+    with pytest.raises(InvalidInput, match="at least one text, pattern or area"):
+        redact_pdf(make_pdf(["keep all"]))
+
+
+def test_a_form_s_default_appearance_is_syntax_not_text(tmp_path: Path) -> None:
+    pdf = pikepdf.Pdf.open(io.BytesIO(make_pdf(["Total 12"])))
+    pdf.Root.AcroForm = pikepdf.Dictionary(Fields=pikepdf.Array(), DA=pikepdf.String("/Helv 12 Tf 0 g"))
+    result = pikepdf.Pdf.open(io.BytesIO(redact_pdf(saved(pdf), patterns=[r"\d+"]).data))
+    assert str(result.Root.AcroForm.DA) == "/Helv 12 Tf 0 g"
