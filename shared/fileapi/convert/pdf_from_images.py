@@ -263,8 +263,10 @@ def _decoded(data: bytes, what: str) -> _Placed:
         raise
     dpi = _dpi(image)
     icc = _icc(image)
-    if image.mode == "P":
-        image = image.convert("RGBA" if "transparency" in image.info else "RGB")
+    if "transparency" in image.info and image.mode in ("P", "L", "RGB", "I", "I;16"):
+        image = image.convert("RGBA")  # a palette's or a colour key's transparency becomes an alpha channel
+    elif image.mode == "P":
+        image = image.convert("RGB")
     if image.mode in ("PA", "La"):
         image = image.convert("RGBA" if image.mode == "PA" else "LA")
     if image.mode == "RGBa":

@@ -163,6 +163,19 @@ def test_alpha_becomes_a_soft_mask(tmp_path: Path) -> None:
 
 
 @pytest.mark.tools
+@pytest.mark.parametrize("mode", ["RGB", "L", "P"])
+def test_a_png_colour_key_becomes_a_soft_mask(tmp_path: Path, mode: str) -> None:
+    image = quadrants(mode=mode) if mode != "P" else quadrants().quantize(8)
+    key = image.getpixel((5, 5))  # the red quadrant's value is transparent
+    pdf = written(tmp_path, [encoded(image, "PNG", transparency=key)])
+    assert " smask " in run("pdfimages", "-list", str(pdf))
+    page = rendered(tmp_path, pdf, dpi=96)
+    assert close(page.getpixel((15, 10)), (255, 255, 255), 5) and not close(
+        page.getpixel((100, 70)), (255, 255, 255), 5
+    )
+
+
+@pytest.mark.tools
 @pytest.mark.parametrize("fmt", ["WEBP", "GIF", "BMP", "TIFF"])
 def test_other_formats_are_decoded_losslessly(tmp_path: Path, fmt: str) -> None:
     image = quadrants() if fmt != "GIF" else quadrants().quantize(8).convert("RGB")
