@@ -174,12 +174,35 @@ def test_image_pixels_under_an_area_are_overwritten(tmp_path: Path, fmt: str) ->
     out = tmp_path / "out.pdf"
     # The area covers the image's left half and bottom half: pixels x < 50 and y >= 50 (rows from the top).
     out.write_bytes(redact_pdf(image_page(image, fmt), areas=["1,50,50,150,100"], fill="#ff0000").data)
+    qdf = run("qpdf", "--qdf", "--object-streams=disable", str(out), "-")
+    assert qdf.count("/Subtype /Image") == 1  # the original image is not written
     run("pdfimages", "-png", str(out), str(tmp_path / "x"))
     [extracted] = sorted(tmp_path.glob("x-*.png"))
     pixels = Image.open(extracted).convert("RGB")
     assert all(abs(a - b) < 12 for a, b in zip(pixels.getpixel((10, 90)), (255, 0, 0), strict=True))  # type: ignore[arg-type]
     assert all(abs(a - b) < 12 for a, b in zip(pixels.getpixel((90, 10)), (30, 60, 220), strict=True))  # type: ignore[arg-type]
     assert all(abs(a - b) < 12 for a, b in zip(pixels.getpixel((10, 10)), (30, 60, 220), strict=True))  # type: ignore[arg-type]
+
+
+@pytest.mark.tools
+def test_an_image_inside_a_form_is_overwritten_for_its_page_only(tmp_path: Path) -> None:
+    pdf = pikepdf.Pdf.new()
+    image = pdf.make_stream(Image.new("RGB", (10, 10), (30, 60, 220)).tobytes())
+    image.Type, image.Subtype, image.Width, image.Height = pikepdf.Name.XObject, pikepdf.Name.Image, 10, 10
+    image.ColorSpace, image.BitsPerComponent = pikepdf.Name.DeviceRGB, 8
+    form = pdf.make_stream(b"q 100 0 0 100 0 0 cm /Im1 Do Q")
+    form.Type, form.Subtype, form.BBox = pikepdf.Name.XObject, pikepdf.Name.Form, [0, 0, 100, 100]
+    form.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(Im1=image))
+    shared = pdf.make_indirect(pikepdf.Dictionary(Fm1=form))
+    for _ in range(2):
+        page_stream(b"q 1 0 0 1 200 200 cm /Fm1 Do Q", fonts={}, pdf=pdf, XObject=shared)
+    out = tmp_path / "out.pdf"
+    out.write_bytes(redact_pdf(saved(pdf), areas=["1,200,200,50,100"], fill="#ffffff").data)
+    for page, left in [(1, (255, 255, 255)), (2, (30, 60, 220))]:
+        run("pdfimages", "-f", str(page), "-l", str(page), "-png", str(out), str(tmp_path / f"p{page}"))
+        [extracted] = sorted(tmp_path.glob(f"p{page}-*.png"))
+        pixels = Image.open(extracted).convert("RGB")
+        assert pixels.getpixel((2, 5)) == left and pixels.getpixel((8, 5)) == (30, 60, 220)
 
 
 def cid_document() -> bytes:
