@@ -92,7 +92,7 @@ def _info(pdf: pikepdf.Pdf) -> PdfInfo:
     return PdfInfo(pageCount=len(pdf.pages), pageSizes=sizes, metadata=metadata, encrypted=pdf.is_encrypted)
 
 
-def check_content_streams(data: bytes) -> pikepdf.Pdf:
+def check_content_streams(data: Source) -> pikepdf.Pdf:
     """The document opened by qpdf, after refusing page content streams that decode past the limit before pdfium
     inflates them (pdfium has no such bound: a 1 MB file whose content inflates to 1 GB took 2 GB of memory).
 

@@ -15,14 +15,17 @@ Objects nothing refers to any more (the old content streams and images) are not 
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fileapi.convert import deadline
 from fileapi.convert.pdf import check_content_streams, repaired_copy
 from fileapi.convert.pdf_errors import damaged, reading
 from fileapi.convert.pdf_fonts import FontMetrics
-from fileapi.convert.pdf_io import open_pdf, save_pdf
+from fileapi.convert.pdf_io import Source, open_pdf, save_pdf, write_pdf
 from fileapi.convert.pdf_redact_areas import AreaIndex, Rect
 from fileapi.convert.pdf_redact_content import redact_page_content
 from fileapi.convert.pdf_redact_document import Scrubber, clear_annotations_under, scrub_document
@@ -50,19 +53,44 @@ def redact_pdf(
     """The document with every occurrence of `texts`, every match of `patterns` and everything under `areas`
     removed (see the module), each area filled with `fill`.
 
-    :param texts: up to 100 strings of 1..500 characters, matched exactly (case and spaces included).
-    :param patterns: up to 20 regular expressions of 1..500 characters (the `regex` engine's syntax), all
-        together run for at most 2 s over the document's text.
+    :param texts: up to 100 strings of 1..500 characters, matched exactly (case included; any run of white
+        space matches any other, line ends included).
+    :param patterns: up to 20 regular expressions of 1..500 characters in RE2's syntax (no backtracking: time
+        linear in the text; no lookarounds or backreferences).
     :param areas: up to 1,000 rectangles 'page,x,y,width,height' in points, from the page's lower left corner.
     :param fill: '#rrggbb', default black.
     :returns: the PDF and the number of areas redacted (given and found: at most 10,000).
-    :raises InvalidInput: a malformed option, an area off the document, or not a readable PDF.
+    :raises InvalidInput: nothing to redact, a malformed option, an area off the document, or not a readable PDF.
     :raises TooLarge: more areas, texts or patterns than the bounds, a page's content over 2 MiB under an area,
         or a document of more than 2,000 pages.
     """
-    pdf = check_content_streams(data)  # before pdfium reads the pages' text
-    terms = parse_terms(pdf, texts=texts or [], patterns=patterns or [], areas=areas or [], fill=fill)
-    found = _found(_searched_copy(data, pdf), terms)
+    pdf, count = _redacted(data, texts or [], patterns or [], areas or [], fill, None)
+    return RedactResult(save_pdf(pdf), count)
+
+
+def redact_pdf_file(
+    source: str,
+    out: str,
+    *,
+    texts: list[str] | None = None,
+    patterns: list[str] | None = None,
+    areas: list[str] | None = None,
+    fill: str = DEFAULT_FILL,
+) -> int:
+    """The file `source` redacted as `redact_pdf` does into `out` (qpdf and pdfium read it on demand; a copy
+    with flattened annotations, when needed, is written beside `out`); the number of areas redacted."""
+    with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.abspath(out))) as scratch:
+        pdf, count = _redacted(Path(source), texts or [], patterns or [], areas or [], fill, Path(scratch))
+        write_pdf(pdf, Path(out))
+    return count
+
+
+def _redacted(
+    source: Source, texts: list[str], patterns: list[str], areas: list[str], fill: str, scratch: Path | None
+) -> tuple[pikepdf.Pdf, int]:
+    pdf = check_content_streams(source)  # before pdfium reads the pages' text
+    terms = parse_terms(pdf, texts=texts, patterns=patterns, areas=areas, fill=fill)
+    found = _found(_searched_copy(source, pdf, scratch), terms)
     with reading():
         _push_down_resources(pdf)
         fonts: dict[tuple[int, int], FontMetrics | None] = {}
@@ -73,10 +101,10 @@ def redact_pdf(
                 _redact_page(pdf, page, page_areas, terms.fill, fonts)
         scrub_document(pdf, Scrubber(found.strings | set(terms.texts), terms.patterns))
         pdf.remove_unreferenced_resources()
-    return RedactResult(save_pdf(pdf), terms.area_count + found.count)
+    return pdf, terms.area_count + found.count
 
 
-def _searched_copy(data: bytes, pdf: pikepdf.Pdf) -> bytes:
+def _searched_copy(source: Source, pdf: pikepdf.Pdf, scratch: Path | None) -> Source:
     """The document whose text pdfium searches: with its annotations' appearances (form fields, stamps, free
     text, signatures) flattened into the pages when it has any, since pdfium's text page reads page content only;
     a match there then gives an area over the annotation, which removes it (a form field: its value)."""
@@ -89,23 +117,25 @@ def _searched_copy(data: bytes, pdf: pikepdf.Pdf) -> bytes:
         ):
             break
     else:
-        return data
-    copy = open_pdf(data)
+        return source
+    copy = open_pdf(source)
     with reading():
         copy.flatten_annotations(mode="all")
-        return save_pdf(copy)
+        if scratch is None:
+            return save_pdf(copy)
+        path = scratch / "searched.pdf"
+        write_pdf(copy, path)
+        return path
 
 
-def _found(data: bytes, terms: Terms) -> Found:
-    if not (terms.texts or terms.patterns or terms.areas):
-        return Found()
+def _found(source: Source, terms: Terms) -> Found:
     import pypdfium2 as pdfium
 
     try:
-        document = pdfium.PdfDocument(data)
+        document = pdfium.PdfDocument(str(source) if isinstance(source, Path) else source)
     except pdfium.PdfiumError:
         try:
-            document = pdfium.PdfDocument(repaired_copy(data))
+            document = pdfium.PdfDocument(repaired_copy(source.read_bytes() if isinstance(source, Path) else source))
         except pdfium.PdfiumError as exc:
             raise damaged("the body", exc) from None
     try:

@@ -14,7 +14,7 @@ import pikepdf
 import pytest
 from PIL import Image
 
-from fileapi.convert.pdf_redact import redact_pdf
+from fileapi.convert.pdf_redact import redact_pdf, redact_pdf_file
 from fileapi.convert.pdf_redact_find import MAX_AREAS
 from fileapi.errors import InvalidInput, TooLarge
 from tests.helpers import require_tool
@@ -337,3 +337,12 @@ def test_a_form_s_default_appearance_is_syntax_not_text(tmp_path: Path) -> None:
     pdf.Root.AcroForm = pikepdf.Dictionary(Fields=pikepdf.Array(), DA=pikepdf.String("/Helv 12 Tf 0 g"))
     result = pikepdf.Pdf.open(io.BytesIO(redact_pdf(saved(pdf), patterns=[r"\d+"]).data))
     assert str(result.Root.AcroForm.DA) == "/Helv 12 Tf 0 g"
+
+
+@pytest.mark.tools
+def test_file_variant(tmp_path: Path) -> None:
+    source, out = tmp_path / "in.pdf", tmp_path / "out.pdf"
+    source.write_bytes(everywhere_document())
+    assert redact_pdf_file(str(source), str(out), texts=[SECRET]) == 5
+    assert SECRET not in run("qpdf", "--qdf", "--object-streams=disable", str(out), "-")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["in.pdf", "out.pdf"]
