@@ -119,10 +119,38 @@ def _rebuild(pdf: pikepdf.Pdf, originals: list[pikepdf.Page], chosen: list[int])
 
 def _forget_pages(pdf: pikepdf.Pdf, pages: list[pikepdf.Page]) -> None:
     """Empty the page dictionaries of deleted pages: what still refers to one (a link, a named destination)
-    then reaches an empty dictionary, and the page's content, fonts and images are not written."""
+    then reaches an empty dictionary, and the page's content, fonts and images are not written. Their form
+    fields' widgets leave the form too (with a field's value, when no other page shows it)."""
+    import pikepdf
+
+    widgets: set[tuple[int, int]] = set()
     for page in pages:
+        annotations = page.obj.get("/Annots")
+        if isinstance(annotations, pikepdf.Array):
+            widgets.update(a.objgen for a in annotations if isinstance(a, pikepdf.Dictionary) and a.is_indirect)
         for key in list(page.obj.keys()):
             del page.obj[key]
+    form = pdf.Root.get("/AcroForm")
+    if widgets and isinstance(form, pikepdf.Dictionary) and isinstance(form.get("/Fields"), pikepdf.Array):
+        form.Fields = pikepdf.Array(_kept_fields(list(form.Fields), widgets, 0))
+
+
+def _kept_fields(fields: list[pikepdf.Object], widgets: set[tuple[int, int]], depth: int) -> list[pikepdf.Object]:
+    """`fields` without the widgets of deleted pages, and without the fields left with no widget."""
+    import pikepdf
+
+    kept: list[pikepdf.Object] = []
+    for field in fields:
+        if not isinstance(field, pikepdf.Dictionary) or field.objgen in widgets:
+            continue
+        kids = field.get("/Kids")
+        if isinstance(kids, pikepdf.Array) and depth < 32:
+            remaining = _kept_fields(list(kids), widgets, depth + 1)
+            if not remaining:
+                continue
+            field.Kids = pikepdf.Array(remaining)
+        kept.append(field)
+    return kept
 
 
 def _prune_outline(pdf: pikepdf.Pdf, removed: set[tuple[int, int]]) -> None:

@@ -12,7 +12,7 @@ import pytest
 from fileapi.convert.pdf_pages import MAX_ORDER_CHARS, MAX_RESULT_PAGES, arrange_pages, arrange_pages_file, parse_order
 from fileapi.errors import InvalidInput, TooLarge
 from tests.helpers import require_tool
-from tests.pdf_fixtures import make_pdf
+from tests.pdf_fixtures import make_form_pdf, make_pdf
 
 EIGHT = make_pdf([f"page number {n}" for n in range(1, 9)])
 
@@ -92,6 +92,22 @@ def test_a_deleted_page_is_gone_from_the_file(tmp_path: Path) -> None:
         assert [item.title for item in outline.root] == ["To the end"]
         destination = outline.root[0].destination
         assert isinstance(destination, pikepdf.Array) and destination[0].objgen == result.pages[1].obj.objgen
+
+
+@pytest.mark.tools
+def test_a_deleted_page_s_form_fields_leave_the_form(tmp_path: Path) -> None:
+    from fileapi.convert.pdf import merge_pdfs
+    from fileapi.convert.pdf_forms import fill_form
+
+    filled = fill_form(make_form_pdf(), fields={"name": "Ada Confidential"}, flatten=False)
+    path = tmp_path / "out.pdf"
+    path.write_bytes(arrange_pages(merge_pdfs([make_pdf(["cover"]), filled]), order="1"))
+    qdf = subprocess.run(
+        [require_tool("qpdf"), "--qdf", "--object-streams=disable", str(path), "-"], capture_output=True, check=True
+    ).stdout
+    assert b"Ada Confidential" not in qdf
+    with pikepdf.Pdf.open(path) as result:
+        assert "/AcroForm" not in result.Root or len(result.Root.AcroForm.Fields) == 0
 
 
 def test_a_duplicate_shares_its_content_stream() -> None:
