@@ -205,6 +205,23 @@ def test_an_image_inside_a_form_is_overwritten_for_its_page_only(tmp_path: Path)
         assert pixels.getpixel((2, 5)) == left and pixels.getpixel((8, 5)) == (30, 60, 220)
 
 
+@pytest.mark.tools
+def test_a_stencil_mask_under_an_area_stops_painting_there(tmp_path: Path) -> None:
+    pdf = pikepdf.Pdf.new()
+    mask = pdf.make_stream(bytes(8))  # 8x8, every sample 0: painted (Decode [0 1])
+    mask.Type, mask.Subtype, mask.Width, mask.Height = pikepdf.Name.XObject, pikepdf.Name.Image, 8, 8
+    mask.ImageMask, mask.BitsPerComponent = True, 1
+    page_stream(b"0 0 1 rg q 80 0 0 80 100 100 cm /M Do Q", fonts={}, pdf=pdf, XObject=pikepdf.Dictionary(M=mask))
+    source, out = tmp_path / "in.pdf", tmp_path / "out.pdf"
+    source.write_bytes(saved(pdf))
+    out.write_bytes(redact_pdf(source.read_bytes(), areas=["1,100,100,40,80"], fill="#ff0000").data)
+    for path, left in [(source, 255), (out, 0)]:  # pdfimages writes painted samples white
+        run("pdfimages", "-png", str(path), str(tmp_path / path.stem))
+        [extracted] = sorted(tmp_path.glob(f"{path.stem}-*.png"))
+        image = Image.open(extracted)
+        assert (image.getpixel((1, 1)), image.getpixel((6, 1))) == (left, 255)
+
+
 def cid_document() -> bytes:
     """A page in DejaVu Sans embedded by pdfium as a Type0 font with Identity-H."""
     import pypdfium2 as pdfium
