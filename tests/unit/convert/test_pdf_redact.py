@@ -222,6 +222,21 @@ def test_a_stencil_mask_under_an_area_stops_painting_there(tmp_path: Path) -> No
         assert (image.getpixel((1, 1)), image.getpixel((6, 1))) == (left, 255)
 
 
+@pytest.mark.tools
+def test_marked_content_over_removed_glyphs_loses_its_actual_text(tmp_path: Path) -> None:
+    pdf = pikepdf.Pdf.new()
+    content = (
+        f"/Span <</ActualText ({SECRET}) /Lang (en)>> BDC BT /F1 20 Tf 72 700 Td ({SECRET}) Tj ET EMC "
+        "/Span <</ActualText (kept words)>> BDC BT /F1 20 Tf 72 600 Td (kept words) Tj ET EMC"
+    )
+    page_stream(content.encode(), fonts={"/F1": helvetica(pdf)}, pdf=pdf)
+    out = tmp_path / "out.pdf"
+    out.write_bytes(redact_pdf(saved(pdf), texts=[SECRET]).data)
+    assert " ".join(run("pdftotext", str(out), "-").split()) == "kept words"
+    qdf = run("qpdf", "--qdf", "--object-streams=disable", str(out), "-")
+    assert SECRET not in qdf and "/Lang (en)" in qdf and "/ActualText (kept words)" in qdf
+
+
 def cid_document() -> bytes:
     """A page in DejaVu Sans embedded by pdfium as a Type0 font with Identity-H."""
     import pypdfium2 as pdfium
