@@ -1,6 +1,7 @@
 """What to redact: the options checked and parsed (areas, fill, texts, patterns), and the text and pattern
 matches found on the pages by pdfium's text page, each line of a match becoming an area (the union of its
-characters' loose boxes, which span the font's ascent to descent and each glyph's advance).
+characters' loose boxes, which span the font's ascent to descent and each glyph's advance). Areas are upright
+rectangles: on turned text a match's area is the upright box round it, and may take a neighbouring space.
 
 Patterns run on RE2 (google-re2), which never backtracks: its time is linear in the text, whatever the
 pattern. Measured on (a|aa)+$ over 3,000 a's and a '!': the `regex` module with a 1 s timeout was stopped
