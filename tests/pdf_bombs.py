@@ -127,6 +127,34 @@ def _big_content(size: int) -> bytes:
     return out.getvalue()
 
 
+def _forms(levels: int, fan_out: int, *, self_drawing: bool = False) -> bytes:
+    """A page drawing form 1, which draws form 2 `fan_out` times, ... down to form `levels` (or, self-drawing:
+    one form that draws itself), each with a word of text."""
+    import io
+
+    import pikepdf
+
+    pdf = pikepdf.Pdf.new()
+    page = pdf.add_blank_page()
+    font = pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica)
+    below = None
+    for _ in range(1 if self_drawing else levels):
+        draws = b" /Fm Do" * fan_out if (below is not None or self_drawing) else b""
+        form = pdf.make_stream(b"BT /F1 12 Tf 0 0 Td (secret) Tj ET" + draws)
+        form.Type, form.Subtype, form.BBox = pikepdf.Name.XObject, pikepdf.Name.Form, [0, 0, 612, 792]
+        resources = pikepdf.Dictionary(Font=pikepdf.Dictionary(F1=font))
+        resources.XObject = pikepdf.Dictionary(Fm=form if self_drawing else below)
+        if below is None and not self_drawing:
+            del resources["/XObject"]
+        form.Resources = resources
+        below = form
+    page.obj.Resources = pikepdf.Dictionary(XObject=pikepdf.Dictionary(Fm=below))
+    page.obj.Contents = pdf.make_stream(b"/Fm Do")
+    out = io.BytesIO()
+    pdf.save(out)
+    return out.getvalue()
+
+
 REDACT = "/v1/pdf/redact"
 MATCHES_AT_LIMIT = MAX_FOUND_AREAS - MAX_AREAS
 REDACTIONS = [
@@ -146,6 +174,14 @@ REDACTIONS = [
                  lambda: make_pdf(["x" * 1000] * (MATCHES_AT_LIMIT // 1000) + ["x"]), TOO_LARGE,
                  "one match over, counted before any page is changed",
                  params={"pattern": ["x"], "area": ["1,0,0,1,1"] * MAX_AREAS}),
+    DocumentBomb("redact, a form that draws itself", REDACT, lambda: _forms(1, 2, self_drawing=True), INVALID,
+                 "a loop: pdfium's process died loading the page", params={"area": ["1,0,0,100,100"]}),
+    DocumentBomb("redact, forms drawing forms twice, 10 deep (within the bound)", REDACT, lambda: _forms(10, 2), OK,
+                 "1,023 draws", params={"area": ["1,0,0,100,100"]}),
+    DocumentBomb("redact, forms drawing forms twice, 11 deep", REDACT, lambda: _forms(11, 2), TOO_LARGE,
+                 "2,047 draws, counted before pdfium expands them", params={"area": ["1,0,0,100,100"]}),
+    DocumentBomb("redact, forms drawing forms twice, 20 deep", REDACT, lambda: _forms(20, 2), TOO_LARGE,
+                 "2^20 draws in 40 objects: gigabytes in pdfium's text page", params={"area": ["1,0,0,100,100"]}),
     DocumentBomb("redact of a 2 GiB flate bomb", REDACT, lambda: flate_bomb_pdf(2048), TOO_LARGE,
                  "refused before pdfium inflates it", params={"text": ["secret"]}),
     DocumentBomb("redact, 3 MiB of content under an area", REDACT, lambda: _big_content(3 << 20), TOO_LARGE,

@@ -27,7 +27,7 @@ from fileapi.convert.pdf_errors import damaged, reading
 from fileapi.convert.pdf_fonts import FontMetrics
 from fileapi.convert.pdf_io import Source, open_pdf, save_pdf, write_pdf
 from fileapi.convert.pdf_redact_areas import AreaIndex, Rect
-from fileapi.convert.pdf_redact_content import redact_page_content
+from fileapi.convert.pdf_redact_content import check_form_draws, redact_page_content
 from fileapi.convert.pdf_redact_document import Scrubber, clear_annotations_under, scrub_document
 from fileapi.convert.pdf_redact_find import DEFAULT_FILL, Found, Terms, find_on_pages, parse_terms
 from fileapi.convert.pdf_redact_images import overwrite_images
@@ -90,6 +90,10 @@ def _redacted(
 ) -> tuple[pikepdf.Pdf, int]:
     pdf = check_content_streams(source)  # before pdfium reads the pages' text
     terms = parse_terms(pdf, texts=texts, patterns=patterns, areas=areas, fill=fill)
+    with reading():
+        for index, page in enumerate(pdf.pages):  # the pages pdfium will read, before it reads them
+            if terms.texts or terms.patterns or index in terms.areas:
+                check_form_draws(page, index + 1)
     found = _found(_searched_copy(source, pdf, scratch), terms)
     with reading():
         _push_down_resources(pdf)

@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING, Any
 from fileapi.convert import deadline
 from fileapi.convert.pdf_fonts import FontMetrics, font_metrics
 from fileapi.convert.pdf_redact_areas import IDENTITY, UNIT_SQUARE, AreaIndex, Matrix, Rect, apply, multiply
-from fileapi.errors import TooLarge
+from fileapi.errors import InvalidInput, TooLarge
 
 if TYPE_CHECKING:
     import pikepdf
 
 MAX_FORM_DEPTH = 12  # forms inside forms; deeper ones under an area are removed whole
+# Forms replayed for one page: a form drawing another twice, 20 levels deep, is 2^20 draws in 40 objects.
+MAX_FORM_DRAWS = 2_000
 # Decoded bytes of the content replayed in one stream (a page's streams together): 1 MB of text operators (25,000
 # Tj of 18 glyphs) all under an area is replayed in 6 s here; the deadline stops what a bound lets through.
 MAX_CONTENT_BYTES = 2 * 1024 * 1024
@@ -70,6 +72,8 @@ class _Redactor:
         self.pdf = pdf
         self.areas = areas
         self.fonts = fonts
+        self.draws = 0
+        self.drawing: set[tuple[int, int]] = set()  # the forms being replayed, outermost first
 
     def redact(self, container: Any, resources: Any, state: _State, depth: int = 0) -> Edit:
         """Redact the content of `container` (a page or a form XObject) drawn from `state` (a form inherits the
@@ -293,10 +297,17 @@ class _Redactor:
             reach = Rect(min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)).transformed(placed)
             if not self.areas.touches(reach):
                 return instruction, False
-        if depth >= MAX_FORM_DEPTH:
-            return None, True
+        if depth >= MAX_FORM_DEPTH or xobject.objgen in self.drawing:
+            return None, True  # too deep, or a form that draws itself: removed where it meets an area
+        self.draws += 1
+        if self.draws > MAX_FORM_DRAWS:
+            raise TooLarge(f"a page draws forms under the redaction areas more than {MAX_FORM_DRAWS:,} times")
         inner_resources = _own_resources(self.pdf, xobject.get("/Resources", resources))
-        inner = self.redact(xobject, inner_resources, replace(state, ctm=placed), depth + 1)
+        self.drawing.add(xobject.objgen)
+        try:
+            inner = self.redact(xobject, inner_resources, replace(state, ctm=placed), depth + 1)
+        finally:
+            self.drawing.discard(xobject.objgen)
         if inner.instructions is None and not inner.images:
             return instruction, False
         edit.images.extend(inner.images)
@@ -428,3 +439,44 @@ def _inherited(page: Any, key: str) -> Any:
             return node[key]
         node, hops = node.get("/Parent"), hops + 1
     return None
+
+
+def check_form_draws(page: pikepdf.Page, number: int) -> None:
+    """Refuse page `number` when its forms, drawn as its content says (a form drawing others, each drawing more),
+    add up to more than MAX_FORM_DRAWS draws, or when a form draws itself: before pdfium expands them (2^20
+    draws of one word took gigabytes; pdfium's process died loading a page whose form draws itself). Each form is
+    counted once (memoised by object), only its `Do` operators parsed.
+
+    :raises TooLarge: too many draws. :raises InvalidInput: a form that draws itself.
+    """
+    import pikepdf
+
+    counts: dict[tuple[int, int], int] = {}
+    open_forms: set[tuple[int, int]] = set()
+
+    def draws(container: Any, resources: Any, depth: int) -> int:
+        key = container.objgen if isinstance(container, pikepdf.Stream) else None
+        if key is not None:
+            if key in open_forms:
+                raise InvalidInput(f"page {number} has a form that draws itself (a loop)")
+            if key in counts:
+                return counts[key]
+            open_forms.add(key)
+        xobjects = resources.get("/XObject") if isinstance(resources, pikepdf.Dictionary) else None
+        total = 0
+        if isinstance(xobjects, pikepdf.Dictionary):
+            if depth > MAX_FORM_DEPTH * 4:
+                raise InvalidInput(f"page {number} has forms nested more than {MAX_FORM_DEPTH * 4} deep")
+            for instruction in pikepdf.parse_content_stream(container, "Do"):
+                name = instruction.operands[0] if instruction.operands else None
+                form = xobjects.get(name) if isinstance(name, pikepdf.Name) else None
+                if isinstance(form, pikepdf.Stream) and form.get("/Subtype") == pikepdf.Name.Form:
+                    total += 1 + draws(form, form.get("/Resources", resources), depth + 1)
+                if total > MAX_FORM_DRAWS:
+                    raise TooLarge(f"page {number} draws forms more than {MAX_FORM_DRAWS:,} times")
+        if key is not None:
+            open_forms.discard(key)
+            counts[key] = total
+        return total
+
+    draws(page, _inherited(page.obj, "/Resources"), 0)
