@@ -35,6 +35,7 @@ from bench.metering import bench_metering_costs
 from bench.operations import bench_operations
 from bench.operations_cost import operation_cost_lines
 from bench.pdf import bench_pdf
+from bench.pdf_images import bench_images_to_pdf
 from bench.pipelines import bench_pipelines
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
@@ -221,6 +222,7 @@ def main() -> None:
             bench_image(Path(tmp))
             bench_too_large()
             bench_pdf(Path(tmp))
+            bench_images_to_pdf()
             moved = bench_operations(Path(tmp))
             bench_pipelines(endpoint, Path(tmp))
             bench_fetch(Path(tmp))

@@ -121,7 +121,13 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.convert.pdf_edit",
         "fileapi.convert.pdf_errors",
         "fileapi.convert.pdf_forms",
+        "fileapi.convert.pdf_from_images",  # the options models' bounds, enum and defaults
         "fileapi.convert.pdf_io",
+        "fileapi.convert.pdf_metadata",
+        "fileapi.convert.pdf_pages",
+        "fileapi.convert.pdf_redact_areas",
+        "fileapi.convert.pdf_redact_find",
+        "fileapi.convert.pdf_unlock",
     ),
     "codes": (
         *CONVERTING,

@@ -918,6 +918,10 @@ export class UnprocessableInput extends ApiError {
 export class UnsupportedFormat extends ApiError {
   override readonly code: string = "unsupported_format";
 }
+/** The API answered `wrong_password`. */
+export class WrongPassword extends ApiError {
+  override readonly code: string = "wrong_password";
+}
 
 export const ERRORS: Record<string, typeof ApiError> = {
   conversion_failed: ConversionFailed,
@@ -938,6 +942,7 @@ export const ERRORS: Record<string, typeof ApiError> = {
   unauthorized: Unauthorized,
   unprocessable_input: UnprocessableInput,
   unsupported_format: UnsupportedFormat,
+  wrong_password: WrongPassword,
 };
 
 export const OPERATIONS: Record<string, Operation> = {

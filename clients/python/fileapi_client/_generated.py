@@ -427,6 +427,12 @@ class UnsupportedFormat(ApiError):
     code = "unsupported_format"
 
 
+class WrongPassword(ApiError):
+    """The API answered `wrong_password`."""
+
+    code = "wrong_password"
+
+
 ERRORS: dict[str, type[ApiError]] = {
     "conversion_failed": ConversionFailed,
     "idempotency_in_flight": IdempotencyInFlight,
@@ -446,6 +452,7 @@ ERRORS: dict[str, type[ApiError]] = {
     "unauthorized": Unauthorized,
     "unprocessable_input": UnprocessableInput,
     "unsupported_format": UnsupportedFormat,
+    "wrong_password": WrongPassword,
 }
 
 OPERATIONS: dict[str, Operation] = {

@@ -12,9 +12,9 @@ from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.models.pdf import (
     CompressOptions,
+    ExtractTextOptions,
     FillFormOptions,
     FlattenOptions,
-    PagesOptions,
     PdfCompressResult,
     PdfExtractTextResult,
     PdfFillFormRequest,
@@ -137,7 +137,7 @@ CONVERSIONS = (
         description="Vector text only (no OCR), with pdfium. pages: '1-3', '1,3,5' or 'all' (default all). pages[] "
         "holds one string per chosen page; text joins them with a form feed (U+000C) between pages.",
         takes=ONE_PDF,
-        options=PagesOptions,
+        options=ExtractTextOptions,
         gives=gives_json(PdfExtractTextResult),
         convert=extract_text,
         tags=TAGS,
