@@ -87,11 +87,13 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.convert.image",
         "fileapi.convert.image_io",
         "fileapi.convert.image_metadata",
+        "fileapi.convert.ocr_options",
         "fileapi.convert.resampling",
     ),
     "pdf": (
         *CONVERTING,
         "fileapi.convert.fallbacks",
+        "fileapi.convert.ocr_options",
         "fileapi.convert.pages",
         "fileapi.convert.pdf",
         "fileapi.convert.pdf_active",
