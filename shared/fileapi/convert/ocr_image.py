@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fileapi.convert.image_io import open_image
+from fileapi.convert.image_io import load_pillow, open_image
 from fileapi.convert.ocr_engine import OcrWord, check_ocr_pixels, parse_languages, recognise
 from fileapi.convert.ocr_options import DEFAULT_LANGUAGES
 
@@ -42,9 +42,14 @@ def image_ocr(data: bytes, *, languages: str = DEFAULT_LANGUAGES) -> ImageOcr:
         text, in reading order.
     :raises InvalidInput: bad languages, or a damaged image.
     :raises UnsupportedFormat: not an accepted image format.
-    :raises TooLarge: over 40 megapixels (checked before recognition; over 50 before decoding).
+    :raises TooLarge: over 40 megapixels (read from the header, before decoding).
     """
+    from fileapi.convert.image_decode import identify
+
     parsed = parse_languages(languages)
+    if data:
+        load_pillow()
+        check_ocr_pixels(identify(data).size, what="the image")  # from the header, before decoding
     image = open_image(data)
     check_ocr_pixels(image.size, what="the image")
     resolution = image.info.get("dpi")
