@@ -35,13 +35,14 @@ _RESOLUTION_RANGE = (70, 2400)  # dpi Tesseract trusts; outside it, it estimates
 class OcrWord:
     """One recognised word: its text, its box in pixels (left, top, right, bottom; right and bottom
     exclusive, origin at the top left), Tesseract's confidence (0-100), the index of its line, and that
-    line's top row and baseline (two points (x, y), in pixels), which all its words share."""
+    line's height (Tesseract's row height: the font's size, the same on every line of one size) and
+    baseline (two points (x, y)), in pixels, which all its words share."""
 
     text: str
     box: tuple[int, int, int, int]
     confidence: float
     line: int
-    line_top: int
+    line_height: float
     baseline: tuple[tuple[int, int], tuple[int, int]]
 
 
@@ -155,7 +156,7 @@ def _words(iterator: Any) -> list[OcrWord]:
     words: list[OcrWord] = []
     if iterator is None:  # nothing recognised
         return words
-    line, line_top, baseline = -1, 0, ((0, 0), (1, 0))
+    line, line_height, baseline = -1, 1.0, ((0, 0), (1, 0))
     level, row = tesserocr.RIL.WORD, tesserocr.RIL.TEXTLINE
     for element in tesserocr.iterate_level(iterator, level):
         if element.Empty(level):
@@ -163,12 +164,14 @@ def _words(iterator: Any) -> list[OcrWord]:
         if element.IsAtBeginningOf(row) or line < 0:
             line += 1
             line_box = element.BoundingBox(row)
-            line_top = line_box[1] if line_box else 0
+            line_height = float(element.RowAttributes().get("row_height") or 0) or (
+                line_box[3] - line_box[1] if line_box else 1.0
+            )
             baseline = element.Baseline(row) or baseline
         text = (element.GetUTF8Text(level) or "").strip()
         box = element.BoundingBox(level)
         if not text or box is None:
             continue
         confidence = round(float(element.Confidence(level)), 2)
-        words.append(OcrWord(text, tuple(box), confidence, line, line_top, baseline))
+        words.append(OcrWord(text, tuple(box), confidence, line, line_height, baseline))
     return words

@@ -10,6 +10,7 @@ Type 3 font has one-byte codes: a page's distinct characters are spread over fon
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -45,8 +46,9 @@ class TextLayer:
 
 
 def text_layer(words: Sequence[OcrWord], to_page: PixelToPage) -> TextLayer:
-    """The invisible words, each from its left to its right edge, on its line's baseline and as tall as
-    its line (so that a reader sees each line as one line of one font size)."""
+    """The invisible words, each from its left to its right edge, on its line's baseline, at its line's
+    height rounded to a whole point: readers group lines into blocks by font size, and a size that varied
+    by a pixel from line to line interleaved a two-column page's columns in pdftotext (CER 57% to 33%)."""
     codes: dict[str, tuple[int, int]] = {}
     fonts: list[str] = []
     for word in words:
@@ -63,12 +65,15 @@ def text_layer(words: Sequence[OcrWord], to_page: PixelToPage) -> TextLayer:
         row_left, row_right = _baseline_rows(word, left, right)
         start = to_page(left, row_left)
         end = to_page(right, row_right)
-        above = to_page(left, min(word.line_top, row_left - 1))
+        above = to_page(left, row_left - max(word.line_height, 1.0))
         advance = len(word.text) * GLYPH_WIDTH / 1000
         along = ((end[0] - start[0]) / advance, (end[1] - start[1]) / advance)
         up = (above[0] - start[0], above[1] - start[1])
-        if along == (0.0, 0.0) or up == (0.0, 0.0):
+        height = math.hypot(*up)
+        if along == (0.0, 0.0) or height == 0:
             continue
+        snap = max(1, round(height)) / height
+        up = (up[0] * snap, up[1] * snap)
         parts.append(" ".join(_number(value) for value in (*along, *up, *start)) + " Tm")
         for font, run in _runs(word.text, codes):
             if font != current_font:
