@@ -17,8 +17,8 @@ from fileapi.convert.ocr_options import SHIPPED_LANGUAGES, OcrOutput
 from fileapi.convert.ocr_pdf import pdf_ocr
 from fileapi.convert.pdf import PdfText
 from fileapi.errors import InvalidInput, UnsupportedFormat
-from fileapi.models.image import ImageOcrOptions
-from fileapi.models.pdf import PdfOcrOptions
+from fileapi.models.image import ImageOcrOptions, ImageOcrResult
+from fileapi.models.pdf import PdfOcrOptions, PdfOcrTextResult
 from tests.helpers import require_tool
 from tests.ocr_fixtures import LINES, encoded, scanned_pdf, text_scan
 
@@ -59,6 +59,14 @@ def test_image_ocr_blocks_hold_the_lines_with_their_boxes() -> None:
         assert abs(box.y - min(b[1] for w, b in SCAN.boxes.items() if w in line.split())) <= 6
         assert 20 <= box.height <= 60
         assert 80 <= block.confidence <= 100
+
+
+def test_results_fit_their_models(searchable: tuple[bytes, bytes]) -> None:
+    image = ImageOcrResult.model_validate(image_ocr(encoded(SCAN.image))).model_dump(by_alias=True)
+    assert image["blocks"][0]["bbox"].keys() == {"x", "y", "width", "height"}
+    assert image["blocks"][0]["text"] == LINES[0]
+    text = PdfOcrTextResult.model_validate(pdf_ocr(searchable[0], output=OcrOutput.TEXT)).model_dump(by_alias=True)
+    assert len(text["pages"]) == 2
 
 
 def test_image_ocr_of_a_jpeg_reads_the_words() -> None:
