@@ -1,5 +1,6 @@
 """make bench: stack overhead, Data throughput against command-line tools, cold-start imports,
-operations on large PDFs against qpdf, function sizing and the cost per million requests and operations.
+OCR against the tesseract command, operations on large PDFs against qpdf, function sizing and the cost
+per million requests and operations.
 
 Every figure is a median of repeated runs; ratios compare against a reference measured in the
 same run. Nothing here is asserted: targets are read off the report.
@@ -30,6 +31,7 @@ from bench.exactness import bench_gfm, bench_json, bench_too_large
 from bench.image import bench_image
 from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
+from bench.ocr import bench_ocr
 from bench.operations import bench_operations
 from bench.pdf import bench_pdf
 from bench.request_path import asgi_request, bench_request_rows
@@ -217,6 +219,7 @@ def main() -> None:
             bench_image(Path(tmp))
             bench_too_large()
             bench_pdf(Path(tmp))
+            bench_ocr(Path(tmp))
             moved = bench_operations(Path(tmp))
         bench_codes()
         bench_render()
