@@ -2,9 +2,9 @@
 
 The language data are the `tessdata.fast-<lang>` packages' `*.traineddata` files, found beside the installed
 packages (`<prefix>/share/tessdata`: the virtual environment's prefix, or a layer's `/opt/python`), never
-fetched. Chosen over RapidOCR by measurement (bench/ocr.py, docs/performance.md): on noisy pages rendered from
-the corpus at 150 and 300 dpi its character error rate was half RapidOCR's, its time per page a seventh,
-and it adds 31 MB to the layer where RapidOCR and onnxruntime add 213-290 MB.
+fetched. Chosen over RapidOCR by measurement (bench/ocr.py, docs/architecture.md "OCR"): on noisy pages
+rendered from the corpus at 150 and 300 dpi its character error rate was half RapidOCR's and its CPU time a
+page a seventh, and it adds 20 MB to the layer where RapidOCR with onnxruntime and OpenCV adds 219-299 MB.
 """
 
 from __future__ import annotations
