@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pikepdf
@@ -233,3 +234,19 @@ def test_options_models_are_the_converters_keywords() -> None:
     pdf_options = PdfOcrOptions.model_validate({"output": "text", "languages": "eng", "force": "true"})
     assert pdf_options.model_dump() == {"output": OcrOutput.TEXT, "languages": "eng", "force": True}
     assert ImageOcrOptions.model_validate({}).model_dump() == {"languages": "eng"}
+
+
+def test_ocr_loads_its_model_with_no_network(tmp_path: Path) -> None:
+    """In a network namespace of its own (no interface but loopback, down), the language data still load."""
+    unshare = require_tool("unshare")
+    image = tmp_path / "scan.png"
+    image.write_bytes(encoded(SCAN.image))
+    script = (
+        "import sys; from fileapi.convert.ocr_image import image_ocr; "
+        "print(image_ocr(open(sys.argv[1], 'rb').read()).blocks[0].text)"
+    )
+    if subprocess.run([unshare, "-n", "true"], capture_output=True).returncode != 0:
+        pytest.skip("unshare -n is not permitted here (it needs root or user namespaces)")
+    result = subprocess.run([unshare, "-n", sys.executable, "-c", script, str(image)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == LINES[0]
