@@ -135,7 +135,7 @@ def recognise(image: Image.Image, *, languages: str = DEFAULT_LANGUAGES, dpi: fl
     """
     check_ocr_pixels(image.size, what="the image")
     engine = _engine(parse_languages(languages))
-    grey = image if image.mode == "L" else image.convert("L")
+    grey = _on_white(image).convert("L") if image.mode != "L" else image
     deadline.check()
     with engine.lock:
         api = engine.api
@@ -148,6 +148,17 @@ def recognise(image: Image.Image, *, languages: str = DEFAULT_LANGUAGES, dpi: fl
         words = _words(api.GetIterator())
         api.Clear()
     return OcrPage(text=text.strip(), words=tuple(words))
+
+
+def _on_white(image: Image.Image) -> Image.Image:
+    """The image over a white page: transparent pixels (often stored as black) would otherwise read as ink."""
+    if image.mode not in ("RGBA", "LA", "PA", "P") and "transparency" not in image.info:
+        return image
+    from PIL import Image
+
+    rgba = image.convert("RGBA")
+    page = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+    return Image.alpha_composite(page, rgba)
 
 
 def _words(iterator: Any) -> list[OcrWord]:

@@ -75,6 +75,14 @@ def test_image_ocr_of_a_jpeg_reads_the_words() -> None:
     assert found_words(result.text) >= WORDS
 
 
+def test_image_ocr_reads_black_text_on_a_transparent_background() -> None:
+    from PIL import Image
+
+    transparent = Image.new("RGBA", SCAN.image.size, (0, 0, 0, 0))
+    transparent.putalpha(SCAN.image.point(lambda value: 255 - value))  # ink opaque black, paper transparent black
+    assert found_words(image_ocr(encoded(transparent)).text) >= WORDS
+
+
 def test_image_ocr_of_a_blank_image_is_empty() -> None:
     from PIL import Image
 
