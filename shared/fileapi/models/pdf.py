@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from fileapi.convert.ocr_options import DEFAULT_LANGUAGES, OcrOutput
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
 from fileapi.convert.pdf_from_images import ImagePageSize
@@ -15,6 +16,7 @@ from fileapi.convert.pdf_pages import MAX_ORDER_CHARS
 from fileapi.convert.pdf_redact_find import DEFAULT_FILL, MAX_AREAS, MAX_PATTERNS, MAX_TERM_CHARS, MAX_TEXTS
 from fileapi.convert.pdf_unlock import MAX_PASSWORD_CHARS
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
+from fileapi.models.ocr import OcrLanguages
 
 
 class PageSize(ApiModel):
@@ -70,6 +72,15 @@ class PdfRenderPageResult(ApiModel):
     model_config = example({"pages": [{"page": 1, "bytes": examples.PNG_BASE64, "width": 1, "height": 1}]})
 
     pages: list[RenderedPage] = Field(description="In the order asked for.")
+
+
+class PdfOcrTextResult(ApiModel):
+    """The text of every page: recognised, or the page's own text where it had some (unless force)."""
+
+    model_config = example({"text": "Page one\fPage two", "pages": ["Page one", "Page two"]})
+
+    text: str = Field(description="The pages' text joined by form feeds.")
+    pages: list[str] = Field(description="One string per page, in order.")
 
 
 class PdfSplitResult(ApiModel):
@@ -151,6 +162,23 @@ class ProtectOptions(QueryOptions):
         default=False, description="Let the reader change the document: annotations, form fields, pages, content."
     )
     keep_active_content: KeepActiveContent = False
+
+
+OCR_LANGUAGES_DESCRIPTION = (
+    "Tesseract language codes joined by '+', such as 'eng' or 'eng+deu': the languages the text is in. Installed: eng."
+)
+
+
+class PdfOcrOptions(QueryOptions):
+    output: OcrOutput = Field(
+        default=OcrOutput.PDF,
+        description="pdf: the PDF with an invisible, searchable text layer over each recognised page (its "
+        "images untouched); text: JSON {text, pages}.",
+    )
+    languages: OcrLanguages = DEFAULT_LANGUAGES
+    force: bool = Field(
+        default=False, description="Recognise pages that already have text too (by default they are left alone)."
+    )
 
 
 class PdfMergeForm(ApiModel):
