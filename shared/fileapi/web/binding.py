@@ -62,6 +62,7 @@ class QueryModel:
     argument: str
     model: type[QueryOptions]
     aliases: tuple[str, ...]
+    repeatable: frozenset[str] = frozenset()  # the query names of its list fields: given once per value
 
 
 @dataclass(frozen=True)
@@ -105,7 +106,7 @@ class Binder:
             elif isinstance(kind, type) and issubclass(kind, Request):
                 request = name
             elif isinstance(kind, type) and issubclass(kind, QueryOptions):
-                models.append(QueryModel(name, kind, _aliases(kind)))
+                models.append(QueryModel(name, kind, _aliases(kind), _repeatable(kind)))
             elif isinstance(kind, type) and issubclass(kind, BaseModel):
                 if json_body is not None:
                     raise TypeError(f"{endpoint.__qualname__}: more than one JSON body ({json_body[0]}, {name})")
@@ -176,7 +177,7 @@ class Binder:
 
     def _repeated(self, received: QueryParams) -> list[dict[str, Any]]:
         names = [parameter.alias for parameter in self.query] + [
-            alias for model in self.models for alias in model.aliases
+            alias for model in self.models for alias in model.aliases if alias not in model.repeatable
         ]
         return [
             {"type": "repeated", "loc": ("query", name), "msg": "given more than once; give it once", "input": None}
@@ -195,6 +196,13 @@ def _unwrapped(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
 
 def _aliases(model: type[BaseModel]) -> tuple[str, ...]:
     return tuple(info.alias or name for name, info in model.model_fields.items())
+
+
+def _repeatable(model: type[BaseModel]) -> frozenset[str]:
+    """The query names of `model`'s list fields (redact's `text`, `pattern`, `area`)."""
+    return frozenset(
+        info.alias or name for name, info in model.model_fields.items() if typing.get_origin(info.annotation) is list
+    )
 
 
 def _located(error: Any, *location: Any) -> dict[str, Any]:
@@ -225,7 +233,11 @@ def _path_value(parameter: QueryParameter, received: dict[str, Any], errors: lis
 
 
 def _query_model(model: QueryModel, received: QueryParams, errors: list[dict[str, Any]]) -> Any:
-    given = {alias: received[alias] for alias in model.aliases if alias in received}
+    given: dict[str, Any] = {
+        alias: received.getlist(alias) if alias in model.repeatable else received[alias]
+        for alias in model.aliases
+        if alias in received
+    }
     try:
         return model.model.model_validate(given)
     except ValidationError as exc:
