@@ -372,6 +372,13 @@ export interface PdfProtectParams {
   keepActiveContent?: boolean;
 }
 
+export interface PdfUnlockParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** The user or owner password (case-sensitive). */
+  password?: string;
+}
+
 export interface QrGenerateParams {
   /** Any Unicode text (UTF-8, with ECI when not Latin-1). */
   text: string;
@@ -977,6 +984,7 @@ export const OPERATIONS: Record<string, Operation> = {
   pdf_flatten: { id: "pdf_flatten", method: "POST", path: "/v1/pdf/flatten", auth: true, body: "file", contentType: "application/octet-stream", query: ["keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_compress: { id: "pdf_compress", method: "POST", path: "/v1/pdf/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["stripMetadata", "imageMaxSide", "keepActiveContent"], fields: ["file"], files: ["file"], result: "json" },
   pdf_protect: { id: "pdf_protect", method: "POST", path: "/v1/pdf/protect", auth: true, body: "file", contentType: "application/octet-stream", query: ["userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_unlock: { id: "pdf_unlock", method: "POST", path: "/v1/pdf/unlock", auth: true, body: "file", contentType: "application/octet-stream", query: ["password"], fields: ["file"], files: ["file"], result: "bytes" },
   qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
   qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },
@@ -1314,6 +1322,16 @@ export class FileApiOperations extends FileApiBase {
    */
   pdfProtect(params: PdfProtectParams, options?: CallOptions): Promise<Result<Uint8Array>> {
     return this.call("pdf_protect", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Remove a PDF's password and restrictions.
+   *
+   * Remove a PDF's password and restrictions: the document comes back decrypted, to open, print, copy and change freely. Give its user or owner password; a document protected only by an owner password (it opens without one, with printing or copying restricted) needs none. A wrong password is 400 `wrong_password`; a document that is not encrypted comes back unchanged, byte for byte.
+   *
+   * POST /v1/pdf/unlock
+   */
+  pdfUnlock(params: PdfUnlockParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_unlock", params, options) as Promise<Result<Uint8Array>>;
   }
   /**
    * Generate a QR code.

@@ -836,6 +836,18 @@ OPERATIONS: dict[str, Operation] = {
         files=("file",),
         result="bytes",
     ),
+    "pdf_unlock": Operation(
+        "pdf_unlock",
+        "POST",
+        "/v1/pdf/unlock",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("password",),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
     "qr_generate": Operation(
         "qr_generate",
         "POST",
@@ -1523,6 +1535,15 @@ class FileApiOperations(SyncOperations):
                 "keepActiveContent": keepActiveContent,
             },
         )
+
+    def pdf_unlock(self, file: FileInput, *, password: str | None = None) -> Result[bytes]:
+        """Remove a PDF's password and restrictions.
+
+        Remove a PDF's password and restrictions: the document comes back decrypted, to open, print, copy and change freely. Give its user or owner password; a document protected only by an owner password (it opens without one, with printing or copying restricted) needs none. A wrong password is 400 `wrong_password`; a document that is not encrypted comes back unchanged, byte for byte.
+
+        POST /v1/pdf/unlock
+        """
+        return self._call("pdf_unlock", {"file": file, "password": password})
 
     @overload
     def qr_generate(
@@ -2227,6 +2248,15 @@ class AsyncFileApiOperations(AsyncOperations):
                 "keepActiveContent": keepActiveContent,
             },
         )
+
+    async def pdf_unlock(self, file: FileInput, *, password: str | None = None) -> Result[bytes]:
+        """Remove a PDF's password and restrictions.
+
+        Remove a PDF's password and restrictions: the document comes back decrypted, to open, print, copy and change freely. Give its user or owner password; a document protected only by an owner password (it opens without one, with printing or copying restricted) needs none. A wrong password is 400 `wrong_password`; a document that is not encrypted comes back unchanged, byte for byte.
+
+        POST /v1/pdf/unlock
+        """
+        return await self._call("pdf_unlock", {"file": file, "password": password})
 
     @overload
     async def qr_generate(

@@ -5,11 +5,22 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from fileapi.catalogue.declaration import IMAGE, PDF, Conversion, Reads, Takes, gives_file, gives_json, gives_json_files
+from fileapi.catalogue.declaration import (
+    IMAGE,
+    PDF,
+    Conversion,
+    Reads,
+    Takes,
+    described,
+    gives_file,
+    gives_json,
+    gives_json_files,
+)
 from fileapi.catalogue.outcome import Outcome, OutFile, file_at
 from fileapi.convert.pdf import MAX_SPLIT_PAGES, extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
+from fileapi.convert.pdf_unlock import unlock_pdf
 from fileapi.models.pdf import (
     CompressOptions,
     ExtractTextOptions,
@@ -26,6 +37,7 @@ from fileapi.models.pdf import (
     ProtectOptions,
     RenderOptions,
     SplitOptions,
+    UnlockOptions,
     WatermarkOptions,
 )
 
@@ -114,6 +126,15 @@ def _image_type(data: bytes) -> str:
     if data.startswith(b"\xff\xd8"):
         return "image/jpeg"
     return "image/webp"
+
+
+def unlock_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
+    """Unlock over files."""
+    from fileapi.convert.pdf_unlock import unlock_pdf_file
+
+    path, outcome = _one_pdf(folder, "unlocked.pdf")
+    unlock_pdf_file(inputs[0], path, **options)
+    return outcome
 
 
 CONVERSIONS = (
@@ -281,5 +302,18 @@ CONVERSIONS = (
         convert=protect_pdf,
         tags=TAGS,
         example={"userPassword": "secret"},
+    ),
+    Conversion(
+        path="/v1/pdf/unlock",
+        family=FAMILY,
+        summary="Remove a PDF's password and restrictions",
+        description=described(UnlockOptions),
+        takes=ONE_PDF,
+        options=UnlockOptions,
+        gives=A_PDF,
+        convert=unlock_pdf,
+        convert_files=unlock_files,
+        tags=TAGS,
+        example={"password": "secret"},
     ),
 )
