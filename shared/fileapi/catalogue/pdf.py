@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+from functools import partial
 from typing import Any
 
 from fileapi.catalogue.declaration import (
@@ -81,12 +83,12 @@ def merge_files(inputs: list[str], folder: str) -> Outcome:
     return outcome
 
 
-def rotate_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
-    """Rotate over files."""
-    from fileapi.convert.pdf_files import rotate_pdf_file
-
-    path, outcome = _one_pdf(folder, "rotated.pdf")
-    rotate_pdf_file(inputs[0], path, **options)
+def pdf_over_files(converter: str, name: str, inputs: list[str], folder: str, **options: Any) -> Outcome:
+    """A converter over files that writes one PDF (`module:function(source, out, **options)`), its PDF named
+    `name` in `folder`; bound with functools.partial in a declaration (a worker unpickles it)."""
+    module, _, function = converter.partition(":")
+    path, outcome = _one_pdf(folder, name)
+    getattr(importlib.import_module(module), function)(inputs[0], path, **options)
     return outcome
 
 
@@ -126,15 +128,6 @@ def _image_type(data: bytes) -> str:
     if data.startswith(b"\xff\xd8"):
         return "image/jpeg"
     return "image/webp"
-
-
-def unlock_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
-    """Unlock over files."""
-    from fileapi.convert.pdf_unlock import unlock_pdf_file
-
-    path, outcome = _one_pdf(folder, "unlocked.pdf")
-    unlock_pdf_file(inputs[0], path, **options)
-    return outcome
 
 
 CONVERSIONS = (
@@ -221,7 +214,7 @@ CONVERSIONS = (
         options=PdfRotateOptions,
         gives=A_PDF,
         convert=rotate_pdf,
-        convert_files=rotate_files,
+        convert_files=partial(pdf_over_files, "fileapi.convert.pdf_files:rotate_pdf_file", "rotated.pdf"),
         tags=TAGS,
         example={"degrees": "90"},
     ),
@@ -312,7 +305,7 @@ CONVERSIONS = (
         options=UnlockOptions,
         gives=A_PDF,
         convert=unlock_pdf,
-        convert_files=unlock_files,
+        convert_files=partial(pdf_over_files, "fileapi.convert.pdf_unlock:unlock_pdf_file", "unlocked.pdf"),
         tags=TAGS,
         example={"password": "secret"},
     ),
