@@ -379,6 +379,23 @@ export interface PdfUnlockParams {
   password?: string;
 }
 
+export interface PdfMetadataParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** The document's title. */
+  title?: string;
+  /** Who wrote it. */
+  author?: string;
+  /** What it is about. */
+  subject?: string;
+  /** Keywords, separated by commas. */
+  keywords?: string;
+  /** The application that made the original document. */
+  creator?: string;
+  /** The application that made the PDF. */
+  producer?: string;
+}
+
 export interface QrGenerateParams {
   /** Any Unicode text (UTF-8, with ECI when not Latin-1). */
   text: string;
@@ -985,6 +1002,7 @@ export const OPERATIONS: Record<string, Operation> = {
   pdf_compress: { id: "pdf_compress", method: "POST", path: "/v1/pdf/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["stripMetadata", "imageMaxSide", "keepActiveContent"], fields: ["file"], files: ["file"], result: "json" },
   pdf_protect: { id: "pdf_protect", method: "POST", path: "/v1/pdf/protect", auth: true, body: "file", contentType: "application/octet-stream", query: ["userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_unlock: { id: "pdf_unlock", method: "POST", path: "/v1/pdf/unlock", auth: true, body: "file", contentType: "application/octet-stream", query: ["password"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_metadata: { id: "pdf_metadata", method: "POST", path: "/v1/pdf/metadata", auth: true, body: "file", contentType: "application/octet-stream", query: ["title", "author", "subject", "keywords", "creator", "producer"], fields: ["file"], files: ["file"], result: "bytes" },
   qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
   qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },
@@ -1332,6 +1350,16 @@ export class FileApiOperations extends FileApiBase {
    */
   pdfUnlock(params: PdfUnlockParams, options?: CallOptions): Promise<Result<Uint8Array>> {
     return this.call("pdf_unlock", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Set a PDF's title, author, subject, keywords, creator and producer.
+   *
+   * Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the document information dictionary and to the XMP metadata, so every reader shows the same value; a field given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a field, any Unicode but control characters.
+   *
+   * POST /v1/pdf/metadata
+   */
+  pdfMetadata(params: PdfMetadataParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_metadata", params, options) as Promise<Result<Uint8Array>>;
   }
   /**
    * Generate a QR code.

@@ -848,6 +848,18 @@ OPERATIONS: dict[str, Operation] = {
         files=("file",),
         result="bytes",
     ),
+    "pdf_metadata": Operation(
+        "pdf_metadata",
+        "POST",
+        "/v1/pdf/metadata",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("title", "author", "subject", "keywords", "creator", "producer"),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
     "qr_generate": Operation(
         "qr_generate",
         "POST",
@@ -1544,6 +1556,36 @@ class FileApiOperations(SyncOperations):
         POST /v1/pdf/unlock
         """
         return self._call("pdf_unlock", {"file": file, "password": password})
+
+    def pdf_metadata(
+        self,
+        file: FileInput,
+        *,
+        title: str | None = None,
+        author: str | None = None,
+        subject: str | None = None,
+        keywords: str | None = None,
+        creator: str | None = None,
+        producer: str | None = None,
+    ) -> Result[bytes]:
+        """Set a PDF's title, author, subject, keywords, creator and producer.
+
+        Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the document information dictionary and to the XMP metadata, so every reader shows the same value; a field given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a field, any Unicode but control characters.
+
+        POST /v1/pdf/metadata
+        """
+        return self._call(
+            "pdf_metadata",
+            {
+                "file": file,
+                "title": title,
+                "author": author,
+                "subject": subject,
+                "keywords": keywords,
+                "creator": creator,
+                "producer": producer,
+            },
+        )
 
     @overload
     def qr_generate(
@@ -2257,6 +2299,36 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/pdf/unlock
         """
         return await self._call("pdf_unlock", {"file": file, "password": password})
+
+    async def pdf_metadata(
+        self,
+        file: FileInput,
+        *,
+        title: str | None = None,
+        author: str | None = None,
+        subject: str | None = None,
+        keywords: str | None = None,
+        creator: str | None = None,
+        producer: str | None = None,
+    ) -> Result[bytes]:
+        """Set a PDF's title, author, subject, keywords, creator and producer.
+
+        Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the document information dictionary and to the XMP metadata, so every reader shows the same value; a field given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a field, any Unicode but control characters.
+
+        POST /v1/pdf/metadata
+        """
+        return await self._call(
+            "pdf_metadata",
+            {
+                "file": file,
+                "title": title,
+                "author": author,
+                "subject": subject,
+                "keywords": keywords,
+                "creator": creator,
+                "producer": producer,
+            },
+        )
 
     @overload
     async def qr_generate(

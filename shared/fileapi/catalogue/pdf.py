@@ -22,12 +22,14 @@ from fileapi.catalogue.outcome import Outcome, OutFile, file_at
 from fileapi.convert.pdf import MAX_SPLIT_PAGES, extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
+from fileapi.convert.pdf_metadata import set_pdf_metadata
 from fileapi.convert.pdf_unlock import unlock_pdf
 from fileapi.models.pdf import (
     CompressOptions,
     ExtractTextOptions,
     FillFormOptions,
     FlattenOptions,
+    MetadataOptions,
     PdfCompressResult,
     PdfExtractTextResult,
     PdfFillFormRequest,
@@ -308,5 +310,18 @@ CONVERSIONS = (
         convert_files=partial(pdf_over_files, "fileapi.convert.pdf_unlock:unlock_pdf_file", "unlocked.pdf"),
         tags=TAGS,
         example={"password": "secret"},
+    ),
+    Conversion(
+        path="/v1/pdf/metadata",
+        family=FAMILY,
+        summary="Set a PDF's title, author, subject, keywords, creator and producer",
+        description=described(MetadataOptions),
+        takes=ONE_PDF,
+        options=MetadataOptions,
+        gives=A_PDF,
+        convert=set_pdf_metadata,
+        convert_files=partial(pdf_over_files, "fileapi.convert.pdf_metadata:set_pdf_metadata_file", "metadata.pdf"),
+        tags=TAGS,
+        example={"title": "Annual report", "author": "Ada Lovelace"},
     ),
 )
