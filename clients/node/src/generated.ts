@@ -396,6 +396,13 @@ export interface PdfMetadataParams {
   producer?: string;
 }
 
+export interface PdfPagesParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** The new page list, comma-separated: page numbers, ranges such as '5-8', and 'blank'. */
+  order: string;
+}
+
 export interface QrGenerateParams {
   /** Any Unicode text (UTF-8, with ECI when not Latin-1). */
   text: string;
@@ -1003,6 +1010,7 @@ export const OPERATIONS: Record<string, Operation> = {
   pdf_protect: { id: "pdf_protect", method: "POST", path: "/v1/pdf/protect", auth: true, body: "file", contentType: "application/octet-stream", query: ["userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_unlock: { id: "pdf_unlock", method: "POST", path: "/v1/pdf/unlock", auth: true, body: "file", contentType: "application/octet-stream", query: ["password"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_metadata: { id: "pdf_metadata", method: "POST", path: "/v1/pdf/metadata", auth: true, body: "file", contentType: "application/octet-stream", query: ["title", "author", "subject", "keywords", "creator", "producer"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_pages: { id: "pdf_pages", method: "POST", path: "/v1/pdf/pages", auth: true, body: "file", contentType: "application/octet-stream", query: ["order"], fields: ["file"], files: ["file"], result: "bytes" },
   qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
   qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },
@@ -1360,6 +1368,16 @@ export class FileApiOperations extends FileApiBase {
    */
   pdfMetadata(params: PdfMetadataParams, options?: CallOptions): Promise<Result<Uint8Array>> {
     return this.call("pdf_metadata", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Reorder, delete, duplicate and insert pages.
+   *
+   * Reorder, delete, duplicate and insert pages in one step: `order` lists the new document's pages. `3,1,2` reorders, a page left out is deleted (its content is removed from the file, with the bookmarks that led to it), a page listed twice is duplicated, `5-8` is a range (`8-5` the same pages in reverse), and `blank` inserts an empty page the size of the page before it. At most 5,000 pages.
+   *
+   * POST /v1/pdf/pages
+   */
+  pdfPages(params: PdfPagesParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_pages", params, options) as Promise<Result<Uint8Array>>;
   }
   /**
    * Generate a QR code.

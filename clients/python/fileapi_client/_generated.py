@@ -860,6 +860,18 @@ OPERATIONS: dict[str, Operation] = {
         files=("file",),
         result="bytes",
     ),
+    "pdf_pages": Operation(
+        "pdf_pages",
+        "POST",
+        "/v1/pdf/pages",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("order",),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
     "qr_generate": Operation(
         "qr_generate",
         "POST",
@@ -1586,6 +1598,15 @@ class FileApiOperations(SyncOperations):
                 "producer": producer,
             },
         )
+
+    def pdf_pages(self, file: FileInput, *, order: str) -> Result[bytes]:
+        """Reorder, delete, duplicate and insert pages.
+
+        Reorder, delete, duplicate and insert pages in one step: `order` lists the new document's pages. `3,1,2` reorders, a page left out is deleted (its content is removed from the file, with the bookmarks that led to it), a page listed twice is duplicated, `5-8` is a range (`8-5` the same pages in reverse), and `blank` inserts an empty page the size of the page before it. At most 5,000 pages.
+
+        POST /v1/pdf/pages
+        """
+        return self._call("pdf_pages", {"file": file, "order": order})
 
     @overload
     def qr_generate(
@@ -2329,6 +2350,15 @@ class AsyncFileApiOperations(AsyncOperations):
                 "producer": producer,
             },
         )
+
+    async def pdf_pages(self, file: FileInput, *, order: str) -> Result[bytes]:
+        """Reorder, delete, duplicate and insert pages.
+
+        Reorder, delete, duplicate and insert pages in one step: `order` lists the new document's pages. `3,1,2` reorders, a page left out is deleted (its content is removed from the file, with the bookmarks that led to it), a page listed twice is duplicated, `5-8` is a range (`8-5` the same pages in reverse), and `blank` inserts an empty page the size of the page before it. At most 5,000 pages.
+
+        POST /v1/pdf/pages
+        """
+        return await self._call("pdf_pages", {"file": file, "order": order})
 
     @overload
     async def qr_generate(

@@ -23,6 +23,7 @@ from fileapi.convert.pdf import MAX_SPLIT_PAGES, extract_text, merge_pdfs, pdf_i
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.convert.pdf_metadata import set_pdf_metadata
+from fileapi.convert.pdf_pages import arrange_pages
 from fileapi.convert.pdf_unlock import unlock_pdf
 from fileapi.models.pdf import (
     CompressOptions,
@@ -30,6 +31,7 @@ from fileapi.models.pdf import (
     FillFormOptions,
     FlattenOptions,
     MetadataOptions,
+    PagesOptions,
     PdfCompressResult,
     PdfExtractTextResult,
     PdfFillFormRequest,
@@ -323,5 +325,18 @@ CONVERSIONS = (
         convert_files=partial(pdf_over_files, "fileapi.convert.pdf_metadata:set_pdf_metadata_file", "metadata.pdf"),
         tags=TAGS,
         example={"title": "Annual report", "author": "Ada Lovelace"},
+    ),
+    Conversion(
+        path="/v1/pdf/pages",
+        family=FAMILY,
+        summary="Reorder, delete, duplicate and insert pages",
+        description=described(PagesOptions),
+        takes=ONE_PDF,
+        options=PagesOptions,
+        gives=A_PDF,
+        convert=arrange_pages,
+        convert_files=partial(pdf_over_files, "fileapi.convert.pdf_pages:arrange_pages_file", "pages.pdf"),
+        tags=TAGS,
+        example={"order": "1,blank,1"},
     ),
 )
