@@ -403,6 +403,15 @@ export interface PdfPagesParams {
   order: string;
 }
 
+export type ImagePageSize = "auto" | "a4" | "letter";
+
+export interface PdfFromImagesParams {
+  /** The images (JPEG, PNG, WebP, HEIC, AVIF, GIF, BMP, TIFF), in order. */
+  files: Array<FileInput>;
+  /** auto: the image's size at its DPI (96 when none); a4 or letter: the image fitted, centred. */
+  pageSize?: ImagePageSize;
+}
+
 export interface QrGenerateParams {
   /** Any Unicode text (UTF-8, with ECI when not Latin-1). */
   text: string;
@@ -1011,6 +1020,7 @@ export const OPERATIONS: Record<string, Operation> = {
   pdf_unlock: { id: "pdf_unlock", method: "POST", path: "/v1/pdf/unlock", auth: true, body: "file", contentType: "application/octet-stream", query: ["password"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_metadata: { id: "pdf_metadata", method: "POST", path: "/v1/pdf/metadata", auth: true, body: "file", contentType: "application/octet-stream", query: ["title", "author", "subject", "keywords", "creator", "producer"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_pages: { id: "pdf_pages", method: "POST", path: "/v1/pdf/pages", auth: true, body: "file", contentType: "application/octet-stream", query: ["order"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_from_images: { id: "pdf_from_images", method: "POST", path: "/v1/pdf/from-images", auth: true, body: "multipart", contentType: "multipart/form-data", query: ["pageSize"], fields: ["files"], files: ["files"], result: "bytes" },
   qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
   qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },
@@ -1378,6 +1388,16 @@ export class FileApiOperations extends FileApiBase {
    */
   pdfPages(params: PdfPagesParams, options?: CallOptions): Promise<Result<Uint8Array>> {
     return this.call("pdf_pages", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Images to one PDF, a page each, losslessly.
+   *
+   * Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+   *
+   * POST /v1/pdf/from-images
+   */
+  pdfFromImages(params: PdfFromImagesParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_from_images", params, options) as Promise<Result<Uint8Array>>;
   }
   /**
    * Generate a QR code.

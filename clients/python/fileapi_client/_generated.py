@@ -103,6 +103,9 @@ class PdfCompressResult(TypedDict):
     savedPercent: float
 
 
+ImagePageSize = Literal["auto", "a4", "letter"]
+
+
 class QrReadResult(TypedDict):
     text: str
     format: Literal["qr_code", "micro_qr_code", "rmqr_code"]
@@ -872,6 +875,18 @@ OPERATIONS: dict[str, Operation] = {
         files=("file",),
         result="bytes",
     ),
+    "pdf_from_images": Operation(
+        "pdf_from_images",
+        "POST",
+        "/v1/pdf/from-images",
+        auth=True,
+        body="multipart",
+        content_type="multipart/form-data",
+        query=("pageSize",),
+        fields=("files",),
+        files=("files",),
+        result="bytes",
+    ),
     "qr_generate": Operation(
         "qr_generate",
         "POST",
@@ -1607,6 +1622,15 @@ class FileApiOperations(SyncOperations):
         POST /v1/pdf/pages
         """
         return self._call("pdf_pages", {"file": file, "order": order})
+
+    def pdf_from_images(self, files: list[FileInput], *, pageSize: ImagePageSize | None = None) -> Result[bytes]:
+        """Images to one PDF, a page each, losslessly.
+
+        Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+
+        POST /v1/pdf/from-images
+        """
+        return self._call("pdf_from_images", {"files": files, "pageSize": pageSize})
 
     @overload
     def qr_generate(
@@ -2359,6 +2383,15 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/pdf/pages
         """
         return await self._call("pdf_pages", {"file": file, "order": order})
+
+    async def pdf_from_images(self, files: list[FileInput], *, pageSize: ImagePageSize | None = None) -> Result[bytes]:
+        """Images to one PDF, a page each, losslessly.
+
+        Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+
+        POST /v1/pdf/from-images
+        """
+        return await self._call("pdf_from_images", {"files": files, "pageSize": pageSize})
 
     @overload
     async def qr_generate(

@@ -22,6 +22,7 @@ from fileapi.catalogue.outcome import Outcome, OutFile, file_at
 from fileapi.convert.pdf import MAX_SPLIT_PAGES, extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
+from fileapi.convert.pdf_from_images import images_to_pdf
 from fileapi.convert.pdf_metadata import set_pdf_metadata
 from fileapi.convert.pdf_pages import arrange_pages
 from fileapi.convert.pdf_unlock import unlock_pdf
@@ -30,11 +31,13 @@ from fileapi.models.pdf import (
     ExtractTextOptions,
     FillFormOptions,
     FlattenOptions,
+    FromImagesOptions,
     MetadataOptions,
     PagesOptions,
     PdfCompressResult,
     PdfExtractTextResult,
     PdfFillFormRequest,
+    PdfFromImagesForm,
     PdfInfoResult,
     PdfMergeForm,
     PdfRenderPageResult,
@@ -103,6 +106,15 @@ def compress_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
     path = os.path.join(folder, "compressed.pdf")
     sizes = compress_pdf_file(inputs[0], path, **options)
     return Outcome((OutFile(PDF, "bytes.pdf", ("bytes",), path=path),), dict(sizes))
+
+
+def from_images_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
+    """Images to one PDF over files: each image read from disk as it is written."""
+    from fileapi.convert.pdf_from_images import images_to_pdf_file
+
+    path, outcome = _one_pdf(folder, "images.pdf")
+    images_to_pdf_file(inputs, path, **options)
+    return outcome
 
 
 def split_outcome(parts: list[bytes]) -> Outcome:
@@ -338,5 +350,19 @@ CONVERSIONS = (
         convert_files=partial(pdf_over_files, "fileapi.convert.pdf_pages:arrange_pages_file", "pages.pdf"),
         tags=TAGS,
         example={"order": "1,blank,1"},
+    ),
+    Conversion(
+        path="/v1/pdf/from-images",
+        family=FAMILY,
+        summary="Images to one PDF, a page each, losslessly",
+        description=described(FromImagesOptions)
+        + " The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads "
+        "(`?upload=` repeated) for large sets.",
+        takes=Takes(Reads.FILES, IMAGE, most=1000, model=PdfFromImagesForm),
+        options=FromImagesOptions,
+        gives=A_PDF,
+        convert=images_to_pdf,
+        convert_files=from_images_files,
+        tags=TAGS,
     ),
 )
