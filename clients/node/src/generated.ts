@@ -412,6 +412,19 @@ export interface PdfFromImagesParams {
   pageSize?: ImagePageSize;
 }
 
+export interface PdfRedactParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** Text to remove, exactly as written (case-sensitive); repeat for more (up to 100). */
+  text?: Array<string>;
+  /** A regular expression whose matches are removed, such as \d{3}-\d{2}-\d{4}; repeat for more (up to 20, 500 characters each). RE2 syntax: it never backtracks, so it has no lookarounds or backreferences. */
+  pattern?: Array<string>;
+  /** A rectangle to redact, 'page,x,y,width,height' in points (1/72 inch) from the page's lower left corner (unrotated); repeat for more (up to 1,000). */
+  area?: Array<string>;
+  /** The colour drawn over each area, #rrggbb. */
+  fill?: string;
+}
+
 export interface QrGenerateParams {
   /** Any Unicode text (UTF-8, with ECI when not Latin-1). */
   text: string;
@@ -1021,6 +1034,7 @@ export const OPERATIONS: Record<string, Operation> = {
   pdf_metadata: { id: "pdf_metadata", method: "POST", path: "/v1/pdf/metadata", auth: true, body: "file", contentType: "application/octet-stream", query: ["title", "author", "subject", "keywords", "creator", "producer"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_pages: { id: "pdf_pages", method: "POST", path: "/v1/pdf/pages", auth: true, body: "file", contentType: "application/octet-stream", query: ["order"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_from_images: { id: "pdf_from_images", method: "POST", path: "/v1/pdf/from-images", auth: true, body: "multipart", contentType: "multipart/form-data", query: ["pageSize"], fields: ["files"], files: ["files"], result: "bytes" },
+  pdf_redact: { id: "pdf_redact", method: "POST", path: "/v1/pdf/redact", auth: true, body: "file", contentType: "application/octet-stream", query: ["text", "pattern", "area", "fill"], fields: ["file"], files: ["file"], result: "bytes" },
   qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
   qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },
@@ -1398,6 +1412,16 @@ export class FileApiOperations extends FileApiBase {
    */
   pdfFromImages(params: PdfFromImagesParams, options?: CallOptions): Promise<Result<Uint8Array>> {
     return this.call("pdf_from_images", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Redact text, patterns and areas so they are gone.
+   *
+   * Redact a PDF so that the text is gone, not covered: every occurrence of each `text`, every match of each `pattern` and everything under each `area` is removed from the page content (glyphs, with the rest of the line left in place; image pixels overwritten; annotations and form values cleared), the same strings are removed from the metadata, XMP, annotations, form fields, bookmarks and attachments, and each area is filled with `fill`. The `X-Redactions` header gives the number of areas redacted (those given, and one per line of each match).
+   *
+   * POST /v1/pdf/redact
+   */
+  pdfRedact(params: PdfRedactParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_redact", params, options) as Promise<Result<Uint8Array>>;
   }
   /**
    * Generate a QR code.

@@ -887,6 +887,18 @@ OPERATIONS: dict[str, Operation] = {
         files=("files",),
         result="bytes",
     ),
+    "pdf_redact": Operation(
+        "pdf_redact",
+        "POST",
+        "/v1/pdf/redact",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("text", "pattern", "area", "fill"),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
     "qr_generate": Operation(
         "qr_generate",
         "POST",
@@ -1631,6 +1643,23 @@ class FileApiOperations(SyncOperations):
         POST /v1/pdf/from-images
         """
         return self._call("pdf_from_images", {"files": files, "pageSize": pageSize})
+
+    def pdf_redact(
+        self,
+        file: FileInput,
+        *,
+        text: list[str] | None = None,
+        pattern: list[str] | None = None,
+        area: list[str] | None = None,
+        fill: str | None = None,
+    ) -> Result[bytes]:
+        """Redact text, patterns and areas so they are gone.
+
+        Redact a PDF so that the text is gone, not covered: every occurrence of each `text`, every match of each `pattern` and everything under each `area` is removed from the page content (glyphs, with the rest of the line left in place; image pixels overwritten; annotations and form values cleared), the same strings are removed from the metadata, XMP, annotations, form fields, bookmarks and attachments, and each area is filled with `fill`. The `X-Redactions` header gives the number of areas redacted (those given, and one per line of each match).
+
+        POST /v1/pdf/redact
+        """
+        return self._call("pdf_redact", {"file": file, "text": text, "pattern": pattern, "area": area, "fill": fill})
 
     @overload
     def qr_generate(
@@ -2392,6 +2421,25 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/pdf/from-images
         """
         return await self._call("pdf_from_images", {"files": files, "pageSize": pageSize})
+
+    async def pdf_redact(
+        self,
+        file: FileInput,
+        *,
+        text: list[str] | None = None,
+        pattern: list[str] | None = None,
+        area: list[str] | None = None,
+        fill: str | None = None,
+    ) -> Result[bytes]:
+        """Redact text, patterns and areas so they are gone.
+
+        Redact a PDF so that the text is gone, not covered: every occurrence of each `text`, every match of each `pattern` and everything under each `area` is removed from the page content (glyphs, with the rest of the line left in place; image pixels overwritten; annotations and form values cleared), the same strings are removed from the metadata, XMP, annotations, form fields, bookmarks and attachments, and each area is filled with `fill`. The `X-Redactions` header gives the number of areas redacted (those given, and one per line of each match).
+
+        POST /v1/pdf/redact
+        """
+        return await self._call(
+            "pdf_redact", {"file": file, "text": text, "pattern": pattern, "area": area, "fill": fill}
+        )
 
     @overload
     async def qr_generate(

@@ -18,13 +18,14 @@ from fileapi.catalogue.declaration import (
     gives_json,
     gives_json_files,
 )
-from fileapi.catalogue.outcome import Outcome, OutFile, file_at
+from fileapi.catalogue.outcome import Outcome, OutFile, file_at, one_file
 from fileapi.convert.pdf import MAX_SPLIT_PAGES, extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
 from fileapi.convert.pdf_from_images import images_to_pdf
 from fileapi.convert.pdf_metadata import set_pdf_metadata
 from fileapi.convert.pdf_pages import arrange_pages
+from fileapi.convert.pdf_redact import redact_pdf
 from fileapi.convert.pdf_unlock import unlock_pdf
 from fileapi.models.pdf import (
     CompressOptions,
@@ -44,6 +45,7 @@ from fileapi.models.pdf import (
     PdfRotateOptions,
     PdfSplitResult,
     ProtectOptions,
+    RedactOptions,
     RenderOptions,
     SplitOptions,
     UnlockOptions,
@@ -115,6 +117,29 @@ def from_images_files(inputs: list[str], folder: str, **options: Any) -> Outcome
     path, outcome = _one_pdf(folder, "images.pdf")
     images_to_pdf_file(inputs, path, **options)
     return outcome
+
+
+REDACTIONS = "X-Redactions"
+REDACTIONS_HEADER = {
+    REDACTIONS: {
+        "description": "The number of areas redacted: those given, and one per line of each match.",
+        "schema": {"type": "integer", "minimum": 0},
+    }
+}
+
+
+def redact_outcome(result: Any) -> Outcome:
+    """The redacted PDF, with how many areas were redacted in X-Redactions."""
+    return one_file(result.data, PDF, {REDACTIONS: str(result.redactions)})
+
+
+def redact_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
+    """Redact over files: the count in X-Redactions as the synchronous answer gives it."""
+    from fileapi.convert.pdf_redact import redact_pdf_file
+
+    path = os.path.join(folder, "redacted.pdf")
+    count = redact_pdf_file(inputs[0], path, **options)
+    return Outcome((OutFile(PDF, RESULT, path=path),), headers={REDACTIONS: str(count)})
 
 
 def split_outcome(parts: list[bytes]) -> Outcome:
@@ -364,5 +389,19 @@ CONVERSIONS = (
         convert=images_to_pdf,
         convert_files=from_images_files,
         tags=TAGS,
+    ),
+    Conversion(
+        path="/v1/pdf/redact",
+        family=FAMILY,
+        summary="Redact text, patterns and areas so they are gone",
+        description=described(RedactOptions),
+        takes=ONE_PDF,
+        options=RedactOptions,
+        gives=gives_file((PDF,), "The redacted PDF", headers=REDACTIONS_HEADER),
+        convert=redact_pdf,
+        unpack=redact_outcome,
+        convert_files=redact_files,
+        tags=TAGS,
+        example={"text": "Confidential"},
     ),
 )
