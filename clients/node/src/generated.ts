@@ -425,6 +425,19 @@ export interface PdfRedactParams {
   fill?: string;
 }
 
+export type OcrOutput = "pdf" | "text";
+
+export interface PdfOcrParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** pdf: the PDF with an invisible, searchable text layer over each recognised page (its images untouched); text: JSON {text, pages}. */
+  output?: OcrOutput;
+  /** Tesseract language codes joined by '+', such as 'eng' or 'eng+deu' (at most 4): the languages the text is in. Installed: eng. */
+  languages?: string;
+  /** Recognise pages that already have text too (by default they are left alone). */
+  force?: boolean;
+}
+
 export interface QrGenerateParams {
   /** Any Unicode text (UTF-8, with ECI when not Latin-1). */
   text: string;
@@ -1035,6 +1048,7 @@ export const OPERATIONS: Record<string, Operation> = {
   pdf_pages: { id: "pdf_pages", method: "POST", path: "/v1/pdf/pages", auth: true, body: "file", contentType: "application/octet-stream", query: ["order"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_from_images: { id: "pdf_from_images", method: "POST", path: "/v1/pdf/from-images", auth: true, body: "multipart", contentType: "multipart/form-data", query: ["pageSize"], fields: ["files"], files: ["files"], result: "bytes" },
   pdf_redact: { id: "pdf_redact", method: "POST", path: "/v1/pdf/redact", auth: true, body: "file", contentType: "application/octet-stream", query: ["text", "pattern", "area", "fill"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_ocr: { id: "pdf_ocr", method: "POST", path: "/v1/pdf/ocr", auth: true, body: "file", contentType: "application/octet-stream", query: ["output", "languages", "force"], fields: ["file"], files: ["file"], result: "bytes" },
   qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
   qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },
@@ -1422,6 +1436,16 @@ export class FileApiOperations extends FileApiBase {
    */
   pdfRedact(params: PdfRedactParams, options?: CallOptions): Promise<Result<Uint8Array>> {
     return this.call("pdf_redact", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Make a scanned PDF searchable, or read its text (OCR).
+   *
+   * Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413).
+   *
+   * POST /v1/pdf/ocr
+   */
+  pdfOcr(params: PdfOcrParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_ocr", params, options) as Promise<Result<Uint8Array>>;
   }
   /**
    * Generate a QR code.

@@ -105,6 +105,8 @@ class PdfCompressResult(TypedDict):
 
 ImagePageSize = Literal["auto", "a4", "letter"]
 
+OcrOutput = Literal["pdf", "text"]
+
 
 class QrReadResult(TypedDict):
     text: str
@@ -899,6 +901,18 @@ OPERATIONS: dict[str, Operation] = {
         files=("file",),
         result="bytes",
     ),
+    "pdf_ocr": Operation(
+        "pdf_ocr",
+        "POST",
+        "/v1/pdf/ocr",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("output", "languages", "force"),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
     "qr_generate": Operation(
         "qr_generate",
         "POST",
@@ -1660,6 +1674,22 @@ class FileApiOperations(SyncOperations):
         POST /v1/pdf/redact
         """
         return self._call("pdf_redact", {"file": file, "text": text, "pattern": pattern, "area": area, "fill": fill})
+
+    def pdf_ocr(
+        self,
+        file: FileInput,
+        *,
+        output: OcrOutput | None = None,
+        languages: str | None = None,
+        force: bool | None = None,
+    ) -> Result[bytes]:
+        """Make a scanned PDF searchable, or read its text (OCR).
+
+        Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413).
+
+        POST /v1/pdf/ocr
+        """
+        return self._call("pdf_ocr", {"file": file, "output": output, "languages": languages, "force": force})
 
     @overload
     def qr_generate(
@@ -2440,6 +2470,22 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call(
             "pdf_redact", {"file": file, "text": text, "pattern": pattern, "area": area, "fill": fill}
         )
+
+    async def pdf_ocr(
+        self,
+        file: FileInput,
+        *,
+        output: OcrOutput | None = None,
+        languages: str | None = None,
+        force: bool | None = None,
+    ) -> Result[bytes]:
+        """Make a scanned PDF searchable, or read its text (OCR).
+
+        Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413).
+
+        POST /v1/pdf/ocr
+        """
+        return await self._call("pdf_ocr", {"file": file, "output": output, "languages": languages, "force": force})
 
     @overload
     async def qr_generate(

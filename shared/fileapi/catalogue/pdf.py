@@ -19,6 +19,7 @@ from fileapi.catalogue.declaration import (
     gives_json_files,
 )
 from fileapi.catalogue.outcome import Outcome, OutFile, file_at, one_file
+from fileapi.convert.ocr_pdf import pdf_ocr
 from fileapi.convert.pdf import MAX_SPLIT_PAGES, extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
@@ -41,6 +42,8 @@ from fileapi.models.pdf import (
     PdfFromImagesForm,
     PdfInfoResult,
     PdfMergeForm,
+    PdfOcrOptions,
+    PdfOcrTextResult,
     PdfRenderPageResult,
     PdfRotateOptions,
     PdfSplitResult,
@@ -140,6 +143,13 @@ def redact_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
     path = os.path.join(folder, "redacted.pdf")
     count = redact_pdf_file(inputs[0], path, **options)
     return Outcome((OutFile(PDF, RESULT, path=path),), headers={REDACTIONS: str(count)})
+
+
+def ocr_outcome(result: Any) -> Outcome:
+    """The searchable PDF, or the recognised text as JSON {text, pages}."""
+    if isinstance(result, bytes):
+        return one_file(result, PDF)
+    return one_file(PdfOcrTextResult.model_validate(result).model_dump_json(by_alias=True).encode(), "application/json")
 
 
 def split_outcome(parts: list[bytes]) -> Outcome:
@@ -403,5 +413,22 @@ CONVERSIONS = (
         convert_files=redact_files,
         tags=TAGS,
         example={"text": "Confidential"},
+    ),
+    Conversion(
+        path="/v1/pdf/ocr",
+        family=FAMILY,
+        summary="Make a scanned PDF searchable, or read its text (OCR)",
+        description="Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with "
+        "Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With "
+        "output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are "
+        "left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of "
+        "the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both "
+        "checked before any recognition (413).",
+        takes=ONE_PDF,
+        options=PdfOcrOptions,
+        gives=gives_file((PDF, "application/json"), "The searchable PDF, or (output=text) JSON {text, pages}"),
+        convert=pdf_ocr,
+        unpack=ocr_outcome,
+        tags=TAGS,
     ),
 )
