@@ -109,6 +109,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.convert.image",
         "fileapi.convert.image_io",
         "fileapi.convert.image_metadata",
+        "fileapi.convert.ocr_engine",
+        "fileapi.convert.ocr_image",
         "fileapi.convert.ocr_options",
         "fileapi.convert.resampling",
     ),

@@ -204,6 +204,40 @@ export interface ImageFlipParams {
   format?: ImageFormat;
 }
 
+export interface ImageOcrParams {
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  file: FileInput;
+  /** Tesseract language codes joined by '+', such as 'eng' or 'eng+deu' (at most 4): the languages the text is in. Installed: eng. */
+  languages?: string;
+}
+
+export interface ImageOcrResult {
+  /** Lines joined by newlines, paragraphs by a blank line. */
+  "text": string;
+  /** One per line of text, in reading order. */
+  "blocks": Array<OcrBlock>;
+}
+
+export interface OcrBlock {
+  /** The line's words, joined by spaces. */
+  "text": string;
+  /** The line's box. */
+  "bbox": OcrBoundingBox;
+  /** The mean of its words' confidences, 0-100. */
+  "confidence": number;
+}
+
+export interface OcrBoundingBox {
+  /** Left edge, pixels. */
+  "x": number;
+  /** Top edge, pixels. */
+  "y": number;
+  /** Pixels. */
+  "width": number;
+  /** Pixels. */
+  "height": number;
+}
+
 export interface PdfInfoParams {
   /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
@@ -1032,6 +1066,7 @@ export const OPERATIONS: Record<string, Operation> = {
   image_crop: { id: "image_crop", method: "POST", path: "/v1/image/crop", auth: true, body: "file", contentType: "application/octet-stream", query: ["x", "y", "width", "height", "format", "quality"], fields: ["file"], files: ["file"], result: "bytes" },
   image_rotate: { id: "image_rotate", method: "POST", path: "/v1/image/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "format"], fields: ["file"], files: ["file"], result: "bytes" },
   image_flip: { id: "image_flip", method: "POST", path: "/v1/image/flip", auth: true, body: "file", contentType: "application/octet-stream", query: ["direction", "format"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_ocr: { id: "image_ocr", method: "POST", path: "/v1/image/ocr", auth: true, body: "file", contentType: "application/octet-stream", query: ["languages"], fields: ["file"], files: ["file"], result: "json" },
   pdf_info: { id: "pdf_info", method: "POST", path: "/v1/pdf/info", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   pdf_extract_text: { id: "pdf_extract_text", method: "POST", path: "/v1/pdf/extract-text", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages"], fields: ["file"], files: ["file"], result: "json" },
   pdf_render_page: { id: "pdf_render_page", method: "POST", path: "/v1/pdf/render-page", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "format", "dpi"], fields: ["file"], files: ["file"], result: "json" },
@@ -1276,6 +1311,16 @@ export class FileApiOperations extends FileApiBase {
    */
   imageFlip(params: ImageFlipParams, options?: CallOptions): Promise<Result<Uint8Array>> {
     return this.call("image_flip", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Read the text of a photo or a scan (OCR).
+   *
+   * Recognises the text of a photo or a scan with Tesseract. Returns the text, and one block per line with its box in pixels of the image as displayed (EXIF orientation applied) and its mean word confidence (0-100). languages: '+'-joined Tesseract codes of the installed languages (eng). At most 40 megapixels, read from the header before decoding (413).
+   *
+   * POST /v1/image/ocr
+   */
+  imageOcr(params: ImageOcrParams, options?: CallOptions): Promise<Result<ImageOcrResult>> {
+    return this.call("image_ocr", params, options) as Promise<Result<ImageOcrResult>>;
   }
   /**
    * Page count, page sizes, metadata and encryption of a PDF.

@@ -61,6 +61,24 @@ Rotation = Literal[90, 180, 270]
 FlipDirection = Literal["horizontal", "vertical"]
 
 
+class ImageOcrResult(TypedDict):
+    text: str
+    blocks: list[OcrBlock]
+
+
+class OcrBlock(TypedDict):
+    text: str
+    bbox: OcrBoundingBox
+    confidence: float
+
+
+class OcrBoundingBox(TypedDict):
+    x: int
+    y: int
+    width: int
+    height: int
+
+
 class PdfInfoResult(TypedDict):
     pageCount: int
     pageSizes: list[PageSize]
@@ -708,6 +726,18 @@ OPERATIONS: dict[str, Operation] = {
         fields=("file",),
         files=("file",),
         result="bytes",
+    ),
+    "image_ocr": Operation(
+        "image_ocr",
+        "POST",
+        "/v1/image/ocr",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("languages",),
+        fields=("file",),
+        files=("file",),
+        result="json",
     ),
     "pdf_info": Operation(
         "pdf_info",
@@ -1424,6 +1454,15 @@ class FileApiOperations(SyncOperations):
         POST /v1/image/flip
         """
         return self._call("image_flip", {"file": file, "direction": direction, "format": format})
+
+    def image_ocr(self, file: FileInput, *, languages: str | None = None) -> Result[ImageOcrResult]:
+        """Read the text of a photo or a scan (OCR).
+
+        Recognises the text of a photo or a scan with Tesseract. Returns the text, and one block per line with its box in pixels of the image as displayed (EXIF orientation applied) and its mean word confidence (0-100). languages: '+'-joined Tesseract codes of the installed languages (eng). At most 40 megapixels, read from the header before decoding (413).
+
+        POST /v1/image/ocr
+        """
+        return self._call("image_ocr", {"file": file, "languages": languages})
 
     def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
@@ -2218,6 +2257,15 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/image/flip
         """
         return await self._call("image_flip", {"file": file, "direction": direction, "format": format})
+
+    async def image_ocr(self, file: FileInput, *, languages: str | None = None) -> Result[ImageOcrResult]:
+        """Read the text of a photo or a scan (OCR).
+
+        Recognises the text of a photo or a scan with Tesseract. Returns the text, and one block per line with its box in pixels of the image as displayed (EXIF orientation applied) and its mean word confidence (0-100). languages: '+'-joined Tesseract codes of the installed languages (eng). At most 40 megapixels, read from the header before decoding (413).
+
+        POST /v1/image/ocr
+        """
+        return await self._call("image_ocr", {"file": file, "languages": languages})
 
     async def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
