@@ -35,6 +35,7 @@ from bench.pdf import bench_pdf
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
+from bench.textdiff import bench_textdiff
 from bench.timing import command_seconds, median_seconds, row
 from fileapi.convert.encoding import encode_base64
 from fileapi.convert.hashing import hash_bytes
@@ -213,6 +214,7 @@ def main() -> None:
             bench_converter_rows(metered, Path(tmp))
             bench_data(Path(tmp))
             bench_text(Path(tmp))
+            bench_textdiff(Path(tmp))
             bench_gfm()
             bench_image(Path(tmp))
             bench_too_large()

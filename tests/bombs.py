@@ -254,6 +254,8 @@ TEXTS = [
          "past the parser's nesting limit", JSON),
     Bomb("diff of 20000 lines changed one in two", "/v1/text/diff", lambda: text.diff_every_other_line(20_000), OK,
          "was 13.6 s of quadratic matching", JSON),
+    Bomb("diff of 2 x 40000 lines, none in common", "/v1/text/diff", lambda: text.diff_unrelated(40_000), OK,
+         "was 10.5 s: a range without anchors cut again and again", JSON),
     Bomb("diff of 500000 one-byte lines all changed", "/v1/text/diff", lambda: text.diff_all_lines(500_000), TOO_LARGE,
          "each line shown twice: 35 MB", JSON),
     Bomb("csv field claiming 100 MB (unterminated quote, 4 MB sent)", "/v1/data/csv-to-json",
