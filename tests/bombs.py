@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from fileapi.convert.svg_tree import MAX_NESTING
@@ -41,9 +42,11 @@ from tests.hostile_files import (
     pdf_of_pages,
     png_claiming,
     png_of_zeros,
+    self_drawing_form_pdf,
     shared_page_tree_pdf,
     striped_image,
     webp_claiming,
+    xobject_fanout_pdf,
 )
 
 JSON = "application/json"
@@ -122,6 +125,22 @@ PDFS = [
          "a content stream inflating 1000x"),
     Bomb("pdf flate 2 GiB (compress)", "/v1/pdf/compress", lambda: flate_bomb_pdf(2048), OK,
          "qpdf copies the stream without inflating it"),
+    *(
+        Bomb(f"pdf form XObjects drawn 10^{levels} times ({route})", f"/v1/pdf/{route}",
+             partial(xobject_fanout_pdf, levels, 10), expected, why)
+        for route in ("render-page", "extract-text")
+        for levels, expected, why in (
+            (5, OK, "forms ten deep five times: 170 MiB in pdfium"),
+            (6, TOO_LARGE, "predicted 2.2 GiB, counted once per object"),
+            (8, TOO_LARGE, "2 KB drawing 10^8 times: was 6-7 s to the 2 GiB worker limit"),
+        )
+    ),
+    Bomb("pdf tiling patterns filled 10^4 times", "/v1/pdf/render-page",
+         lambda: xobject_fanout_pdf(4, 10, pattern=True), OK, "0.7 s of pattern fills"),
+    Bomb("pdf tiling patterns filled 10^5 times", "/v1/pdf/render-page",
+         lambda: xobject_fanout_pdf(5, 10, pattern=True), TOO_LARGE, "was 8 s of pattern fills"),
+    Bomb("pdf form XObject drawing itself", "/v1/pdf/render-page", self_drawing_form_pdf, TOO_LARGE,
+         "pdfium follows the loop: no answer in 60 s"),
     Bomb("pdf cyclic page tree", "/v1/pdf/info", cyclic_page_tree_pdf, INVALID, "/Kids pointing at its own node"),
     Bomb("pdf one page listed 3 million times", "/v1/pdf/info", lambda: shared_page_tree_pdf(3_000_000), INVALID,
          "26 KB of /Kids naming one page"),
