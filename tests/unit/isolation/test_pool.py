@@ -16,6 +16,7 @@ import pytest
 from fileapi.errors import InternalError, InvalidInput, ServiceUnavailable, TooLarge, Unprocessable
 from fileapi.isolation.pool import MIB, WorkerPool
 from tests import worker_jobs
+from tests.hostile_files import xobject_fanout_pdf
 
 LIMIT = 6_291_556
 
@@ -86,6 +87,21 @@ def test_running_out_of_memory_is_413_and_the_worker_is_replaced(pool: WorkerPoo
         run(pool, worker_jobs.allocate, 1024)
     assert len(set(pool.pids()) - before) == 1
     assert run(pool, worker_jobs.allocate, 64) == 64
+
+
+def test_an_abort_after_growing_by_half_its_memory_is_413_memory(pool: WorkerPool) -> None:
+    before = set(pool.pids())
+    with pytest.raises(TooLarge, match=r"more than the 256 MiB of memory a conversion may use"):
+        run(pool, worker_jobs.allocate_then_abort, 200)
+    assert len(set(pool.pids()) - before) == 1
+    with pytest.raises(Unprocessable):  # a crash that had hardly grown is the file's damage
+        run(pool, worker_jobs.allocate_then_abort, 16)
+
+
+def test_pdfium_aborting_at_the_address_space_limit_is_413_memory(pool: WorkerPool) -> None:
+    # PDFium aborts (SIGABRT) when an allocation fails: 10^6 form draws past the cost prediction
+    with pytest.raises(TooLarge, match=r"of memory a conversion may use"):
+        run(pool, worker_jobs.render_unpredicted, xobject_fanout_pdf(6, 10), seconds=30)
 
 
 def test_the_kernels_kill_is_413_memory(pool: WorkerPool) -> None:
