@@ -279,3 +279,37 @@ def self_drawing_form_pdf() -> bytes:
             5: _stream(form, zlib.compress(b"0 0 1 1 re f /X Do /X Do /X Do")),
         }
     )
+
+
+def _jpeg_segments(data: bytes) -> list[tuple[int, int, int]]:
+    """(marker, start, end) of each segment of a JPEG; a scan's segment runs to the end of its entropy-coded data."""
+    segments = []
+    index = 2
+    while index < len(data):
+        marker = data[index + 1]
+        if marker == 0xD9:
+            segments.append((marker, index, index + 2))
+            break
+        end = index + 2 + struct.unpack(">H", data[index + 2 : index + 4])[0]
+        if marker == 0xDA:
+            while True:
+                end = data.index(b"\xff", end)
+                if data[end + 1] != 0 and not 0xD0 <= data[end + 1] <= 0xD7:
+                    break
+                end += 2
+        segments.append((marker, index, end))
+        index = end
+    return segments
+
+
+def jpeg_of_scans(side: int, scans: int) -> bytes:
+    """A grey side x side progressive JPEG coded in `scans` scans: its last refinement scan repeated (libjpeg
+    decodes each again; 50,000 scans of 7000x7000 are 0.5 MB)."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("L", (side, side), 128).save(out, "JPEG", progressive=True, quality=75)
+    data = out.getvalue()
+    own = [segment for segment in _jpeg_segments(data) if segment[0] == 0xDA]
+    _, start, end = own[-1]
+    return data[:end] + data[start:end] * (scans - len(own)) + data[end:]
