@@ -7,8 +7,8 @@ counts its references by name, and multiplies along them with one memoised cost 
 linear in the objects and bytes of the file, not in the draws. A reference loop is refused: pdfium
 follows it (a form drawing itself three times did not finish in 60 s).
 
-Rates: pypdfium2 4.x (PDFium) at 150 dpi on the development machine, CPU time and peak memory in one process
-per case (`python -m bench.pdf_cost`); rendering and text extraction cost alike, within 10%.
+Rates: PDFium (pypdfium2) at 150 dpi on the development machine, CPU time and peak memory in one process per
+case (`python -m bench.cost_rates` prints each beside the prediction); reading the text costs about as much.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ BUDGET_SECONDS = 5.0
 BUDGET_BYTES = 768 * 1024 * 1024
 DRAW_NS = 6_000  # each form XObject or appearance drawn: 10^5 draws of a one-operator form 0.53 s
 DRAW_BYTES = 1_700  # held per form drawn, until the page is closed: those 10^5 draws held 162 MiB
-PATTERN_NS = 80_000  # each tiling pattern fill: 10^4 nested fills 0.71 s, 10^5 8.1 s
+PATTERN_NS = 25_000  # each tiling pattern fill: 10^4 nested fills 0.24 s, 10^5 2.3 s
 CONTENT_NS = 80  # each decoded content byte: 1,000,000 "0 0 1 1 re f" (13 MB) 1.0 s
 CONTENT_BYTES = 27  # held per decoded content byte: those 13 MB held 341 MiB
 

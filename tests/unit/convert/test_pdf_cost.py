@@ -43,8 +43,8 @@ def test_ten_to_the_fifth_draws_are_within_the_budget() -> None:
 def test_a_pattern_set_once_is_charged_for_every_fill_after_it() -> None:
     cost = page_cost(xobject_fanout_pdf(3, 10, pattern=True))
     assert cost.patterns == 1 + 10 + 100 + 1000
-    with pytest.raises(TooLarge, match=r"tiling pattern 10 0 is drawn 100,000 times"):
-        render_pages(xobject_fanout_pdf(5, 10, pattern=True))
+    with pytest.raises(TooLarge, match=r"tiling pattern 11 0 is drawn 1,000,000 times"):
+        render_pages(xobject_fanout_pdf(6, 10, pattern=True))
 
 
 def test_a_form_that_draws_itself_is_refused() -> None:
