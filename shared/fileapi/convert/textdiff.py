@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import bisect
 import difflib
-import functools
 import itertools
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from fileapi.convert import payload
 from fileapi.errors import InvalidInput
@@ -19,16 +18,13 @@ NO_NEWLINE = "\\ No newline at end of file"
 _LINES = re.compile(r"[^\n]*\n|[^\n]+\Z")  # lines end at LF only, as for diff and patch
 
 
-# A diff holds one a line, and a worker pickles them: not frozen (a frozen dataclass's __init__ costs 2.5x:
-# 40,000 lines 49 ms against 20), slotted (no dict per line) and pickled as its two fields (80,000 lines:
-# 0.6 s to pickle and unpickle, against 0.8 s by its dict and 1.2 s by its slots).
-@dataclass(slots=True)
-class DiffLine:
+class DiffLine(TypedDict):
+    """One line of a hunk. A dict: a diff holds one a line, which a worker pickles and the route validates
+    (80,000 lines: 0.13 s to pickle and unpickle and 0.49 s to validate, against 0.40 s and 0.75 s as
+    dataclasses)."""
+
     type: str  # "context", "added" or "removed"
     text: str
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return DiffLine, (self.type, self.text)
 
 
 @dataclass(frozen=True)
@@ -278,7 +274,7 @@ def _emit(lines: list[DiffLine], body: list[str], kind: str, prefix: str, chunk:
     if open_end:
         texts.append(chunk[-1])
         body.append(f"{prefix}{chunk[-1]}\n{NO_NEWLINE}\n")
-    lines += map(functools.partial(DiffLine, kind), texts)
+    lines += [{"type": kind, "text": text} for text in texts]
 
 
 def _range(start: int, count: int) -> str:

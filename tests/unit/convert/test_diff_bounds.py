@@ -33,13 +33,13 @@ def applied(a: str, result: TextDiff) -> str:
         out += old[position:start]
         position = start
         for line in hunk.lines:
-            text = old[position] if line.type != "added" else None
-            if line.type == "added":
-                out.append(line.text + "\n")
+            text = old[position] if line["type"] != "added" else None
+            if line["type"] == "added":
+                out.append(line["text"] + "\n")
             else:
-                assert text is not None and text.rstrip("\n") == line.text
+                assert text is not None and text.rstrip("\n") == line["text"]
                 position += 1
-                if line.type == "context":
+                if line["type"] == "context":
                     out.append(text)
     out += old[position:]
     return "".join(out)
@@ -64,7 +64,7 @@ def test_past_the_budget_the_diff_is_still_valid(old: list[str], new: list[str],
         patched.setattr(textdiff, "MATCH_WORK", work)
         result = diff_texts(a, b, context=1)
     assert applied(a, result) == b
-    assert sum(line.type == "added" for hunk in result.hunks for line in hunk.lines) == result.added
+    assert sum(line["type"] == "added" for hunk in result.hunks for line in hunk.lines) == result.added
 
 
 def test_lines_changed_one_in_two_are_diffed_minimally_in_linear_time() -> None:
