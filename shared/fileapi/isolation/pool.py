@@ -73,6 +73,9 @@ class Worker:
     jobs: int = field(default=0)
     ready_rss_bytes: int = 0  # resident memory once its modules were imported
     peak_rss_bytes: int = 0  # the kernel's high-water mark of its resident memory, once reaped
+    # The kernel's mark starts at the spawning process's own (Linux keeps it across fork and exec): only a mark
+    # above this one is the worker's.
+    inherited_rss_bytes: int = 0
 
     @property
     def pid(self) -> int:
@@ -186,7 +189,7 @@ class WorkerPool:
         finally:
             theirs.close()
         ours.setblocking(False)
-        return Worker(process, ours)
+        return Worker(process, ours, inherited_rss_bytes=_resident_bytes("self", peak=True))
 
     def _add(self, worker: Worker) -> None:
         """A new worker joins: handed to a waiting job, else idle (killed at once if the pool has closed)."""
@@ -323,7 +326,8 @@ class WorkerPool:
         if status == -signal.SIGKILL:  # not ours: the kernel's out-of-memory killer
             _warn("killed", worker, status=status)
             return TooLarge(self._memory_message())
-        grown = worker.peak_rss_bytes - worker.ready_rss_bytes
+        own_peak = worker.peak_rss_bytes > worker.inherited_rss_bytes
+        grown = worker.peak_rss_bytes - worker.ready_rss_bytes if own_peak else 0
         if grown >= self.memory_bytes * OUT_OF_MEMORY_SHARE:
             # A native library that fails to allocate aborts (PDFium: SIGABRT at the address-space limit, its
             # resident memory grown by 98% of the allowance) instead of raising MemoryError.
@@ -391,13 +395,17 @@ def _reap(worker: Worker, seconds: float) -> int | None:
         time.sleep(REAP_POLL_SECONDS)
 
 
-def _resident_bytes(pid: int) -> int:
-    """A process's resident memory now (0 when it cannot be read)."""
+def _resident_bytes(pid: int | str, *, peak: bool = False) -> int:
+    """A process's resident memory now, or its high-water mark with `peak` (0 when it cannot be read)."""
+    field_name = "VmHWM:" if peak else "VmRSS:"
     try:
-        with open(f"/proc/{pid}/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith(field_name):
+                    return int(line.split()[1]) * 1024
     except (OSError, IndexError, ValueError):
-        return 0
+        pass
+    return 0
 
 
 def _warn(kind: str, worker: Worker, **details: Any) -> None:
