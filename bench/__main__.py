@@ -42,6 +42,7 @@ from bench.pipelines import bench_pipelines
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
+from bench.textdiff import bench_textdiff
 from bench.timing import command_seconds, median_seconds, row
 from fileapi.convert.encoding import encode_base64
 from fileapi.convert.hashing import hash_bytes
@@ -220,6 +221,7 @@ def main() -> None:
             bench_converter_rows(metered, Path(tmp))
             bench_data(Path(tmp))
             bench_text(Path(tmp))
+            bench_textdiff(Path(tmp))
             bench_gfm()
             bench_image(Path(tmp))
             bench_too_large()

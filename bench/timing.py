@@ -9,6 +9,16 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 
+# Source code for a child process that measures itself: `peak()` is its resident high-water mark in MiB.
+PEAK_MIB_SOURCE = """
+import resource
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+"""
+
 
 def cpu_seconds() -> float:
     """CPU time (user + system) of this process, all its threads, and the children it has waited for: a

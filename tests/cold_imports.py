@@ -122,6 +122,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.convert.pages",
         "fileapi.convert.pdf",
         "fileapi.convert.pdf_active",
+        "fileapi.convert.pdf_cost",
         "fileapi.convert.pdf_edit",
         "fileapi.convert.ocr_engine",
         "fileapi.convert.ocr_pdf",

@@ -17,6 +17,7 @@ from fileapi.metering.storage import AccountStore
 from fileapi.models.files import OperationStatus
 from fileapi.operations.executor import Executor
 from tests.conftest import MakeKey
+from tests.hostile_files import xobject_fanout_pdf
 from tests.operations.conftest import account_of, bearer
 from tests.operations.helpers import (
     accepted,
@@ -153,6 +154,20 @@ def test_a_failed_operation_is_refunded_and_says_why(
     assert ended["error"] == {"code": "invalid_input", "message": "the body is not a PDF (no %PDF- header)"}
     assert used(api, key) == before
     assert daily(api, key) == days_before  # given back from the day it was admitted on
+
+
+def test_a_pdf_whose_forms_fan_out_fails_too_large_and_is_refunded(
+    api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer
+) -> None:
+    # was unprocessable_input: PDFium aborted at the worker's memory limit
+    upload = upload_file(api, key, xobject_fanout_pdf(8, 10), content_type="application/pdf")
+    before = used(api, key)
+    operation = accepted(api, key, "/v1/pdf/render-page", [upload])
+    executor_consumer.poll_once()
+    ended = shown(api, key, operation["id"])
+    assert (ended["status"], ended["error"]["code"]) == ("failed", "too_large"), ended
+    assert "form XObject 13 0 is drawn 100,000,000 times" in ended["error"]["message"]
+    assert used(api, key) == before
 
 
 def test_a_redelivered_message_is_refunded_once(

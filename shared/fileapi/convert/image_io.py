@@ -89,10 +89,11 @@ def open_image(data: Source, *, shrink_to: tuple[int | None, int | None] | None 
         least that much smaller.
     :raises UnsupportedFormat: not an image, a format other than the accepted inputs, or a feature of
         one that no decoder here reads.
-    :raises TooLarge: more than 50 megapixels.
+    :raises TooLarge: more than 50 megapixels, or a JPEG whose scans would take too long (`jpeg_scans`).
     :raises InvalidInput: truncated or corrupt (saying what is wrong).
     """
     from fileapi.convert.image_decode import decode, head, identify
+    from fileapi.convert.jpeg_scans import check_scans
 
     load_pillow()
     start = head(data, 30)
@@ -103,6 +104,8 @@ def open_image(data: Source, *, shrink_to: tuple[int | None, int | None] | None 
     if image.format not in INPUT_FORMATS:
         raise UnsupportedFormat(f"{image.format} images are not supported as input")
     check_pixels(image.size, limit=MAX_INPUT_PIXELS, what="the image")
+    if image.format in ("JPEG", "MPO"):
+        check_scans(data, image.size)
     if shrink_to is not None and image.format in ("JPEG", "MPO") and image.mode != "CMYK":
         _draft(image, shrink_to)
     return _to_rgb_if_cmyk(decode(data, image))

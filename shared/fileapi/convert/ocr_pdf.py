@@ -56,7 +56,7 @@ def pdf_ocr(
         before any recognition), or the conversion's time budget spent.
     """
     parsed = parse_languages(languages)
-    document, _ = _pdfium(data)
+    document, _, _ = _pdfium(data, None, default_all=True, action="recognising the text of")
     plan = _plan(document, force=force)
     recognised: dict[int, tuple[str, TextLayer]] = {}
     for number in plan.sizes:

@@ -10,7 +10,8 @@ a job can end is an answer for its caller alone:
 |----------------------------------------------|------------------------------------------------|
 | returns a value                              | the value                                      |
 | refuses the input (an ApiError)              | that error                                     |
-| runs out of memory, is OOM-killed            | 413 too_large (memory)                         |
+| runs out of memory, is OOM-killed, or dies   | 413 too_large (memory)                         |
+| of a signal after growing by half its memory |                                                |
 | overruns its seconds (killed), SIGXCPU       | 413 too_large (time)                           |
 | crashes (a signal), a library panics         | 422 unprocessable_input                        |
 | raises an unexpected exception               | 500 internal_error, logged by type and frames  |
@@ -54,6 +55,9 @@ WORKER_ENVIRONMENT = {"MALLOC_ARENA_MAX": "2"}
 SOCKET_BUFFER_BYTES = 4 * MIB
 # How long a worker that closed its socket is given to exit by itself before it is killed.
 EXIT_WAIT_SECONDS = 2.0
+REAP_POLL_SECONDS = 0.005
+# A worker that dies of a signal after its resident memory grew by this share of its allowance ran out of it.
+OUT_OF_MEMORY_SHARE = 0.5
 
 log = logging.getLogger("fileapi")
 
@@ -67,6 +71,11 @@ class Worker:
     ready: bool = False
     killed: bool = False
     jobs: int = field(default=0)
+    ready_rss_bytes: int = 0  # resident memory once its modules were imported
+    peak_rss_bytes: int = 0  # the kernel's high-water mark of its resident memory, once reaped
+    # The kernel's mark starts at the spawning process's own (Linux keeps it across fork and exec): only a mark
+    # above this one is the worker's.
+    inherited_rss_bytes: int = 0
 
     @property
     def pid(self) -> int:
@@ -180,7 +189,7 @@ class WorkerPool:
         finally:
             theirs.close()
         ours.setblocking(False)
-        return Worker(process, ours)
+        return Worker(process, ours, inherited_rss_bytes=_resident_bytes("self", peak=True))
 
     def _add(self, worker: Worker) -> None:
         """A new worker joins: handed to a waiting job, else idle (killed at once if the pool has closed)."""
@@ -278,6 +287,7 @@ class WorkerPool:
                 if await receive_frame_async(worker.sock) != READY:
                     raise Closed("the worker did not start")
                 worker.ready = True
+                worker.ready_rss_bytes = _resident_bytes(worker.pid)
             await send_frame_async(worker.sock, payload)
             outcome: Outcome = pickle.loads(await receive_frame_async(worker.sock))  # noqa: S301 - our worker's
         return outcome
@@ -316,7 +326,14 @@ class WorkerPool:
         if status == -signal.SIGKILL:  # not ours: the kernel's out-of-memory killer
             _warn("killed", worker, status=status)
             return TooLarge(self._memory_message())
-        _warn("crashed", worker, status=status)
+        own_peak = worker.peak_rss_bytes > worker.inherited_rss_bytes
+        grown = worker.peak_rss_bytes - worker.ready_rss_bytes if own_peak else 0
+        if grown >= self.memory_bytes * OUT_OF_MEMORY_SHARE:
+            # A native library that fails to allocate aborts (PDFium: SIGABRT at the address-space limit, its
+            # resident memory grown by 98% of the allowance) instead of raising MemoryError.
+            _warn("out_of_memory", worker, status=status, grown_bytes=grown)
+            return TooLarge(self._memory_message())
+        _warn("crashed", worker, status=status, grown_bytes=grown)
         return Unprocessable(UNPROCESSABLE_MESSAGE)
 
     def _memory_message(self) -> str:
@@ -344,7 +361,6 @@ def _fail(future: asyncio.Future[Worker], error: BaseException) -> None:
 def _stop(worker: Worker) -> int | None:
     """Close `worker`'s socket and reap it, killing it first when it was `killed` (else it is given a moment to
     exit on its own, as a crashed process does, so that its status tells how it ended); its exit status."""
-    import subprocess
 
     with contextlib.suppress(OSError):
         worker.sock.close()
@@ -352,11 +368,44 @@ def _stop(worker: Worker) -> int | None:
         if kill:
             with contextlib.suppress(ProcessLookupError):
                 worker.process.kill()
-        try:
-            return worker.process.wait(timeout=EXIT_WAIT_SECONDS)
-        except subprocess.TimeoutExpired:
-            continue
+        status = _reap(worker, EXIT_WAIT_SECONDS)
+        if status is not None:
+            return status
     return None
+
+
+def _reap(worker: Worker, seconds: float) -> int | None:
+    """Wait up to `seconds` for `worker` to exit and reap it, keeping its peak resident memory (wait4's
+    rusage); its exit status as Popen gives it (minus the signal that ended it), None if it still runs."""
+    process = worker.process
+    if process.returncode is not None:
+        return process.returncode
+    ends = time.monotonic() + seconds
+    while True:
+        try:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere (Popen's own wait)
+            return process.wait()
+        if pid:
+            worker.peak_rss_bytes = usage.ru_maxrss * 1024  # KiB on Linux
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return process.returncode
+        if time.monotonic() >= ends:
+            return None
+        time.sleep(REAP_POLL_SECONDS)
+
+
+def _resident_bytes(pid: int | str, *, peak: bool = False) -> int:
+    """A process's resident memory now, or its high-water mark with `peak` (0 when it cannot be read)."""
+    field_name = "VmHWM:" if peak else "VmRSS:"
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith(field_name):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
 
 
 def _warn(kind: str, worker: Worker, **details: Any) -> None:

@@ -88,6 +88,51 @@ def test_running_out_of_memory_is_413_and_the_worker_is_replaced(pool: WorkerPoo
     assert run(pool, worker_jobs.allocate, 64) == 64
 
 
+# A worker's peak memory is known when it passes its spawner's (the kernel's mark carries over fork and exec):
+# these run their pool in a fresh process, as small beside its workers' 256 MiB as a server is beside 2 GiB.
+_FRESH_POOL = """
+import asyncio, sys
+from fileapi.isolation.pool import MIB, WorkerPool
+from tests import worker_jobs
+from tests.hostile_files import xobject_fanout_pdf
+pool = WorkerPool(1, memory_bytes=256 * MIB)
+pool.start()
+job, argument = sys.argv[1], sys.argv[2]
+value = xobject_fanout_pdf(6, 10) if argument == "fanout" else int(argument)
+try:
+    asyncio.run(pool.run(getattr(worker_jobs, job), value, seconds=30, max_response_bytes=6_000_000))
+    print("value")
+except Exception as error:
+    print(type(error).__name__)
+finally:
+    pool.close()
+"""
+
+
+def answer_in_a_fresh_process(job: str, argument: str) -> str:
+    """The class of the error a fresh process's pool answers `job(argument)` with ('value' for a value)."""
+    completed = subprocess.run(
+        [sys.executable, "-c", _FRESH_POOL, job, argument], capture_output=True, text=True, timeout=120, check=True
+    )
+    return completed.stdout.strip().splitlines()[-1]
+
+
+def test_an_abort_after_growing_by_half_its_memory_is_413_memory() -> None:
+    assert answer_in_a_fresh_process("allocate_then_abort", "200") == "TooLarge"
+    assert answer_in_a_fresh_process("allocate_then_abort", "16") == "Unprocessable"  # hardly grown: the file
+
+
+def test_pdfium_aborting_at_the_address_space_limit_is_413_memory() -> None:
+    # PDFium aborts (SIGABRT) when an allocation fails: 10^6 form draws past the cost prediction
+    assert answer_in_a_fresh_process("render_unpredicted", "fanout") == "TooLarge"
+
+
+def test_an_abort_is_a_crash_while_its_peak_is_not_known_to_be_its_own(pool: WorkerPool) -> None:
+    # this test process is larger than the growth: the worker's mark may be the spawner's, so no conclusion
+    with pytest.raises(Unprocessable):
+        run(pool, worker_jobs.allocate_then_abort, 16)
+
+
 def test_the_kernels_kill_is_413_memory(pool: WorkerPool) -> None:
     with pytest.raises(TooLarge, match=r"of memory a conversion may use"):
         run(pool, worker_jobs.killed_by_the_kernel)
