@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.catalog import PlanCatalog
-from fileapi.metering.keys import generate_key, hash_key, is_key
+from fileapi.metering.keys import generate_key, hash_key, is_well_formed
 from fileapi.metering.months import MICROS, month_period, utc
 from fileapi.metering.storage import AccountStore
 
@@ -29,7 +29,8 @@ def create_key(
 
     :param plan: a contract plan or a custom plan of the store.
     :param quota: monthly quota override (None: the plan's).
-    :param key: use this key instead of a random one (a key of either format; `fileapi keys generate` makes one).
+    :param key: use this key instead of a random one (`fileapi keys generate` makes one; keys of the earlier
+        format are no longer issued, so that their set stays closed: `fileapi.metering.legacy_keys`).
     :param plans: the catalog to look plans up in (default: one over `store`).
     :raises UnknownPlan: no such plan.
     :raises ValueError: quota < 0, or a malformed key.
@@ -64,10 +65,10 @@ def issue_key(
     if quota is not None and quota < 0:
         raise ValueError(f"quota must be >= 0, not {quota}")
     key = key or generate_key()
-    if not is_key(key):
+    if not is_well_formed(key):
         raise ValueError(
-            "not a valid key: a key is 'sk_live_', 43 letters and digits and a 6-character checksum; "
-            "make one with `fileapi keys generate`"
+            "not a valid key: a key is 'sk_live_', 43 letters and digits and a 6-character checksum "
+            "(keys of the earlier format are no longer issued); make one with `fileapi keys generate`"
         )
     account = Account(
         account_id=uuid.uuid4().hex,
