@@ -23,7 +23,7 @@ from fileapi.local.run_state import clear_run_state, running_base_url, use_local
 from fileapi.metering.admin import create_key, ensure_key
 from fileapi.metering.dynamo.connect import dynamo_stores, open_table
 from fileapi.metering.dynamo.table import create_table
-from fileapi.metering.keys import is_well_formed
+from fileapi.metering.keys import is_key
 from fileapi.metering.storage import AccountStore
 from fileapi.settings import Settings, load_settings
 
@@ -99,7 +99,7 @@ def cmd_operations(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     dev_key = load_settings().dev_key
-    if dev_key and not is_well_formed(dev_key):
+    if dev_key and not is_key(dev_key):
         print(
             "fileapi: FILEAPI_DEV_KEY is not an API key (expected 'sk_live_', 43 letters and digits and a "
             "6-character checksum): make one with `.venv/bin/fileapi keys generate`, or unset it to use the "
@@ -218,7 +218,7 @@ def _dev_key(store: AccountStore) -> str:
     restarts), or a new one kept there."""
     settings = load_settings()
     key = _dev_key_in(settings)
-    if key is not None and is_well_formed(key):
+    if key is not None and is_key(key):
         ensure_key(store, key=key, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota)
     else:
         key = create_key(store, email=settings.dev_email, plan=settings.dev_plan, quota=settings.dev_quota)
