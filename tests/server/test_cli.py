@@ -48,12 +48,14 @@ def run_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def start_run(env: dict[str, str]) -> subprocess.Popen[str]:
+    """`fileapi run` in a process group of its own, as a terminal starts it (Ctrl-C signals the whole group)."""
     return subprocess.Popen(
         [sys.executable, "-m", "fileapi.local.cli", "run"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,
     )
 
 
@@ -167,21 +169,39 @@ def test_run_without_a_dev_key_creates_one_and_keeps_it_for_the_next_run(
     assert httpx.get(f"{base_url}/v1/usage", headers=auth(key)).status_code == 200
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
-def test_run_stopped_leaves_no_process_behind(tmp_path: Path, signum: int, stop: list[subprocess.Popen[str]]) -> None:
+@pytest.mark.parametrize(
+    ("how", "signum", "status"),
+    [
+        ("ctrl-c", signal.SIGINT, 128 + signal.SIGINT),  # the terminal signals the whole process group
+        ("kill", signal.SIGTERM, 128 + signal.SIGTERM),
+        ("kill", signal.SIGKILL, -signal.SIGKILL),
+    ],
+)
+def test_run_stopped_leaves_no_process_behind_and_no_traceback(
+    tmp_path: Path, how: str, signum: int, status: int, stop: list[subprocess.Popen[str]]
+) -> None:
     process = start_run(run_env(tmp_path))
     stop.append(process)
-    base_url, _ = read_banner(process)
+    base_url, key = read_banner(process)
     wait_for_health(base_url, process)  # type: ignore[arg-type]
+    # a conversion, so that the API's workers have worked and hold their sockets
+    photo = (Path(__file__).parents[2] / "examples" / "photo.jpg").read_bytes()
+    resized = httpx.post(f"{base_url}/v1/image/resize", params={"width": 10}, content=photo, headers=auth(key))
+    assert resized.status_code == 200
     started = tree(process.pid)  # the runner, its DynamoDB endpoint, its operations consumer and their workers
-    assert len(started) >= 4, started
-    process.send_signal(signum)
-    process.wait(timeout=60)
+    assert len(started) >= 5, started
+    if how == "ctrl-c":
+        os.killpg(process.pid, signum)
+    else:
+        process.send_signal(signum)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == status
     deadline = time.monotonic() + 30  # the consumer notices its parent gone within half a second
     while (left := [pid for pid in started[1:] if alive(pid)]) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert left == []
-    if signum == signal.SIGTERM:
+    if signum != signal.SIGKILL:
+        assert "Traceback" not in output, output
         assert not (tmp_path / "state" / "run.json").exists()  # cleaned up: the runner's own shutdown ran
 
 

@@ -107,6 +107,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    # Ctrl-C (the terminal signals the whole process group) or SIGTERM: SystemExit(128 + signal), so that the
+    # cleanups below run and the exit status says which signal it was; the children end on their own, quietly.
+    # uvicorn raises the signal again once it has shut down (and would swallow a KeyboardInterrupt itself).
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _exit_on_signal)
     process, endpoint = dynamo.start_process()
     try:
         os.environ["FILEAPI_DYNAMODB_ENDPOINT"] = endpoint
@@ -141,8 +146,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         consumers = subprocess.Popen(
             [sys.executable, "-m", "fileapi.local.cli", "operations", "--quiet", "--exit-with", str(os.getpid())]
         )
-        # uvicorn raises a SIGTERM again once it has shut down: as SystemExit, the cleanup below still runs.
-        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         try:
             _uvicorn(args)
         finally:
@@ -245,7 +248,7 @@ def cmd_keys_dev(args: argparse.Namespace) -> int:
     return 0
 
 
-def _exit_on_sigterm(signum: int, frame: object) -> None:
+def _exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
