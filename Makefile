@@ -28,9 +28,11 @@ install: $(STAMP)
 tools:
 	@bash .ci/install-tools
 
-## Serve the whole API on http://127.0.0.1:$${FILEAPI_PORT:-3000} with a local DynamoDB endpoint.
+## Serve the whole API on http://127.0.0.1:$${FILEAPI_PORT:-3000} with a local DynamoDB endpoint; its data is kept
+## in .local/ between runs, and FRESH=1 starts with none.
+FRESH ?=
 run: install
-	$(BIN)/fileapi run
+	$(BIN)/fileapi run$(if $(FRESH), --fresh)
 
 ## The Node SDK's dependencies (TypeScript) and build, when npm is there.
 node:

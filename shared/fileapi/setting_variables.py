@@ -97,7 +97,10 @@ OUTBOX = Variable(
     "FILEAPI_OUTBOX", "path", ".local/outbox", "folder for outgoing e-mail (.eml) when the mailer is `outbox`"
 )
 STATE_DIR = Variable(
-    "FILEAPI_STATE_DIR", "path", ".local", "where `fileapi run` notes its DynamoDB endpoint for the CLI"
+    "FILEAPI_STATE_DIR",
+    "path",
+    ".local",
+    "where `fileapi run` keeps its dev key and its local data between runs, and notes its endpoint for the CLI",
 )
 MAX_BODY_BYTES = Variable(
     "FILEAPI_MAX_BODY_BYTES", "integer", DEFAULT_MAX_BODY_BYTES, "largest request body (413 `too_large` above)"

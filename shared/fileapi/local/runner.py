@@ -18,6 +18,7 @@ from typing import Any
 
 from fileapi.account.stripe_events import checkout_completed, sign
 from fileapi.local import dynamo
+from fileapi.local.endpoint_state import STATE_FILE
 from fileapi.local.ready import print_when_serving
 from fileapi.local.run_state import clear_run_state, running_base_url, use_local_credentials, write_run_state
 from fileapi.metering.admin import create_key, ensure_key
@@ -27,6 +28,8 @@ from fileapi.metering.keys import is_key
 from fileapi.metering.storage import AccountStore
 from fileapi.settings import Settings, load_settings
 
+# How long the local endpoint may take to save its data when it stops (a second or two per 100 MB of uploads).
+ENDPOINT_SAVE_SECONDS = 60
 DEV_KEY_FILE = "dev-key"  # the key `fileapi run` made, kept for the next run (a local key on a local table)
 STANDIN_SECRET_FILE = "billing-standin-secret"  # noqa: S105 (a file name)
 Commands = Any  # argparse's sub-parser action (its type is private to argparse)
@@ -36,6 +39,11 @@ def add_commands(commands: Commands, keys: Commands) -> None:
     """run, serve, dynamodb, checkout on `commands`; dev on `keys`."""
     run = commands.add_parser("run", help="local DynamoDB endpoint + the whole API on one port")
     _server_options(run)
+    run.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start with empty local data (the last run's usage, webhooks, uploads, operations are dropped)",
+    )
     run.set_defaults(command=cmd_run)
 
     serve = commands.add_parser("serve", help="the API only, against the configured table")
@@ -112,7 +120,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     # uvicorn raises the signal again once it has shut down (and would swallow a KeyboardInterrupt itself).
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _exit_on_signal)
-    process, endpoint = dynamo.start_process()
+    state_path = load_settings().state_dir / STATE_FILE  # the local data, kept between runs
+    if args.fresh:
+        state_path.unlink(missing_ok=True)
+    process, endpoint = dynamo.start_process(state_path=state_path)
     try:
         os.environ["FILEAPI_DYNAMODB_ENDPOINT"] = endpoint
         use_local_credentials()
@@ -153,7 +164,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             consumers.wait(timeout=30)
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=ENDPOINT_SAVE_SECONDS)  # it saves the local data as it stops
+        except subprocess.TimeoutExpired:
+            process.kill()
         clear_run_state()
     return 0
 
