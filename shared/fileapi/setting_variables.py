@@ -96,6 +96,15 @@ DEV_QUOTA = Variable(
 OUTBOX = Variable(
     "FILEAPI_OUTBOX", "path", ".local/outbox", "folder for outgoing e-mail (.eml) when the mailer is `outbox`"
 )
+ACCESS_LOG_STYLES = ("json", "line", "off")
+ACCESS_LOG = Variable(
+    "FILEAPI_ACCESS_LOG",
+    "text",
+    "json",
+    "the access record of each request: `json` (one JSON object, as in Lambda), `line` (one readable line: time, "
+    "method, route, status, latency, bytes, error, key prefix, metering) or `off`",
+    default_note="`line` on `fileapi run` and `fileapi serve` when their output is a terminal, else `json`",
+)
 STATE_DIR = Variable(
     "FILEAPI_STATE_DIR",
     "path",

@@ -26,6 +26,7 @@ from fileapi.metering.dynamo.connect import dynamo_stores, open_table
 from fileapi.metering.dynamo.table import create_table
 from fileapi.metering.keys import is_key
 from fileapi.metering.storage import AccountStore
+from fileapi.setting_variables import ACCESS_LOG
 from fileapi.settings import Settings, load_settings
 
 # How long the local endpoint may take to save its data when it stops (a second or two per 100 MB of uploads).
@@ -87,7 +88,15 @@ def cmd_dynamodb(args: argparse.Namespace) -> int:
     return 0
 
 
+def _readable_logs_on_a_terminal() -> None:
+    """A person watching a terminal gets one readable line per request (FILEAPI_ACCESS_LOG=line), unless they chose a
+    style; in a file or a pipe the records stay JSON."""
+    if sys.stdout.isatty() and not ACCESS_LOG.value():
+        os.environ[ACCESS_LOG.name] = "line"
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    _readable_logs_on_a_terminal()
     if load_settings().dynamodb_endpoint:
         use_local_credentials()
     _uvicorn(args)
@@ -115,6 +124,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    _readable_logs_on_a_terminal()
     # Ctrl-C (the terminal signals the whole process group) or SIGTERM: SystemExit(128 + signal), so that the
     # cleanups below run and the exit status says which signal it was; the children end on their own, quietly.
     # uvicorn raises the signal again once it has shut down (and would swallow a KeyboardInterrupt itself).

@@ -18,7 +18,7 @@ from aws_lambda_powertools import Logger
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import ALL_ERRORS
-from fileapi.settings import xray_trace_id
+from fileapi.settings import get_settings, xray_trace_id
 
 # What can start a JSON text (RFC 8259: white space, an object, array, string, number or literal).
 _JSON_STARTS = frozenset('{["-0123456789tfn \t\r\n')
@@ -115,13 +115,15 @@ def write_access_record(record: dict[str, Any]) -> None:
     `xray_trace_id`, None values left out. Written by this module to the stream of each handler with Powertools'
     formatter: logging's record, caller lookup, filters and formatter cost as much as the rest of a small
     request's stack (tests/api/test_logging.py holds the line equal to the one logger.info writes). Another
-    handler gets a LogRecord, as logger.info would give it."""
-    if not _stdlib_logger.isEnabledFor(logging.INFO):
+    handler gets a LogRecord, as logger.info would give it. FILEAPI_ACCESS_LOG=line writes `readable_access_line`
+    instead (a local server on a terminal), `off` nothing."""
+    style = get_settings().access_log
+    if style == "off" or not _stdlib_logger.isEnabledFor(logging.INFO):
         return
     powertools = logger.registered_formatter
     for handler in _stdlib_logger.handlers:
         if handler.formatter is powertools and isinstance(handler, logging.StreamHandler):
-            line = _access_line(record) + "\n"
+            line = (readable_access_line(record) if style == "line" else _access_line(record)) + "\n"
             with handler.lock or contextlib.nullcontext():  # other threads log through the same handler
                 handler.stream.write(line)
                 handler.stream.flush()
@@ -139,6 +141,23 @@ def _access_line(record: dict[str, Any]) -> str:
     return json.dumps(
         {key: value for key, value in line.items() if value is not None}, default=str, separators=(",", ":")
     )
+
+
+def readable_access_line(record: dict[str, Any]) -> str:
+    """The access record as one line for a person at a terminal: local time, method, route, status, latency, bytes
+    in and out, then the error code, key prefix and metering outcome when there are any (the same fields as the
+    JSON record: nothing of the content)."""
+    parts = [
+        time.strftime("%H:%M:%S"),
+        str(record["method"]),
+        str(record["route"]),
+        str(record["status"]),
+        f"{float(record['latency_ms']):.0f} ms",
+        f"{int(record['bytes_in']):,} B in",
+        f"{int(record['bytes_out']):,} B out",
+    ]
+    parts += [str(record[name]) for name in ("error", "key_prefix", "metering") if record.get(name)]
+    return "  ".join(parts)
 
 
 def log_timestamp(instant: float) -> str:
@@ -185,8 +204,6 @@ def report_metering_fault(kind: str) -> None:
     """A store fault met by metering (see fileapi.metering.settling.Fault): a warning record, and the
     MeteringFaults metric by kind where metrics are emitted, so that possible miscounts are visible."""
     logger.warning("metering fault", extra={"metering_fault": kind})
-    from fileapi.settings import get_settings
-
     if get_settings().emit_metrics:
         from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
@@ -200,8 +217,6 @@ def report_key_delivery_failure(attempts: int) -> None:
     """A key's e-mail could not be sent (see fileapi.account.delivery): a warning record, and the
     KeyDeliveryFailures metric where metrics are emitted, which the KeyDeliveryAlarm watches."""
     logger.warning("key delivery failed", extra={"delivery_attempts": attempts})
-    from fileapi.settings import get_settings
-
     if get_settings().emit_metrics:
         from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
