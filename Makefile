@@ -154,4 +154,4 @@ deploy: $(SAM)
 	SAM_CLI_TELEMETRY=0 $(SAM) deploy --config-env $(STAGE) $(DEPLOY_FLAGS)
 
 clean:
-	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache .local clients/node/dist clients/node/node_modules
+	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache .local clients/node/dist clients/node/node_modules clients/node/*.tgz
