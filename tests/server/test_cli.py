@@ -186,7 +186,9 @@ def test_run_stopped_leaves_no_process_behind_and_no_traceback(
     wait_for_health(base_url, process)  # type: ignore[arg-type]
     # a conversion, so that the API's workers have worked and hold their sockets
     photo = (Path(__file__).parents[2] / "examples" / "photo.jpg").read_bytes()
-    resized = httpx.post(f"{base_url}/v1/image/resize", params={"width": 10}, content=photo, headers=auth(key))
+    resized = httpx.post(  # the first conversion waits for the workers' imports: seconds on a busy machine
+        f"{base_url}/v1/image/resize", params={"width": 10}, content=photo, headers=auth(key), timeout=60
+    )
     assert resized.status_code == 200
     started = tree(process.pid)  # the runner, its DynamoDB endpoint, its operations consumer and their workers
     assert len(started) >= 5, started
