@@ -139,6 +139,8 @@ def test_a_local_terminal_gets_one_readable_line_per_request(
     pattern = r"\d\d:\d\d:\d\d  POST  /v1/data/{}  {}  \d+ ms  {} B in  \d+ B out  {}"
     assert re.fullmatch(pattern.format("base64-encode", 200, len(SENTINEL), f"{key[:12]}  counted"), lines[0])
     assert re.fullmatch(pattern.format("json-format", 400, 5, f"invalid_input  {key[:12]}  refunded"), lines[1])
+    assert api.post("/v1/data/base64-encode", content=b"x").status_code == 401
+    assert re.fullmatch(pattern.format("base64-encode", 401, 0, "unauthorized"), log_output.getvalue().splitlines()[2])
     assert SENTINEL not in log_output.getvalue() and key not in log_output.getvalue()
 
 

@@ -156,7 +156,9 @@ def readable_access_line(record: dict[str, Any]) -> str:
         f"{int(record['bytes_in']):,} B in",
         f"{int(record['bytes_out']):,} B out",
     ]
-    parts += [str(record[name]) for name in ("error", "key_prefix", "metering") if record.get(name)]
+    parts += [str(record[name]) for name in ("error", "key_prefix") if record.get(name)]
+    if record.get("metering") and record.get("metering") != record.get("error"):  # a metering refusal: said once
+        parts.append(str(record["metering"]))
     return "  ".join(parts)
 
 
