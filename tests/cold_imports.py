@@ -68,6 +68,7 @@ METERING = (
     "fileapi.metering.cache",
     "fileapi.metering.headers",
     "fileapi.metering.keys",
+    "fileapi.metering.legacy_keys",
     "fileapi.metering.meter",
     "fileapi.metering.months",
     "fileapi.metering.placement",

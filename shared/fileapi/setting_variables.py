@@ -96,8 +96,20 @@ DEV_QUOTA = Variable(
 OUTBOX = Variable(
     "FILEAPI_OUTBOX", "path", ".local/outbox", "folder for outgoing e-mail (.eml) when the mailer is `outbox`"
 )
+ACCESS_LOG_STYLES = ("json", "line", "off")
+ACCESS_LOG = Variable(
+    "FILEAPI_ACCESS_LOG",
+    "text",
+    "json",
+    "the access record of each request: `json` (one JSON object, as in Lambda), `line` (one readable line: time, "
+    "method, route, status, latency, bytes, error, key prefix, metering) or `off`",
+    default_note="`line` on `fileapi run` and `fileapi serve` when their output is a terminal, else `json`",
+)
 STATE_DIR = Variable(
-    "FILEAPI_STATE_DIR", "path", ".local", "where `fileapi run` notes its DynamoDB endpoint for the CLI"
+    "FILEAPI_STATE_DIR",
+    "path",
+    ".local",
+    "where `fileapi run` keeps its dev key and its local data between runs, and notes its endpoint for the CLI",
 )
 MAX_BODY_BYTES = Variable(
     "FILEAPI_MAX_BODY_BYTES", "integer", DEFAULT_MAX_BODY_BYTES, "largest request body (413 `too_large` above)"

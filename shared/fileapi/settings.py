@@ -10,6 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from fileapi.setting_variables import (
+    ACCESS_LOG,
+    ACCESS_LOG_STYLES,
     BILLING_RETURN_URL,
     BILLING_STANDIN,
     BUCKET,
@@ -116,6 +118,7 @@ class Settings:
     work_dir: Path | None = None  # None: the system's temporary folder
     webhook_schedule: tuple[int, ...] | None = None  # None: fileapi.webhooks.delivery.SCHEDULE_SECONDS
     urls_allow_loopback: bool = False  # http:// and loopback addresses allowed in URLs we call (local use)
+    access_log: str = "json"  # one of ACCESS_LOG_STYLES
 
 
 def load_settings() -> Settings:
@@ -175,6 +178,7 @@ def load_settings() -> Settings:
         work_dir=Path(WORK_DIR.text()) if WORK_DIR.value() else None,
         webhook_schedule=_seconds_list(WEBHOOK_SCHEDULE),
         urls_allow_loopback=URLS_ALLOW_LOOPBACK.value() == "1",
+        access_log=_access_log_style(),
     )
 
 
@@ -194,6 +198,13 @@ def _seconds_list(variable: Variable) -> tuple[int, ...] | None:
 def child_environment(**extra: str) -> dict[str, str]:
     """This process's environment with `extra` added: what a child process of the local tools starts with."""
     return {**os.environ, **extra}
+
+
+def _access_log_style() -> str:
+    style = ACCESS_LOG.text()
+    if style not in ACCESS_LOG_STYLES:
+        raise ValueError(f"{ACCESS_LOG.name} must be one of {', '.join(ACCESS_LOG_STYLES)}, not {style!r}")
+    return style
 
 
 @lru_cache(maxsize=1)

@@ -140,6 +140,7 @@ EXPECTED = {
         on_objects(
             "SignReadAndDeleteFiles", ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"], "uploads/", "results/"
         ),
+        {"Sid": "QueuePipelines", "Effect": "Allow", "Action": ["sqs:SendMessage"], "Resource": "OperationsQueue.Arn"},
         listing("ListResultsToDeleteThem"),
     ],
     "OperationsFunction": [

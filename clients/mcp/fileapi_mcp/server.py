@@ -13,6 +13,7 @@ import argparse
 import base64
 import json
 import mimetypes
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -169,15 +170,26 @@ async def serve_stdio() -> None:
 
 
 def serve_http(host: str, port: int) -> None:
+    """Serve streamable HTTP on host:port (endpoint /mcp), saying on standard error where, once it listens."""
     import uvicorn
 
     async def main() -> None:
         async with AsyncFileApi() as client:
             app = create_server(client).streamable_http_app(host=host)
-            config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-            await uvicorn.Server(config).serve()
+            server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+            url = f"http://{host}:{port}/mcp"
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_announce_when_listening, server, f"{url} (calling {client.base_url})")
+                await server.serve()
+                tasks.cancel_scope.cancel()
 
     anyio.run(main)
+
+
+async def _announce_when_listening(server: Any, where: str) -> None:
+    while not server.started:
+        await anyio.sleep(0.02)
+    print(f"fileapi-mcp: MCP over streamable HTTP on {where}; Ctrl-C stops it", file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,10 +6,8 @@ import base64
 import hashlib
 import io
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +149,9 @@ def test_large_local_paths_and_upload_ids_go_through_operations(local_api: Any, 
 def test_streamable_http_transport(local_api: Any) -> None:
     port = free_port()
     env = {**os.environ, "FILEAPI_API_KEY": local_api.api_key, "FILEAPI_BASE_URL": local_api.base_url}
-    server = subprocess.Popen([str(BIN / "fileapi-mcp"), "--http", "--port", str(port)], env=env)
+    server = subprocess.Popen(
+        [str(BIN / "fileapi-mcp"), "--http", "--port", str(port)], env=env, stderr=subprocess.PIPE, text=True
+    )
     url = f"http://127.0.0.1:{port}/mcp"
 
     async def main() -> tuple[int, types.CallToolResult]:
@@ -161,15 +161,12 @@ def test_streamable_http_transport(local_api: Any) -> None:
             return len(tools), await session.call_tool("text_word_count", {"text": "two words"})
 
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise
-                time.sleep(0.1)
+        assert server.stderr is not None
+        # it says where it listens once it does (the first line it writes)
+        announced = server.stderr.readline()
+        assert announced == (
+            f"fileapi-mcp: MCP over streamable HTTP on {url} (calling {local_api.base_url}); Ctrl-C stops it\n"
+        )
         count, counted = anyio.run(main)
     finally:
         server.terminate()

@@ -180,8 +180,14 @@ class WorkerPool:
         command = [sys.executable, "-m", "fileapi.isolation.worker", str(theirs.fileno()), str(self.memory_bytes)]
         environment = child_environment(**WORKER_ENVIRONMENT, PYTHONPATH=os.pathsep.join(filter(None, sys.path)))
         try:
+            # A process group of its own: a terminal's Ctrl-C, sent to the server's group, does not reach it (not
+            # even while it imports); it ends when its socket closes, whenever the server ends.
             process = subprocess.Popen(
-                [*command, *self.modules], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=environment
+                [*command, *self.modules],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                env=environment,
+                process_group=0,
             )
         except BaseException:
             ours.close()

@@ -96,15 +96,23 @@ class QueueConsumer:
         self._thread.start()
 
     def stop(self) -> None:
-        self._stop.set()
+        """Stop polling and wait for the batch in hand (at most 30 s)."""
+        self.stopping()
         if self._thread is not None:
             self._thread.join(timeout=30)
+
+    def stopping(self) -> None:
+        """Poll no more, without waiting (a signal handler's part): a poll that fails from now on is not logged,
+        as the local endpoint stops at the same time."""
+        self._stop.set()
 
     def _loop(self) -> None:
         while not self._stop.is_set():
             try:
                 handled = self.poll_once()
             except Exception:
+                if self._stop.is_set():
+                    return
                 log.exception("local queue consumer: polling failed")
                 handled = 0
             if not handled:
@@ -152,9 +160,21 @@ def serve_operations(*, announce: bool = True) -> None:
     from fileapi.services import start_workers, stop_workers
 
     stopped = threading.Event()
+    consumers: list[QueueConsumer] = []
+
+    def stop(*_: object) -> None:
+        stopped.set()
+        for consumer in consumers:
+            consumer.stopping()
+
     for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stopped.set())
-    consumers = start_consumers()
+        signal.signal(signum, stop)
+    try:
+        consumers += start_consumers()
+    except Exception:
+        if stopped.is_set():
+            return  # told to stop while starting: the local endpoint may be gone already (Ctrl-C stops it too)
+        raise
     start_workers()
     if announce:
         print("operations and webhook deliveries: polling", flush=True)

@@ -210,6 +210,11 @@ def cmd_tables_migrate(args: argparse.Namespace) -> int:
     report = migrate_table(_table(args))
     print(
         f"accounts upgraded: {report.accounts}, contact items made: {report.contacts}, "
-        f"key links trimmed: {report.keys}, already current: {report.current}"
+        f"key links trimmed: {report.keys}, already current: {report.current}, "
+        + (
+            "set of earlier-format keys: kept as it was"
+            if report.legacy_keys is None
+            else f"set of earlier-format keys: sealed with {report.legacy_keys}"
+        )
     )
     return 0

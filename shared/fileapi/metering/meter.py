@@ -25,6 +25,7 @@ from fileapi.metering import placement
 from fileapi.metering.cache import INACTIVE_SECONDS, QUOTA_RECHECK_SECONDS, KeyCache, KeyEntry
 from fileapi.metering.headers import DEPRECATED_KEY_HEADERS, KeyView
 from fileapi.metering.keys import hash_key, is_legacy_key, parse_bearer
+from fileapi.metering.legacy_keys import LegacyKeySet
 from fileapi.metering.months import (
     MICROS,
     day_of,
@@ -109,6 +110,7 @@ class Meter:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.store = store
+        self.legacy_keys = LegacyKeySet(lambda: guarded(store.legacy_key_prefixes))
         self.clock = clock
         self.sleep = sleep
         self.upgrade_url = upgrade_url
@@ -135,7 +137,8 @@ class Meter:
         key = parse_bearer(authorization)
         key_hash = hash_key(key)
         now_us = self.clock()
-        entry = self._entry(key_hash, now_us)
+        legacy_key = is_legacy_key(key)
+        entry = self._entry(key_hash, now_us, legacy_key=legacy_key)
         period = month_period(utc(now_us))
         self._know_first(entry, key_hash, now_us)
         self._refuse_known(entry, now_us, period, counted=counted)
@@ -183,7 +186,7 @@ class Meter:
                 counted,
                 request_id,
                 view,
-                legacy_key=is_legacy_key(key),
+                legacy_key=legacy_key,
             )
         raise ServiceUnavailable("the account's usage kept changing under concurrent requests; retry")
 
@@ -232,14 +235,18 @@ class Meter:
 
     # steps
 
-    def _entry(self, key_hash: str, now_us: int) -> KeyEntry:
+    def _entry(self, key_hash: str, now_us: int, *, legacy_key: bool) -> KeyEntry:
         if self.cache.is_unknown(key_hash, now_us):
             raise Unauthorized("invalid API key")
         entry = self.cache.get(key_hash)
         if entry is not None:
             return entry
+        if legacy_key and not self.legacy_keys.may_exist(key_hash, now_us):
+            raise self._unknown_key(key_hash, now_us)  # not in the closed set: made up, or rotated away
         account_id = guarded(lambda: self.store.find_account_id(key_hash))
         if account_id is None:
+            if legacy_key:
+                self.legacy_keys.found_missing()
             raise self._unknown_key(key_hash, now_us)
         return self.cache.add(key_hash, account_id)
 

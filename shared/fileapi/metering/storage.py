@@ -168,6 +168,11 @@ class AdmissionStore(ABC):
         """
 
     @abstractmethod
+    def legacy_key_prefixes(self) -> frozenset[bytes] | None:
+        """The set of earlier-format keys (`fileapi.metering.legacy_keys`): the first 8 bytes of each one's
+        SHA-256, or None when the store holds no set (every earlier-format key is then looked up)."""
+
+    @abstractmethod
     def admit(self, attempt: Attempt) -> MeterState:
         """Apply `attempt` in one atomic conditional write and return the item after it.
 
@@ -280,7 +285,18 @@ class AccountStore(ABC):
         """Make `new_key_hash` the account's only key, all or nothing: the old key stops working at once
         (its link is deleted and the admission item's key hash changes, which every cached admission checks).
 
+        The old key's prefix leaves the set of earlier-format keys, if it was there.
+
         Raise KeyChanged if the account's key is no longer `account.key_hash`.
+        """
+
+    @abstractmethod
+    def seal_legacy_keys(self) -> int | None:
+        """Store the set of earlier-format keys (`fileapi.metering.legacy_keys`) from the key links present now,
+        unless the store holds one already: it is built once, when no key of that format is issued any more.
+        Returns the number of keys in it, or None when a set was there.
+
+        Raise ValueError when there are more keys than the set holds (nothing is stored).
         """
 
     @abstractmethod

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from fileapi import __version__
 from fileapi.errors import ALL_ERRORS, URL_ERRORS, ApiError
 from fileapi.metering.headers import HEADER_DESCRIPTIONS, RETRY_AFTER_DESCRIPTION
+from fileapi.setting_variables import DEFAULT_MAX_BODY_BYTES
 from fileapi.web.io import JSON_STRING_NOTE
 
 
@@ -292,7 +293,8 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
         version=__version__,
         description=(
             "Stateless file and data utilities. Every /v1 request needs `Authorization: Bearer sk_live_...`. "
-            "Errors are ApiError JSON. Request bodies are limited to 4,500,000 bytes by default (413 too_large). "
+            "Errors are ApiError JSON. "
+            f"Request bodies are limited to {DEFAULT_MAX_BODY_BYTES:,} bytes by default (413 too_large). "
             "A file goes as the raw body (`curl --data-binary @photo.jpg`) or as multipart/form-data with a `file` "
             "part (`curl -F file=@photo.jpg`, options as query parameters or form fields); a JSON body is read as "
             "JSON whatever its Content-Type (`curl -d '{...}'` works). "

@@ -17,7 +17,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import ALL_ERRORS
-from fileapi.settings import xray_trace_id
+from fileapi.settings import get_settings, xray_trace_id
 from fileapi.telemetry import METRICS_NAMESPACE, _stdlib_logger, logger
 
 # Set in the request's state when the client went away before its body arrived (web.errors.CatchAllMiddleware).
@@ -97,13 +97,15 @@ def write_access_record(record: dict[str, Any]) -> None:
     `xray_trace_id`, None values left out. Written by this module to the stream of each handler with Powertools'
     formatter: logging's record, caller lookup, filters and formatter cost as much as the rest of a small
     request's stack (tests/api/test_logging.py holds the line equal to the one logger.info writes). Another
-    handler gets a LogRecord, as logger.info would give it."""
-    if not _stdlib_logger.isEnabledFor(logging.INFO):
+    handler gets a LogRecord, as logger.info would give it. FILEAPI_ACCESS_LOG=line writes `readable_access_line`
+    instead (a local server on a terminal), `off` nothing."""
+    style = get_settings().access_log
+    if style == "off" or not _stdlib_logger.isEnabledFor(logging.INFO):
         return
     powertools = logger.registered_formatter
     for handler in _stdlib_logger.handlers:
         if handler.formatter is powertools and isinstance(handler, logging.StreamHandler):
-            line = _access_line(record) + "\n"
+            line = (readable_access_line(record) if style == "line" else _access_line(record)) + "\n"
             with handler.lock or contextlib.nullcontext():  # other threads log through the same handler
                 handler.stream.write(line)
                 handler.stream.flush()
@@ -121,6 +123,25 @@ def _access_line(record: dict[str, Any]) -> str:
     return json.dumps(
         {key: value for key, value in line.items() if value is not None}, default=str, separators=(",", ":")
     )
+
+
+def readable_access_line(record: dict[str, Any]) -> str:
+    """The access record as one line for a person at a terminal: local time, method, route, status, latency, bytes
+    in and out, then the error code, key prefix and metering outcome when there are any (the same fields as the
+    JSON record: nothing of the content)."""
+    parts = [
+        time.strftime("%H:%M:%S"),
+        str(record["method"]),
+        str(record["route"]),
+        str(record["status"]),
+        f"{float(record['latency_ms']):.0f} ms",
+        f"{int(record['bytes_in']):,} B in",
+        f"{int(record['bytes_out']):,} B out",
+    ]
+    parts += [str(record[name]) for name in ("error", "key_prefix") if record.get(name)]
+    if record.get("metering") and record.get("metering") != record.get("error"):  # a metering refusal: said once
+        parts.append(str(record["metering"]))
+    return "  ".join(parts)
 
 
 def log_timestamp(instant: float) -> str:

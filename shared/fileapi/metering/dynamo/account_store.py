@@ -31,6 +31,7 @@ from fileapi.metering.dynamo.items import (
     shard_item,
     shard_key,
 )
+from fileapi.metering.dynamo.legacy_set import discard_from_legacy_set, seal_legacy_set
 from fileapi.metering.dynamo.mailed_secrets import DynamoMailedItems, delivery_item
 from fileapi.metering.dynamo.relayout import contact_key, contact_update, shard_operation
 from fileapi.metering.plans import Plan
@@ -183,10 +184,14 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
             self.table.transact(operations)
         except TransactionCanceled as exc:
             current = self.get_account(account.account_id)
-            if current is not None and current.key_hash == new_key_hash:
-                return rotated  # an earlier attempt of this call, whose reply was lost, did it
-            raise KeyChanged("the account's key changed meanwhile") from exc
+            if current is None or current.key_hash != new_key_hash:
+                raise KeyChanged("the account's key changed meanwhile") from exc
+            # else an earlier attempt of this call, whose reply was lost, did it
+        discard_from_legacy_set(self.table, account.key_hash)
         return rotated
+
+    def seal_legacy_keys(self) -> int | None:
+        return seal_legacy_set(self.table)
 
     def claim_event(self, event_id: str, *, expires_at: int) -> bool:
         key = key_of(f"EVENT#{event_id}", "EVENT")

@@ -27,6 +27,7 @@ from fileapi.metering.dynamo.items import (
     slot_name,
     state_from_item,
 )
+from fileapi.metering.dynamo.legacy_set import read_legacy_set
 from fileapi.metering.plans import contract_plan
 from fileapi.metering.state import MeterState, SettleTarget, request_tag, settle_target
 from fileapi.metering.storage import AdmissionStore, Attempt, BucketCase, Refused, StoreUnavailable
@@ -111,6 +112,9 @@ class DynamoAdmissionStore(AdmissionStore):
     def find_account_id(self, key_hash: str) -> str | None:
         item = self.table.get(key_pk(key_hash), "KEY", attributes=KEY_ITEM_READ)
         return None if item is None else str(item["account_id"]["S"])
+
+    def legacy_key_prefixes(self) -> frozenset[bytes] | None:
+        return read_legacy_set(self.table)
 
     def admit(self, attempt: Attempt) -> MeterState:
         key = shard_key(attempt.account_id, attempt.shard)

@@ -36,7 +36,7 @@ DAY_NAMES = tuple(day_name(day) for day in range(1, DAYS + 1))
 
 # What admission reads of an account's items (state_from_item) and of a key's item; the converter functions'
 # IAM policy allows these attributes and no others (template.yaml, tests/build/test_template_policies.py).
-KEY_ITEM_READ = ("pk", "sk", "account_id")
+KEY_ITEM_READ = ("pk", "sk", "account_id", "prefixes")  # prefixes: the set of earlier-format keys
 ADMISSION_READ = (
     "pk",
     "sk",
