@@ -9,7 +9,7 @@ from pydantic import Field
 
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
-from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
+from fileapi.models import ApiModel, ApiRequest, Base64Text, QueryOptions, example, examples
 
 
 class PageSize(ApiModel):
@@ -134,13 +134,13 @@ class ProtectOptions(QueryOptions):
     keep_active_content: KeepActiveContent = False
 
 
-class PdfMergeForm(ApiModel):
+class PdfMergeForm(ApiRequest):
     """The PDFs to merge, as form parts."""
 
     files: list[bytes] = Field(description="The PDFs, in order.")
 
 
-class PdfFillFormRequest(ApiModel):
+class PdfFillFormRequest(ApiRequest):
     """A PDF form and the values to put in it."""
 
     model_config = example(

@@ -4,6 +4,8 @@ the document (fileapi.web.routes); a module of its own so that declaring a route
 
 from __future__ import annotations
 
+# The query parameter that names an upload as a conversion's input: the protocol's own, taken by every endpoint.
+UPLOAD_PARAMETER = "upload"
 MAX_UPLOADS = 100  # per operation (a merge); the merged document's 5,000 pages bound it first in practice
 MANY_INPUT_ROUTES = frozenset({"/v1/pdf/merge"})
 

@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 from fileapi.errors import InvalidInput
 from fileapi.web.invocation import off_the_loop
-from fileapi.web.operation_inputs import max_uploads
+from fileapi.web.operation_inputs import UPLOAD_PARAMETER, max_uploads
 from fileapi.web.routes import json_response
 
 if TYPE_CHECKING:
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
     from fileapi.metering.meter import Admission
     from fileapi.web.binding import Binder
 
-UPLOAD_PARAMETER = "upload"
 RESPOND_ASYNC = "respond-async"
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import orjson
@@ -15,10 +16,15 @@ from fastapi import Request
 from starlette.datastructures import UploadFile
 
 from fileapi.errors import InvalidInput
+from fileapi.web.errors import unknown_name
 
 MERGE_HINT = 'send the PDFs as form parts (-F files=@a.pdf -F files=@b.pdf) or JSON {"files": [base64 PDFs]}'
 KEEP_ACTIVE_CONTENT = "keepActiveContent"
 FILL_HINT = 'send -F file=@form.pdf -F \'fields={...}\' or JSON {"pdf": base64 PDF, "fields": {...}}'
+# The names each body takes; any other is 400, naming it (as a model's unknown field is: fileapi.models.ClosedModel).
+MERGE_NAMES = ("files",)
+FILL_JSON_NAMES = ("pdf", "fields", "flatten", KEEP_ACTIVE_CONTENT)
+FILL_FORM_NAMES = ("file", "fields", "flatten", KEEP_ACTIVE_CONTENT)
 
 
 @dataclass(frozen=True)
@@ -35,11 +41,14 @@ async def merge_documents(request: Request) -> list[bytes]:
     """The PDFs to merge: form parts named `files`, or JSON {files: [base64 PDFs]}."""
     if _is_form(request):
         form = await request.form(max_files=500, max_fields=500)
+        _only(form.keys(), MERGE_NAMES)
         documents = [await part.read() for part in form.getlist("files") if isinstance(part, UploadFile)]
         if not documents:
             raise InvalidInput("send the PDFs as form parts named 'files'")
         return documents
-    files = _json_object(await request.body(), "the body", hint=MERGE_HINT).get("files")
+    payload = _json_object(await request.body(), "the body", hint=MERGE_HINT)
+    _only(payload, MERGE_NAMES)
+    files = payload.get("files")
     if not isinstance(files, list) or not files:
         raise InvalidInput("files: a non-empty array of base64-encoded PDFs is required")
     return [_base64(item, f"files[{position}]") for position, item in enumerate(files, start=1)]
@@ -50,6 +59,7 @@ async def form_fill(request: Request) -> FormFill:
     (JSON text), flatten and keepActiveContent ('true'/'false')."""
     if _is_form(request):
         form = await request.form(max_files=1, max_fields=10)
+        _only(form.keys(), FILL_FORM_NAMES)
         upload = form.get("file")
         if not isinstance(upload, UploadFile):
             raise InvalidInput("file: the PDF is required as a form part named 'file'")
@@ -57,12 +67,20 @@ async def form_fill(request: Request) -> FormFill:
         flatten, keep = (_flag(form.get(name), name) for name in ("flatten", KEEP_ACTIVE_CONTENT))
         return FormFill(await upload.read(), fields, flatten, keep)
     payload = _json_object(await request.body(), "the body", hint=FILL_HINT)
+    _only(payload, FILL_JSON_NAMES)
     document = _base64(payload.get("pdf"), "pdf")
     given = payload.get("fields")
     if not isinstance(given, dict):
         raise InvalidInput("fields: an object of field name to value is required")
     flatten, keep = (_boolean(payload.get(name, False), name) for name in ("flatten", KEEP_ACTIVE_CONTENT))
     return FormFill(document, given, flatten, keep)
+
+
+def _only(given: Iterable[str], known: tuple[str, ...]) -> None:
+    """:raises InvalidInput: naming each of the `given` names that is not `known` (and the one it may mean)."""
+    unknown = [unknown_name(name, known, kind="field") for name in dict.fromkeys(given) if name not in known]
+    if unknown:
+        raise InvalidInput("; ".join(unknown))
 
 
 def _boolean(value: object, name: str) -> bool:
