@@ -79,9 +79,9 @@ export type Fit = "cover" | "contain" | "fill" | "inside" | "outside";
 export interface ImageResizeParams {
   /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** Target width in pixels. */
+  /** Target width in pixels. Give width, height or both (at least one). */
   width?: number;
-  /** Target height in pixels. */
+  /** Target height in pixels. Give width, height or both (at least one). */
   height?: number;
   /** How to fit width x height. */
   fit?: Fit;

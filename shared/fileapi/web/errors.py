@@ -166,6 +166,8 @@ def _describe(error: dict[str, Any]) -> str:
     location = tuple(error.get("loc", ()))
     where = location[0] if location else "request"
     name = ".".join(str(part) for part in location[1:]) or where
+    if len(location) == 1 and where in _ECHOED_LOCATIONS:  # about the options together (a model's validator)
+        return str(error.get("msg", "invalid options"))
     if error.get("type") == UNKNOWN_NAME:
         context = error.get("ctx") or {}
         known = None if context.get("known") is None else [str(each) for each in context["known"]]
