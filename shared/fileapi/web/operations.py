@@ -2,10 +2,13 @@
 
 A conversion request becomes an operation when it names uploads (`?upload=upl_...`, repeated for merge) or
 prefers an asynchronous answer (`Prefer: respond-async`, RFC 7240; the answer then says
-`Preference-Applied: respond-async`). It is admitted (counted) like any conversion; its path and query are
-checked by the route's own binder, so a bad option is 400 at once, with nothing queued and the unit given
-back; then the operation is recorded and queued (fileapi.operations.service), and the answer is 202 with
-`Location: /v1/operations/{id}`, `Retry-After` and the operation. An inline body asked for with
+`Preference-Applied: respond-async`). It is admitted (counted) like any conversion, then checked for all that
+can be refused without converting, as the synchronous request would be refused (400, 404, 413), with nothing
+stored or queued and the unit given back: its path and query (and an inline body's JSON) by the route's own
+binder; a missing, foreign or expired upload, or one with no file; an input whose first bytes the route does not
+take (empty, or another kind of file: fileapi.web.input_checks). Then the operation is recorded and queued
+(fileapi.operations.service), and the answer is 202 with `Location: /v1/operations/{id}`, `Retry-After` and the
+operation. An inline body asked for with
 `Prefer: respond-async` is kept first as an upload of the account, so the operation reads it as it reads
 any upload. Requests that ask for neither are answered synchronously, as before.
 """
@@ -62,18 +65,19 @@ def prefers_async(values: list[str]) -> bool:
 async def accept(request: Request, operation: Asked, binder: Binder, admission: Admission) -> Response:
     """Record and queue the operation `request` asks for (admitted, counted) and answer 202.
 
-    :raises RequestValidationError: a path or query option the route refuses (400).
+    :raises RequestValidationError: a path or query option, or an inline JSON body, the route refuses (400).
     :raises InvalidInput: uploads named on a route that takes no file, several on one that takes one, or a body
-        beside them.
+        beside them; an input the route refuses from its first bytes (or `UnsupportedFormat`).
     :raises NotFound: an upload that is not the account's, or expired.
     :raises ServiceUnavailable: operations are off, or the queue did not take it.
     """
     from fileapi.operations.services import get_file_services
+    from fileapi.web.input_checks import start_check
 
-    binder.check_options(request)
     route = request.url.path
     body: tuple[bytes, str] | None = None
     if operation.uploads:
+        binder.check_options(request)
         if not binder.takes_body:
             raise InvalidInput(f"{route} takes no file: leave out ?{UPLOAD_PARAMETER}=")
         most = max_uploads(route)
@@ -82,12 +86,20 @@ async def accept(request: Request, operation: Asked, binder: Binder, admission: 
             raise InvalidInput(f"{route} takes {wanted} (?{UPLOAD_PARAMETER}=upl_...), not {len(operation.uploads)}")
         if await request.body():
             raise InvalidInput(f"send the file either as the body or as ?{UPLOAD_PARAMETER}=upl_..., not both")
-    elif binder.takes_body:
-        body = (await request.body(), request.headers.get("content-type", "application/octet-stream"))
+    else:
+        await binder.bind(request)  # the options, and a JSON body as the route reads it
+        if binder.takes_body:
+            body = (await request.body(), request.headers.get("content-type", "application/octet-stream"))
     query = urlencode([(name, value) for name, value in request.query_params.multi_items() if name != UPLOAD_PARAMETER])
     services = get_file_services()
     accepted = await off_the_loop(
-        services.operations.submit, admission, route=route, query=query, uploads=operation.uploads, body=body
+        services.operations.submit,
+        admission,
+        route=route,
+        query=query,
+        uploads=operation.uploads,
+        body=body,
+        start_check=start_check(route),
     )
     from fileapi.operations.service import RETRY_AFTER_SECONDS
 
