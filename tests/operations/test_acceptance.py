@@ -37,6 +37,7 @@ REFUSED_INLINE = [
     ("/v1/image/resize?width=0", PNG),
     ("/v1/image/convert?to=webp&qualty=5", PNG),
     ("/v1/pdf/split", PDF),
+    ("/v1/render/svg-to-png?scale=2&width=10", b"<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'/>"),
 ]
 # (route, JSON body) refused by the route's model.
 REFUSED_JSON = [

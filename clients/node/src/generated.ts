@@ -442,11 +442,11 @@ export interface DecodedCode {
 export interface RenderSvgToPngParams {
   /** SVG or SVGZ document (any Content-Type, e.g. image/svg+xml). */
   file: FileInput;
-  /** Multiplies the intrinsic size. */
+  /** Multiplies the intrinsic size. Not with width or height: give scale, or width and/or height. */
   scale?: number;
-  /** Output width in pixels. */
+  /** Output width in pixels. Not with scale: give scale, or width and/or height. */
   width?: number;
-  /** Output height in pixels. */
+  /** Output height in pixels. Not with scale: give scale, or width and/or height. */
   height?: number;
   /** CSS colour or `transparent` (default). */
   background?: string;
