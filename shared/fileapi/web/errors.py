@@ -150,13 +150,21 @@ def _describe_whole_body(error: dict[str, Any]) -> str | None:
     return f"the body must be a JSON object; {SEND_JSON}"
 
 
+# Validation errors that say an option is absent (pydantic's, and the options models' own for a group).
+_ABSENT = frozenset({"missing", "missing_option"})
+
+
 def with_body_hint(exc: ApiError, scope: MutableMapping[str, Any]) -> ApiError:
     """`exc` with BODY_HINT at the end of its message when the request's scope asks for it and it is a 400
-    about the body (not about a parameter: MeteredRoute raises those from their RequestValidationError)."""
+    about the body, or about options that are only missing (`curl -d width=100` sends them as the body); not
+    about a given parameter's value (MeteredRoute raises those from their RequestValidationError)."""
     from fastapi.exceptions import RequestValidationError  # loaded already: called by a FastAPI app's handler
 
     hint = scope.get(BODY_HINT_KEY)
-    about_parameters = isinstance(exc.__context__, RequestValidationError)
+    context = exc.__context__
+    about_parameters = isinstance(context, RequestValidationError) and not all(
+        error.get("type") in _ABSENT for error in context.errors()
+    )
     if hint and exc.http_status == 400 and not about_parameters and not exc.message.endswith(hint):
         exc.message = f"{exc.message}; {hint}"
     return exc
