@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
+from pydantic_core import PydanticCustomError
 
+from fileapi.convert.pages import check_page_list
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
+from fileapi.errors import InvalidInput
 from fileapi.models import ApiModel, ApiRequest, Base64Text, QueryOptions, example, examples
 
 
@@ -90,7 +93,23 @@ class PdfCompressResult(ApiModel):
 
 # Each options model's fields are its converter's keyword arguments (a test holds them together), so a
 # route calls `converter(body, **options.model_dump())`.
-Pages = Annotated[str | None, Field(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'.")]
+
+
+def _page_list(text: str | None) -> str | None:
+    """A page list whose form no document could satisfy is refused with the options (an operation before 202)."""
+    if text is not None:
+        try:
+            check_page_list(text)
+        except InvalidInput as refused:
+            raise PydanticCustomError("page_list", "{reason}", {"reason": refused.message}) from None
+    return text
+
+
+Pages = Annotated[
+    str | None,
+    Field(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'."),
+    AfterValidator(_page_list),
+]
 KEEP_ACTIVE_CONTENT_DESCRIPTION = (
     "Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files "
     "(by default they are removed; links and bookmarks that navigate stay)."
