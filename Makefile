@@ -95,9 +95,11 @@ bench-metering: install
 bench-quick: install
 	$(BIN)/python -m bench --quick
 
-## Regenerate shared/fileapi/openapi.json from the functions' apps, docs/operations.md's settings table from
+## Regenerate the catalogue's derived files (template.yaml's routes, events/, docs/api.md's tables), then
+## shared/fileapi/openapi.json from the functions' apps, docs/operations.md's settings table from
 ## shared/fileapi/setting_variables.py, then the SDKs' generated code (tests fail when any is stale).
 openapi: install
+	$(BIN)/fileapi catalogue --write
 	$(BIN)/fileapi openapi --write
 	$(BIN)/fileapi settings --write
 	$(BIN)/python clients/generate.py

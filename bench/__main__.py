@@ -1,5 +1,6 @@
 """make bench: stack overhead, Data throughput against command-line tools, cold-start imports,
-operations on large PDFs against qpdf, function sizing and the cost per million requests and operations.
+operations on large PDFs against qpdf, URL inputs and PUT outputs against curl, function sizing and the cost
+per million requests and operations.
 
 Every figure is a median of repeated runs; ratios compare against a reference measured in the
 same run. Nothing here is asserted: targets are read off the report.
@@ -27,10 +28,12 @@ from bench.codes import bench_codes, bench_render
 from bench.converters import FOUR_MB, bench_base64_path, bench_wordcount
 from bench.cost import bench_cost
 from bench.exactness import bench_gfm, bench_json, bench_too_large
+from bench.fetch import bench_fetch
 from bench.image import bench_image
 from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
 from bench.operations import bench_operations
+from bench.operations_cost import operation_cost_lines
 from bench.pdf import bench_pdf
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
@@ -45,9 +48,9 @@ from fileapi.local.template import PROJECT_ROOT
 from fileapi.metering.admin import create_key
 from fileapi.metering.dynamo.connect import dynamo_stores, open_table
 from fileapi.metering.meter import Meter
+from fileapi.services import use_stores
 from fileapi.setting_variables import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
-from fileapi.web.logs import logger
-from fileapi.web.services import use_stores
+from fileapi.telemetry import logger
 
 logger.setLevel("WARNING")  # one access record per request would dominate the report
 
@@ -218,10 +221,12 @@ def main() -> None:
             bench_too_large()
             bench_pdf(Path(tmp))
             moved = bench_operations(Path(tmp))
+            bench_fetch(Path(tmp))
         bench_codes()
         bench_render()
         bench_bombs()
-        bench_cost(endpoint, bench_sizing(), operations_mb_per_second=moved["split"].mb_per_second)
+        operation_lines = operation_cost_lines(endpoint, moved["split"].mb_per_second)
+        bench_cost(endpoint, bench_sizing(), operation_lines=operation_lines)
         print_scoreboard()
         write_performance_doc(command="make bench")
 

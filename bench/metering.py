@@ -31,10 +31,10 @@ from fileapi.local import dynamo
 from fileapi.metering.admin import change_account, create_key
 from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.dynamo.connect import dynamo_stores
-from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.meter import Meter
 from fileapi.metering.plans import Plan
+from fileapi.storage.table import DynamoTable, create_client, create_table
 from tests.dynamo_proxy import ClientCounter, DynamoProxy
 
 SECTION = "metering"

@@ -280,7 +280,7 @@ def peak_rss_mib() -> float:
     """The peak resident memory of this process plus its largest conversion worker's (a conversion's memory is
     its worker's): VmHWM of each (ru_maxrss keeps the high-water mark of the process that forked a child), and
     for a worker already replaced, the kernel's high-water mark of reaped children."""
-    from fileapi.web.services import get_workers
+    from fileapi.services import get_workers
 
     workers = [_high_water_mib(pid) for pid in get_workers().pids()]
     reaped = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -302,7 +302,7 @@ def run(names: list[str] | None = None) -> list[Outcome]:
     from fastapi.testclient import TestClient
 
     from fileapi.local.server import create_local_app
-    from fileapi.web.logs import logger
+    from fileapi.telemetry import logger
     from tests.helpers import in_memory_metering
 
     logger.setLevel("WARNING")

@@ -44,11 +44,25 @@ FASTAPI = (
 )
 # The shared code every function loads: settings, errors, the web layer (whose modules keep their
 # heavy imports inside the functions that use them).
-SHARED = ("fileapi", "fileapi.errors", "fileapi.settings", "fileapi.setting_variables", "fileapi.web.*")
+SHARED = (
+    "fileapi",
+    "fileapi.errors",
+    "fileapi.settings",
+    "fileapi.setting_variables",
+    "fileapi.telemetry",
+    "fileapi.services",  # the composition root: it builds its services on first use
+    "fileapi.web.*",
+)
+# The catalogue's declarations (pydantic and dataclasses; a family's converters come with its own module).
+CATALOGUE = ("fileapi.catalogue", "fileapi.catalogue.declaration", "fileapi.catalogue.outcome")
+# The storage room's errors (the table wrapper comes with boto3 on first use).
+STORAGE = ("fileapi.storage", "fileapi.storage.errors")
 # The request and options models the FastAPI routes declare (pydantic, no converter behind them).
-MODELS = ("fileapi.models.*",)
+# (and the URL parser, whose bound the webhook model declares: the standard library's ipaddress and urllib.parse)
+MODELS = ("fileapi.models.*", "fileapi.net", "fileapi.net.urls")
 # Metering's own logic (not the DynamoDB stores, which come with boto3 on first use).
 METERING = (
+    *STORAGE,
     "fileapi.metering",
     "fileapi.metering.accounts",
     "fileapi.metering.cache",
@@ -69,6 +83,7 @@ CONVERTING = (
     *SHARED,
     *MODELS,
     *METERING,
+    *CATALOGUE,
     "fileapi.convert",
     "fileapi.convert.deadline",
     "fileapi.convert.payload",
@@ -79,9 +94,16 @@ CONVERTING = (
 # By function (its CodeUri's directory under functions/).
 ALLOWED: dict[str, tuple[str, ...]] = {
     "health": (*LAMBDA, *SHARED),
-    "data": (*CONVERTING, "fileapi.convert.csv_json", "fileapi.convert.encoding", "fileapi.convert.json_text"),
+    "data": (
+        *CONVERTING,
+        "fileapi.catalogue.data",
+        "fileapi.convert.csv_json",
+        "fileapi.convert.encoding",
+        "fileapi.convert.json_text",
+    ),
     "image": (
         *CONVERTING,
+        "fileapi.catalogue.image",
         "fileapi.convert.animation",
         "fileapi.convert.favicons",
         "fileapi.convert.image",
@@ -91,6 +113,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     ),
     "pdf": (
         *CONVERTING,
+        "fileapi.catalogue.pdf",
         "fileapi.convert.fallbacks",
         "fileapi.convert.pages",
         "fileapi.convert.pdf",
@@ -102,14 +125,22 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     ),
     "codes": (
         *CONVERTING,
+        "fileapi.catalogue.codes",
         "fileapi.convert.barcodes",
         "fileapi.convert.code_reading",
         "fileapi.convert.image_io",
         "fileapi.convert.qr",
     ),
-    "render": (*CONVERTING, "fileapi.convert.color", "fileapi.convert.image_io", "fileapi.convert.render"),
+    "render": (
+        *CONVERTING,
+        "fileapi.catalogue.render",
+        "fileapi.convert.color",
+        "fileapi.convert.image_io",
+        "fileapi.convert.render",
+    ),
     "text": (
         *CONVERTING,
+        "fileapi.catalogue.text",
         "fileapi.convert.color",
         "fileapi.convert.detect",
         "fileapi.convert.encoding",
@@ -127,7 +158,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.account.addresses",
     ),
     "billing": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
-    "files": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
+    "files": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING, *CATALOGUE),
 }
 
 

@@ -14,18 +14,18 @@ from collections.abc import Callable, Iterator
 import pytest
 from fastapi.testclient import TestClient
 
+from fileapi.file_services import FileServices, build_file_services
 from fileapi.local import dynamo
 from fileapi.local.server import create_local_app
 from fileapi.metering.admin import create_key
 from fileapi.metering.dynamo.connect import dynamo_stores
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.meter import Meter
 from fileapi.metering.storage import AccountStore, Stores
 from fileapi.operations.aws import create_local_resources
-from fileapi.operations.services import FileServices, build_file_services, use_file_services
+from fileapi.services import use_file_services, use_stores
 from fileapi.settings import load_settings
-from fileapi.web.logs import logger
-from fileapi.web.services import use_stores
+from fileapi.storage.table import DynamoTable
+from fileapi.telemetry import logger
 from tests.helpers import CORPUS
 
 for _name, _value in dynamo.LOCAL_CREDENTIALS.items():
@@ -108,9 +108,9 @@ def api(stores: Stores) -> Iterator[TestClient]:
 
 @pytest.fixture()
 def files(dynamodb_endpoint: str, table: DynamoTable) -> Iterator[FileServices]:
-    """File services on the session's endpoint: a new bucket and queues, loopback webhooks allowed."""
+    """File services on the session's endpoint: a new bucket and queues, loopback URLs allowed."""
     settings = dataclasses.replace(
-        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, webhooks_allow_loopback=True
+        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, urls_allow_loopback=True
     )
     resources = create_local_resources(settings, prefix=f"t{uuid.uuid4().hex[:8]}-")
     settings = dataclasses.replace(

@@ -56,8 +56,8 @@ def in_memory_metering(email: str, plan: str = "business") -> Iterator[str]:
 
     from fileapi.metering.admin import create_key
     from fileapi.metering.dynamo.connect import dynamo_stores
-    from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
-    from fileapi.web.services import stores_installed
+    from fileapi.services import stores_installed
+    from fileapi.storage.table import DynamoTable, create_client, create_table
 
     with mock_aws():
         table = DynamoTable("in-memory", create_client(region="us-east-1"))

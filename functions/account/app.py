@@ -22,10 +22,10 @@ from fileapi.models.account import (
     RecoverRequest,
     UsageResult,
 )
+from fileapi.services import get_billing_portal, get_key_service, get_meter
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.metering import SelfServiceRoute, self_service
 from fileapi.web.routes import Routes, answers_bytes, answers_redirect, json_response
-from fileapi.web.services import get_billing_portal, get_key_service, get_meter
 
 router = APIRouter(route_class=SelfServiceRoute, tags=["Account"])
 public = APIRouter(tags=["Account"])

@@ -166,6 +166,30 @@ class IdempotencyKeyReused(ApiError):
     http_status = 422
 
 
+class InputUnreachable(ApiError):
+    """An input named by URL could not be fetched: no connection, an answer other than 2xx, too many redirects,
+    or not all of it within the total time (documented addition: 422 input_unreachable)."""
+
+    code = "input_unreachable"
+    http_status = 422
+
+
+class InputTooLarge(ApiError):
+    """An input named by URL is larger than the cap, said by its Content-Length or found while it streamed
+    (documented addition: 413 input_too_large)."""
+
+    code = "input_too_large"
+    http_status = 413
+
+
+class OutputFailed(ApiError):
+    """A result could not be PUT to the URL given for it after the retries: a per-file result of an operation,
+    never an answer to a request (documented addition: 502 output_failed)."""
+
+    code = "output_failed"
+    http_status = 502
+
+
 ALL_ERRORS: tuple[type[ApiError], ...] = (
     Unauthorized,
     SubscriptionInactive,
@@ -182,4 +206,10 @@ ALL_ERRORS: tuple[type[ApiError], ...] = (
     Unprocessable,
     IdempotencyInFlight,
     IdempotencyKeyReused,
+    InputUnreachable,
+    InputTooLarge,
+    OutputFailed,
 )
+# Raised only where a request names URLs to fetch from or PUT to (pipelines): not listed among every endpoint's
+# error answers (fileapi.web.docs), only where such a route declares them.
+URL_ERRORS: tuple[type[ApiError], ...] = (InputUnreachable, InputTooLarge, OutputFailed)

@@ -218,11 +218,12 @@ WEBHOOK_SCHEDULE = Variable(
     "seconds to wait before each attempt of a webhook delivery, the first included (comma-separated)",
     default_note="Standard Webhooks': 0,5,300,1800,7200,18000,36000,36000 (8 attempts over 27.6 hours)",
 )
-WEBHOOKS_ALLOW_LOOPBACK = Variable(
-    "FILEAPI_WEBHOOKS_ALLOW_LOOPBACK",
+URLS_ALLOW_LOOPBACK = Variable(
+    "FILEAPI_URLS_ALLOW_LOOPBACK",
     "flag",
     None,
-    "`1`: webhook URLs may be http:// on a loopback address (`fileapi run` sets it; never deployed)",
+    "`1`: URLs the service calls (webhooks, URL inputs, PUT outputs) may be http:// and reach loopback addresses "
+    "(`fileapi run` sets it; never deployed)",
 )
 UPGRADE_URL = Variable(
     "FILEAPI_UPGRADE_URL", "URL", None, "link put as `upgrade_url` on quota, rate and subscription errors"

@@ -56,8 +56,8 @@ from fileapi.setting_variables import (
     TRACE_DISABLED,
     UPGRADE_URL,
     UPLOAD_URL_SECONDS,
+    URLS_ALLOW_LOOPBACK,
     WEBHOOK_SCHEDULE,
-    WEBHOOKS_ALLOW_LOOPBACK,
     WEBHOOKS_DLQ_URL,
     WEBHOOKS_QUEUE_URL,
     WORK_DIR,
@@ -115,7 +115,7 @@ class Settings:
     files_retention_days: int = DEFAULT_FILES_RETENTION_DAYS
     work_dir: Path | None = None  # None: the system's temporary folder
     webhook_schedule: tuple[int, ...] | None = None  # None: fileapi.webhooks.delivery.SCHEDULE_SECONDS
-    webhooks_allow_loopback: bool = False
+    urls_allow_loopback: bool = False  # http:// and loopback addresses allowed in URLs we call (local use)
 
 
 def load_settings() -> Settings:
@@ -174,7 +174,7 @@ def load_settings() -> Settings:
         files_retention_days=FILES_RETENTION_DAYS.integer(),
         work_dir=Path(WORK_DIR.text()) if WORK_DIR.value() else None,
         webhook_schedule=_seconds_list(WEBHOOK_SCHEDULE),
-        webhooks_allow_loopback=WEBHOOKS_ALLOW_LOOPBACK.value() == "1",
+        urls_allow_loopback=URLS_ALLOW_LOOPBACK.value() == "1",
     )
 
 

@@ -15,8 +15,8 @@ from PIL import Image
 from fileapi.convert import deadline
 from fileapi.errors import TooLarge
 from fileapi.local.template import load_function_module, load_functions
+from fileapi.services import get_workers
 from fileapi.settings import get_settings
-from fileapi.web.services import get_workers
 from tests import worker_jobs
 from tests.helpers import auth
 

@@ -159,8 +159,8 @@ def test_a_failure_after_admission_carries_the_headers_of_its_refund(api: TestCl
 def request_with_store_at(api: TestClient, key: str, endpoint: str) -> tuple[Response, float]:
     """One metered request while the process's stores point at `endpoint` (the deployed timeouts); its
     answer and how long it took."""
+    from fileapi import services
     from fileapi.metering.dynamo.connect import dynamo_stores, open_table
-    from fileapi.web import services
 
     with services.stores_installed(dynamo_stores(open_table("t", region="us-east-1", endpoint_url=endpoint))):
         started = time.monotonic()

@@ -57,7 +57,7 @@ def test_the_rule_reaches_the_heavy_libraries() -> None:
     heavy = ["PIL.Image", "pypdfium2", "pikepdf", "pypdf", "zxingcpp", "segno", "comrak", "boto3", "botocore.session"]
     heavy += [
         "fileapi.metering.dynamo.connect",
-        "fileapi.metering.dynamo.table",
+        "fileapi.storage.table",
         "fileapi.account.billing",
         "aws_xray_sdk",
     ]

@@ -183,7 +183,7 @@ def test_bounds_are_in_the_schema() -> None:
 
 def test_the_metering_charge_alarm_watches_the_metric_metering_emits() -> None:
     from fileapi.metering.settling import Fault
-    from fileapi.web.logs import METERING_FAULTS_METRIC, METRICS_NAMESPACE
+    from fileapi.telemetry import METERING_FAULTS_METRIC, METRICS_NAMESPACE
 
     alarm = load_template()["Resources"]["MeteringChargeAlarm"]["Properties"]
     assert (alarm["Namespace"], alarm["MetricName"]) == (METRICS_NAMESPACE, METERING_FAULTS_METRIC)

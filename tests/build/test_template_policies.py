@@ -36,11 +36,11 @@ from fileapi.metering.dynamo.items import (
     key_pk,
 )
 from fileapi.metering.dynamo.mailed_secrets import delivery_pk, recovery_pk
-from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.meter import Meter
 from fileapi.metering.storage import Stores
 from fileapi.operations.aws import OPERATION_RECEIVES
+from fileapi.storage.table import DynamoTable, create_client, create_table
 from tests.metering_doubles import Clock
 
 TEMPLATE = load_template()

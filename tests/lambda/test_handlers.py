@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from fileapi.file_services import FileServices
 from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_module, load_functions
 from fileapi.metering.meter import Meter
 from fileapi.metering.plans import CONTRACT_PLANS
 from fileapi.metering.storage import Stores
-from fileapi.operations.services import FileServices
+from fileapi.services import stores_installed
 from fileapi.web import usage_page
 from fileapi.web.docs_page import ASSETS, CONTENT_SECURITY_POLICY, PAGE_PATH, REDIRECTS, asset_bytes
-from fileapi.web.services import stores_installed
 from tests.conftest import MakeKey
 from tests.helpers import LambdaContext
 from tests.stripe_events import signed
@@ -120,7 +120,9 @@ def with_file_resources(event: dict[str, Any], key: str, files: FileServices, me
     route = event["routeKey"]
     if route.endswith("{operation_id}"):
         admission = meter.admit(f"Bearer {key}", counted=True, request_id=f"req-{uuid.uuid4().hex}")
-        kept = files.operations.submit(admission, route="/v1/data/base64-encode", query="", body=(b"hi", "text/plain"))
+        kept = files.operations.submit(
+            admission, route="/v1/data/base64-encode", query="", bodies=[(b"hi", "text/plain")]
+        )
         found = kept.id
     elif route.endswith("{webhook_id}"):
         admission = meter.admit(f"Bearer {key}", counted=False, request_id=f"req-{uuid.uuid4().hex}")
@@ -373,7 +375,7 @@ def thread_hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_an_invocation_hops_to_no_thread_and_isolated_work_runs_in_a_worker_process(
     event_name: str, isolated: bool, make_key: MakeKey, thread_hops: list[str], api: TestClient
 ) -> None:
-    from fileapi.web.services import get_workers
+    from fileapi.services import get_workers
 
     workers = get_workers()
     event = json.loads((PROJECT_ROOT / "events" / f"{event_name}.json").read_text())

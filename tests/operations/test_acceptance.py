@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from fileapi.operations.services import FileServices
+from fileapi.file_services import FileServices
 from tests.operations.conftest import bearer
 from tests.operations.helpers import pdf_with_pages, png_image, upload_file, used
 

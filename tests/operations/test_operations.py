@@ -11,11 +11,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from fileapi.errors import NotFound
+from fileapi.file_services import FileServices
 from fileapi.local.queues import QueueConsumer
 from fileapi.metering.storage import AccountStore
 from fileapi.models.files import OperationStatus
 from fileapi.operations.executor import Executor
-from fileapi.operations.services import FileServices
 from tests.conftest import MakeKey
 from tests.operations.conftest import account_of, bearer
 from tests.operations.helpers import (

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Protocol
 
 import pytest
 
+from fileapi.file_services import FileServices, build_file_services
 from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server, start_operations_process
 from fileapi.metering.dynamo.connect import dynamo_stores
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.storage import AccountStore
 from fileapi.operations.aws import create_local_resources
-from fileapi.operations.services import FileServices, build_file_services
 from fileapi.settings import load_settings
+from fileapi.storage.table import DynamoTable
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -149,14 +149,14 @@ def file_api(dynamodb_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -
     tmp_path = tmp_path_factory.mktemp("file-api")
     server_table = dynamo.local_table(f"fileapi-files-{uuid.uuid4().hex[:8]}", dynamodb_endpoint)
     settings = replace(
-        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, webhooks_allow_loopback=True
+        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, urls_allow_loopback=True
     )
     resources = create_local_resources(settings, prefix=f"s{uuid.uuid4().hex[:8]}-")
     env = {
         **resources.environment(),
         "FILEAPI_S3_ENDPOINT": dynamodb_endpoint,
         "FILEAPI_SQS_ENDPOINT": dynamodb_endpoint,
-        "FILEAPI_WEBHOOKS_ALLOW_LOOPBACK": "1",
+        "FILEAPI_URLS_ALLOW_LOOPBACK": "1",
         "FILEAPI_WEBHOOK_SCHEDULE": "0,1,1",  # three attempts, a second apart (Standard Webhooks': 27.6 hours)
         "FILEAPI_WORK_DIR": str(tmp_path),
     }

@@ -724,6 +724,10 @@ export interface OperationResult {
   "details"?: Record<string, unknown>;
   /** Failed or cancelled: why. */
   "error"?: OperationError;
+  /** A pipeline (POST /v1/pipelines): each stage's status, time and files, in order. */
+  "stages"?: Array<StageReport>;
+  /** A pipeline with `output.put`: how each final file's PUT went. */
+  "outputs"?: Array<OutputReport>;
 }
 
 export type OperationStatus = "running" | "succeeded" | "failed" | "cancelled";
@@ -750,6 +754,30 @@ export interface OperationError {
   "code": string;
   /** What was wrong and what to do. */
   "message": string;
+  /** For a pipeline: the stage that failed (0-based). */
+  "stage"?: number;
+}
+
+export interface StageReport {
+  /** The conversion. */
+  "run": string;
+  /** waiting, succeeded, failed or skipped (a stage after a failed one). */
+  "status": string;
+  /** How long it ran. */
+  "seconds"?: number;
+  /** The names of the files it gave. */
+  "files"?: Array<string>;
+}
+
+export interface OutputReport {
+  /** The final file's name. */
+  "file": string;
+  /** The HTTP status of the last attempt (absent: none answered). */
+  "status"?: number;
+  /** How many PUTs were tried. */
+  "attempts": number;
+  /** Why it failed, when it did (the result link still works). */
+  "error"?: string;
 }
 
 export interface OperationsDeleteParams {
@@ -758,7 +786,7 @@ export interface OperationsDeleteParams {
 }
 
 export interface WebhooksCreateParams {
-  /** A public HTTPS URL. */
+  /** A public https:// URL: no user name or password, control characters or spaces. */
   url: string;
 }
 
@@ -783,6 +811,41 @@ export interface WebhooksDeleteParams {
   webhook_id: string;
 }
 
+export interface PipelineInput {
+  /** An upload's id (upl_...). */
+  "upload"?: string;
+  /** A public https URL, fetched when the pipeline runs (size-capped by the plan's upload limit; docs/urls.md says the rules). */
+  "url"?: string;
+}
+
+export interface PipelineStage {
+  /** The conversion, e.g. `pdf/merge` (its path without `/v1/`). */
+  "run": string;
+  /** The conversion's options, by their names in its query string (or its JSON body), as JSON values: validated by the conversion's own model. */
+  "options"?: Record<string, unknown>;
+}
+
+export interface PipelineOutput {
+  /** One per final file, in order. */
+  "put": Array<PipelinePut>;
+}
+
+export interface PipelinePut {
+  /** A presigned PUT URL (public https). */
+  "url": string;
+  /** Headers to send with the PUT. */
+  "headers"?: Record<string, string>;
+}
+
+export interface PipelinesCreateParams {
+  /** The files, in order (none for a first stage that takes only options, such as qr/generate). */
+  inputs?: Array<PipelineInput>;
+  /** The conversions, in order. */
+  stages: Array<PipelineStage>;
+  /** Also PUT the final files here. */
+  output?: PipelineOutput;
+}
+
 /** The API answered `conversion_failed`. */
 export class ConversionFailed extends ApiError {
   override readonly code: string = "conversion_failed";
@@ -794,6 +857,14 @@ export class IdempotencyInFlight extends ApiError {
 /** The API answered `idempotency_key_reused`. */
 export class IdempotencyKeyReused extends ApiError {
   override readonly code: string = "idempotency_key_reused";
+}
+/** The API answered `input_too_large`. */
+export class InputTooLarge extends ApiError {
+  override readonly code: string = "input_too_large";
+}
+/** The API answered `input_unreachable`. */
+export class InputUnreachable extends ApiError {
+  override readonly code: string = "input_unreachable";
 }
 /** The API answered `internal_error`. */
 export class InternalError extends ApiError {
@@ -810,6 +881,10 @@ export class MethodNotAllowed extends ApiError {
 /** The API answered `not_found`. */
 export class NotFound extends ApiError {
   override readonly code: string = "not_found";
+}
+/** The API answered `output_failed`. */
+export class OutputFailed extends ApiError {
+  override readonly code: string = "output_failed";
 }
 /** The API answered `quota_exceeded`. */
 export class QuotaExceeded extends ApiError {
@@ -848,10 +923,13 @@ export const ERRORS: Record<string, typeof ApiError> = {
   conversion_failed: ConversionFailed,
   idempotency_in_flight: IdempotencyInFlight,
   idempotency_key_reused: IdempotencyKeyReused,
+  input_too_large: InputTooLarge,
+  input_unreachable: InputUnreachable,
   internal_error: InternalError,
   invalid_input: InvalidInput,
   method_not_allowed: MethodNotAllowed,
   not_found: NotFound,
+  output_failed: OutputFailed,
   quota_exceeded: QuotaExceeded,
   rate_limited: RateLimited,
   service_unavailable: ServiceUnavailable,
@@ -917,6 +995,7 @@ export const OPERATIONS: Record<string, Operation> = {
   webhooks_create: { id: "webhooks_create", method: "POST", path: "/v1/webhooks", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["url"], files: [], result: "json" },
   webhooks_list: { id: "webhooks_list", method: "GET", path: "/v1/webhooks", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
   webhooks_delete: { id: "webhooks_delete", method: "DELETE", path: "/v1/webhooks/{webhook_id}", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "empty", pathParams: ["webhook_id"] },
+  pipelines_create: { id: "pipelines_create", method: "POST", path: "/v1/pipelines", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["inputs", "stages", "output"], files: [], result: "json" },
 };
 
 /** One method per API operation. */
@@ -1164,7 +1243,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Split a PDF by page ranges.
    *
-   * ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
+   * ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400; ranges holding more than 5,000 pages in all are 413 before any is copied, and parts that would not fit the response are 413 as soon as they pass it (each PDF carries its own copy of the fonts and images its pages use).
    *
    * POST /v1/pdf/split
    */
@@ -1463,5 +1542,15 @@ export class FileApiOperations extends FileApiBase {
    */
   webhooksDelete(params: WebhooksDeleteParams, options?: CallOptions): Promise<Result<null>> {
     return this.call("webhooks_delete", params, options) as Promise<Result<null>>;
+  }
+  /**
+   * Run conversions one after another in one operation.
+   *
+   * JSON {inputs, stages, output?}. inputs: uploads ({upload: upl_...}) and public https URLs ({url}), in order, at most 100; stages: at most 10 conversions of the catalogue ({run: "pdf/merge", options: {...}}, the conversion's path without /v1/ and its own options as JSON values). Files flow from stage to stage: a stage that takes one file runs once per file it is given, one that takes several (pdf/merge) takes them all, and every file a stage gives goes on. The whole pipeline is checked first: an unknown conversion or option, or a stage that cannot take what the one before gives, is 400 naming the stage, with nothing charged. Each stage counts as one request (the rate limit and the quota): all are reserved now (429 saying how many the pipeline needs), and those of stages that do not succeed are given back. Answers 202 with the operation; GET it for each stage's status, time and files. output.put: a presigned PUT URL per final file (S3, Google Cloud Storage, Azure SAS), with optional headers; a PUT that fails after retries is reported per file in `outputs`, and the result links stay. `Prefer: wait=N` (N <= 25) answers 200 with the finished operation when it ends within N seconds.
+   *
+   * POST /v1/pipelines
+   */
+  pipelinesCreate(params: PipelinesCreateParams, options?: CallOptions): Promise<Result<OperationResult>> {
+    return this.call("pipelines_create", params, options) as Promise<Result<OperationResult>>;
   }
 }

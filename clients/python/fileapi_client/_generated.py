@@ -252,6 +252,8 @@ class OperationResult(TypedDict):
     results: NotRequired[list[OperationFile]]
     details: NotRequired[dict[str, Any]]
     error: NotRequired[OperationError]
+    stages: NotRequired[list[StageReport]]
+    outputs: NotRequired[list[OutputReport]]
 
 
 OperationStatus = Literal["running", "succeeded", "failed", "cancelled"]
@@ -270,6 +272,21 @@ class OperationFile(TypedDict):
 class OperationError(TypedDict):
     code: str
     message: str
+    stage: NotRequired[int]
+
+
+class StageReport(TypedDict):
+    run: str
+    status: str
+    seconds: NotRequired[float]
+    files: NotRequired[list[str]]
+
+
+class OutputReport(TypedDict):
+    file: str
+    status: NotRequired[int]
+    attempts: int
+    error: NotRequired[str]
 
 
 class WebhookResult(TypedDict):
@@ -281,6 +298,25 @@ class WebhookResult(TypedDict):
 
 class WebhookList(TypedDict):
     webhooks: list[WebhookResult]
+
+
+class PipelineStage(TypedDict):
+    run: str
+    options: NotRequired[dict[str, Any]]
+
+
+class PipelineInput(TypedDict):
+    upload: NotRequired[str]
+    url: NotRequired[str]
+
+
+class PipelineOutput(TypedDict):
+    put: list[PipelinePut]
+
+
+class PipelinePut(TypedDict):
+    url: str
+    headers: NotRequired[dict[str, str]]
 
 
 class ConversionFailed(ApiError):
@@ -299,6 +335,18 @@ class IdempotencyKeyReused(ApiError):
     """The API answered `idempotency_key_reused`."""
 
     code = "idempotency_key_reused"
+
+
+class InputTooLarge(ApiError):
+    """The API answered `input_too_large`."""
+
+    code = "input_too_large"
+
+
+class InputUnreachable(ApiError):
+    """The API answered `input_unreachable`."""
+
+    code = "input_unreachable"
 
 
 class InternalError(ApiError):
@@ -323,6 +371,12 @@ class NotFound(ApiError):
     """The API answered `not_found`."""
 
     code = "not_found"
+
+
+class OutputFailed(ApiError):
+    """The API answered `output_failed`."""
+
+    code = "output_failed"
 
 
 class QuotaExceeded(ApiError):
@@ -377,10 +431,13 @@ ERRORS: dict[str, type[ApiError]] = {
     "conversion_failed": ConversionFailed,
     "idempotency_in_flight": IdempotencyInFlight,
     "idempotency_key_reused": IdempotencyKeyReused,
+    "input_too_large": InputTooLarge,
+    "input_unreachable": InputUnreachable,
     "internal_error": InternalError,
     "invalid_input": InvalidInput,
     "method_not_allowed": MethodNotAllowed,
     "not_found": NotFound,
+    "output_failed": OutputFailed,
     "quota_exceeded": QuotaExceeded,
     "rate_limited": RateLimited,
     "service_unavailable": ServiceUnavailable,
@@ -1051,6 +1108,18 @@ OPERATIONS: dict[str, Operation] = {
         result="empty",
         path_params=("webhook_id",),
     ),
+    "pipelines_create": Operation(
+        "pipelines_create",
+        "POST",
+        "/v1/pipelines",
+        auth=True,
+        body="fields",
+        content_type="application/json",
+        query=(),
+        fields=("inputs", "stages", "output"),
+        files=(),
+        result="json",
+    ),
 }
 
 
@@ -1313,7 +1382,7 @@ class FileApiOperations(SyncOperations):
     def pdf_split(self, file: FileInput, *, ranges: str) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
-        ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
+        ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400; ranges holding more than 5,000 pages in all are 413 before any is copied, and parts that would not fit the response are 413 as soon as they pass it (each PDF carries its own copy of the fonts and images its pages use).
 
         POST /v1/pdf/split
         """
@@ -1736,6 +1805,21 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("webhooks_delete", {"webhook_id": webhook_id})
 
+    def pipelines_create(
+        self,
+        *,
+        stages: list[PipelineStage],
+        inputs: list[PipelineInput] | None = None,
+        output: PipelineOutput | None = None,
+    ) -> Result[OperationResult]:
+        """Run conversions one after another in one operation.
+
+        JSON {inputs, stages, output?}. inputs: uploads ({upload: upl_...}) and public https URLs ({url}), in order, at most 100; stages: at most 10 conversions of the catalogue ({run: "pdf/merge", options: {...}}, the conversion's path without /v1/ and its own options as JSON values). Files flow from stage to stage: a stage that takes one file runs once per file it is given, one that takes several (pdf/merge) takes them all, and every file a stage gives goes on. The whole pipeline is checked first: an unknown conversion or option, or a stage that cannot take what the one before gives, is 400 naming the stage, with nothing charged. Each stage counts as one request (the rate limit and the quota): all are reserved now (429 saying how many the pipeline needs), and those of stages that do not succeed are given back. Answers 202 with the operation; GET it for each stage's status, time and files. output.put: a presigned PUT URL per final file (S3, Google Cloud Storage, Azure SAS), with optional headers; a PUT that fails after retries is reported per file in `outputs`, and the result links stay. `Prefer: wait=N` (N <= 25) answers 200 with the finished operation when it ends within N seconds.
+
+        POST /v1/pipelines
+        """
+        return self._call("pipelines_create", {"inputs": inputs, "stages": stages, "output": output})
+
 
 class AsyncFileApiOperations(AsyncOperations):
     """One coroutine method per API operation (see AsyncFileApi)."""
@@ -2002,7 +2086,7 @@ class AsyncFileApiOperations(AsyncOperations):
     async def pdf_split(self, file: FileInput, *, ranges: str) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
-        ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
+        ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400; ranges holding more than 5,000 pages in all are 413 before any is copied, and parts that would not fit the response are 413 as soon as they pass it (each PDF carries its own copy of the fonts and images its pages use).
 
         POST /v1/pdf/split
         """
@@ -2424,3 +2508,18 @@ class AsyncFileApiOperations(AsyncOperations):
         DELETE /v1/webhooks/{webhook_id}
         """
         return await self._call("webhooks_delete", {"webhook_id": webhook_id})
+
+    async def pipelines_create(
+        self,
+        *,
+        stages: list[PipelineStage],
+        inputs: list[PipelineInput] | None = None,
+        output: PipelineOutput | None = None,
+    ) -> Result[OperationResult]:
+        """Run conversions one after another in one operation.
+
+        JSON {inputs, stages, output?}. inputs: uploads ({upload: upl_...}) and public https URLs ({url}), in order, at most 100; stages: at most 10 conversions of the catalogue ({run: "pdf/merge", options: {...}}, the conversion's path without /v1/ and its own options as JSON values). Files flow from stage to stage: a stage that takes one file runs once per file it is given, one that takes several (pdf/merge) takes them all, and every file a stage gives goes on. The whole pipeline is checked first: an unknown conversion or option, or a stage that cannot take what the one before gives, is 400 naming the stage, with nothing charged. Each stage counts as one request (the rate limit and the quota): all are reserved now (429 saying how many the pipeline needs), and those of stages that do not succeed are given back. Answers 202 with the operation; GET it for each stage's status, time and files. output.put: a presigned PUT URL per final file (S3, Google Cloud Storage, Azure SAS), with optional headers; a PUT that fails after retries is reported per file in `outputs`, and the result links stay. `Prefer: wait=N` (N <= 25) answers 200 with the finished operation when it ends within N seconds.
+
+        POST /v1/pipelines
+        """
+        return await self._call("pipelines_create", {"inputs": inputs, "stages": stages, "output": output})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 from dataclasses import dataclass
@@ -23,8 +22,8 @@ ICO_SIZES = (16, 32, 48)
 
 @dataclass(frozen=True)
 class FaviconSet:
-    ico: str
-    pngs: dict[str, str]
+    ico: bytes
+    pngs: dict[str, bytes]
     manifest: str
 
 
@@ -39,10 +38,7 @@ def favicon_set(data: bytes) -> FaviconSet:
     side = max(image.size)
     square = Image.new("RGBA", (side, side), (0, 0, 0, 0))
     square.paste(image, ((side - image.width) // 2, (side - image.height) // 2))
-    pngs = {
-        name: base64.b64encode(encode(resample(square, (size, size)), ImageFormat.PNG)).decode()
-        for name, size in FAVICON_PNGS.items()
-    }
+    pngs = {name: encode(resample(square, (size, size)), ImageFormat.PNG) for name, size in FAVICON_PNGS.items()}
     ico = io.BytesIO()
     resample(square, (48, 48)).save(ico, format="ICO", sizes=[(size, size) for size in ICO_SIZES])
     manifest = {
@@ -52,4 +48,4 @@ def favicon_set(data: bytes) -> FaviconSet:
             if name.startswith("android-chrome")
         ]
     }
-    return FaviconSet(ico=base64.b64encode(ico.getvalue()).decode(), pngs=pngs, manifest=json.dumps(manifest, indent=2))
+    return FaviconSet(ico=ico.getvalue(), pngs=pngs, manifest=json.dumps(manifest, indent=2))

@@ -70,8 +70,9 @@ class ImageResult:
     def media_type(self) -> str:
         return self.format.media_type
 
-    def animation_headers(self) -> dict[str, str]:
-        """The answer's X-Animation and X-Animation-Frames for an animated input (none for a still image)."""
+    def headers(self) -> dict[str, str]:
+        """The answer's headers beyond its type: X-Animation and X-Animation-Frames for an animated input (none
+        for a still image)."""
         if self.animation is None:
             return {}
         return {"X-Animation": self.animation.outcome.value, "X-Animation-Frames": str(self.animation.frames)}

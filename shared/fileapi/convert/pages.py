@@ -17,7 +17,16 @@ def check_page_list(text: str) -> None:
     :raises InvalidInput: as `parse_ranges` words it.
     """
     if text.strip() and text.strip().lower() != "all":
-        parse_ranges(text, MAX_PAGE_NUMBER)
+        check_ranges(text)
+
+
+def check_ranges(text: str) -> None:
+    """Refuse, before any document is read, ranges that `parse_ranges` would refuse for every document: empty,
+    malformed, reversed, or naming page 0.
+
+    :raises InvalidInput: as `parse_ranges` words it.
+    """
+    parse_ranges(text, MAX_PAGE_NUMBER)
 
 
 def parse_ranges(text: str, page_count: int) -> list[tuple[int, int]]:

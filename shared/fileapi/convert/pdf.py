@@ -12,7 +12,6 @@ password are 400 invalid_input.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import io
 from collections.abc import Hashable, Iterator, Sequence
@@ -218,7 +217,7 @@ class RenderFormat(StrEnum):
 @dataclass(frozen=True)
 class RenderedPage:
     page: int
-    bytes: str
+    bytes: bytes
     width: int
     height: int
 
@@ -267,9 +266,7 @@ def render_pages(
             carried,
             hint="ask for fewer pages, a lower dpi or format=jpeg",
         )
-        rendered.append(
-            RenderedPage(number, base64.b64encode(out.getvalue()).decode("ascii"), image.width, image.height)
-        )
+        rendered.append(RenderedPage(number, out.getvalue(), image.width, image.height))
     return rendered
 
 
@@ -362,7 +359,9 @@ def split_parts(source: pikepdf.Pdf, *, ranges: str) -> Iterator[tuple[pikepdf.P
         yield part, len(chosen)
 
 
-def rotate_pdf(data: bytes, *, degrees: int, pages: str | None = None, keep_active_content: bool = False) -> bytes:
+def rotate_pdf(
+    data: bytes, *, degrees: int | str, pages: str | None = None, keep_active_content: bool = False
+) -> bytes:
     """Rotate the chosen pages (default all) clockwise by 90, 180 or 270, added to their /Rotate.
 
     :param keep_active_content: keep JavaScript, automatic and launch actions and embedded files (default:
@@ -372,7 +371,7 @@ def rotate_pdf(data: bytes, *, degrees: int, pages: str | None = None, keep_acti
 
 
 def rotated(
-    source: Source, *, degrees: int, pages: str | None = None, keep_active_content: bool = False
+    source: Source, *, degrees: int | str, pages: str | None = None, keep_active_content: bool = False
 ) -> pikepdf.Pdf:
     """The document of `source` (bytes or a file) with its chosen pages rotated, as `rotate_pdf` describes.
 
@@ -380,13 +379,13 @@ def rotated(
     """
     from fileapi.convert.pdf_active import remove_active_content
 
-    if degrees not in (90, 180, 270):
+    if str(degrees) not in ("90", "180", "270"):  # the query's text ("90") or a number
         raise InvalidInput(f"degrees must be 90, 180 or 270, not {degrees}")
     pdf = open_pdf(source)
     for number in parse_pages(pages, len(pdf.pages)):
         deadline.check()
         with reading(f"page {number}"):
-            pdf.pages[number - 1].rotate(degrees, relative=True)
+            pdf.pages[number - 1].rotate(int(degrees), relative=True)
     if not keep_active_content:
         remove_active_content(pdf)
     return pdf

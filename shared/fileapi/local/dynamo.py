@@ -15,10 +15,10 @@ import time
 import urllib.error
 import urllib.request
 
-from fileapi.metering.dynamo.connect import open_table
-from fileapi.metering.dynamo.table import DynamoTable, create_table
 from fileapi.setting_variables import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
 from fileapi.settings import child_environment
+from fileapi.storage.connect import open_table
+from fileapi.storage.table import DynamoTable, create_table
 
 LOCAL_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "local",

@@ -112,18 +112,15 @@ class QueueConsumer:
 
 
 def start_consumers() -> list[QueueConsumer]:
-    """Consumers of the configured operations and webhooks queues, started (the operations run the routes of
-    the functions next to this checkout's template)."""
-    from fileapi.local.template import PROJECT_ROOT
-    from fileapi.operations.routes import family_routes
-    from fileapi.operations.services import get_file_services
-    from fileapi.web.services import get_meter
+    """Consumers of the configured operations and webhooks queues, started (the operations run the catalogue's
+    conversions in this process's conversion workers)."""
+    from fileapi.services import get_file_services, get_meter, run_in_worker
 
     services = get_file_services()
     settings = services.settings
     consumers = []
     if settings.operations_queue_url:
-        executor = services.executor(get_meter(), family_routes(PROJECT_ROOT / "functions", skip={"operations"}))
+        executor = services.executor(get_meter(), run_in_worker)
         consumers.append(QueueConsumer(services.operations.sqs, settings.operations_queue_url, executor.handle))
     if settings.webhooks_queue_url:
         consumers.append(
@@ -152,7 +149,7 @@ def serve_operations(*, announce: bool = True) -> None:
 
     for name, value in operations_environment().items():
         os.environ[name] = value
-    from fileapi.web.services import start_workers, stop_workers
+    from fileapi.services import start_workers, stop_workers
 
     stopped = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):

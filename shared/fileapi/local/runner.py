@@ -22,10 +22,10 @@ from fileapi.local.ready import print_when_serving
 from fileapi.local.run_state import clear_run_state, running_base_url, use_local_credentials, write_run_state
 from fileapi.metering.admin import create_key, ensure_key
 from fileapi.metering.dynamo.connect import dynamo_stores, open_table
-from fileapi.metering.dynamo.table import create_table
 from fileapi.metering.keys import is_key
 from fileapi.metering.storage import AccountStore
 from fileapi.settings import Settings, load_settings
+from fileapi.storage.table import create_table
 
 DEV_KEY_FILE = "dev-key"  # the key `fileapi run` made, kept for the next run (a local key on a local table)
 STANDIN_SECRET_FILE = "billing-standin-secret"  # noqa: S105 (a file name)
@@ -157,12 +157,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _serve_files_locally(endpoint: str) -> None:
     """Serve S3 and SQS from the local endpoint too (moto serves every service on one port): the bucket and the
-    queues are made, the settings pointed at them, and webhooks to loopback allowed."""
+    queues are made, the settings pointed at them, and URLs to loopback allowed."""
     from fileapi.operations.aws import create_local_resources
 
     os.environ["FILEAPI_S3_ENDPOINT"] = endpoint
     os.environ["FILEAPI_SQS_ENDPOINT"] = endpoint
-    os.environ["FILEAPI_WEBHOOKS_ALLOW_LOOPBACK"] = "1"
+    os.environ["FILEAPI_URLS_ALLOW_LOOPBACK"] = "1"
     for name, value in create_local_resources(load_settings()).environment().items():
         os.environ[name] = value
 

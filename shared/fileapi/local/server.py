@@ -16,10 +16,10 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fileapi.local.cors import CorsMiddleware
 from fileapi.local.template import TEMPLATE_PATH, FunctionSpec, load_cors, load_function_module, load_functions
+from fileapi.services import start_workers, stop_workers
 from fileapi.settings import get_settings
 from fileapi.web.errors import error_response, http_error
 from fileapi.web.logs import AccessLogMiddleware
-from fileapi.web.services import start_workers, stop_workers
 
 
 class TemplateRouter:

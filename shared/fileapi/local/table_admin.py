@@ -17,11 +17,11 @@ from fileapi.metering.admin import change_account, create_key, limits_of
 from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.dynamo.connect import dynamo_stores, open_table
 from fileapi.metering.dynamo.migrate import migrate_table
-from fileapi.metering.dynamo.table import DynamoTable, create_table
 from fileapi.metering.keys import generate_key
 from fileapi.metering.plans import CONTRACT_PLANS, Plan, UnknownPlan
 from fileapi.metering.storage import AccountExists, AccountStore
 from fileapi.settings import load_settings
+from fileapi.storage.table import DynamoTable, create_table
 
 Commands = Any  # argparse's sub-parser action (its type is private to argparse)
 

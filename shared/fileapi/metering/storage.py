@@ -24,10 +24,9 @@ from fileapi.metering.months import day_of
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.state import MeterState, request_tag
-
-
-class StoreError(Exception):
-    """Base of the stores' domain errors."""
+from fileapi.storage.errors import Ambiguous as Ambiguous  # the storage room's, named where metering's users look
+from fileapi.storage.errors import StoreError as StoreError
+from fileapi.storage.errors import StoreUnavailable as StoreUnavailable
 
 
 class Refused(StoreError):
@@ -37,15 +36,6 @@ class Refused(StoreError):
     def __init__(self, state: MeterState | None) -> None:
         super().__init__("condition failed")
         self.state = state
-
-
-class Ambiguous(StoreError):
-    """A write's outcome is unknown: it was sent, and its reply was lost (timeout, closed connection,
-    a 5xx from the store). It may or may not have been applied, so it must not be retried blindly."""
-
-
-class StoreUnavailable(StoreError):
-    """The store could not be reached, or throttled us, after the bounded retries; nothing was applied."""
 
 
 _T = TypeVar("_T")

@@ -3,12 +3,13 @@ documents."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field
 from pydantic_core import PydanticCustomError
 
-from fileapi.convert.pages import check_page_list
+from fileapi.convert.pages import check_page_list, check_ranges
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
 from fileapi.errors import InvalidInput
@@ -97,9 +98,20 @@ class PdfCompressResult(ApiModel):
 
 def _page_list(text: str | None) -> str | None:
     """A page list whose form no document could satisfy is refused with the options (an operation before 202)."""
+    return _checked(check_page_list, text)
+
+
+def _ranges(text: str) -> str:
+    """Ranges no document could satisfy are refused with the options (an operation before 202)."""
+    checked = _checked(check_ranges, text)
+    assert checked is not None
+    return checked
+
+
+def _checked(check: Callable[[str], None], text: str | None) -> str | None:
     if text is not None:
         try:
-            check_page_list(text)
+            check(text)
         except InvalidInput as refused:
             raise PydanticCustomError("page_list", "{reason}", {"reason": refused.message}) from None
     return text
@@ -115,6 +127,20 @@ KEEP_ACTIVE_CONTENT_DESCRIPTION = (
     "(by default they are removed; links and bookmarks that navigate stay)."
 )
 KeepActiveContent = Annotated[bool, Field(description=KEEP_ACTIVE_CONTENT_DESCRIPTION)]
+
+
+class PagesOptions(QueryOptions):
+    pages: Pages = None
+
+
+class SplitOptions(QueryOptions):
+    ranges: Annotated[str, Field(max_length=1000, description="e.g. '1-3,4-4,7'."), AfterValidator(_ranges)]
+
+
+class PdfRotateOptions(QueryOptions):
+    degrees: Literal["90", "180", "270"] = Field(description="Clockwise rotation in degrees.")
+    pages: Pages = None
+    keep_active_content: KeepActiveContent = False
 
 
 class RenderOptions(QueryOptions):
@@ -159,14 +185,21 @@ class PdfMergeForm(ApiRequest):
     files: list[bytes] = Field(description="The PDFs, in order.")
 
 
-class PdfFillFormRequest(ApiRequest):
+class FillFormOptions(ApiRequest):
+    """The values to put in a PDF form, and whether to flatten it."""
+
+    fields: dict[str, Any] = Field(description="Field name to value: text, true/false, an export value or a list.")
+    flatten: bool = Field(default=False, description="Bake the values into the pages and remove the form.")
+    keep_active_content: KeepActiveContent = False
+
+
+class FormDocument(ApiModel):
+    pdf: Base64Text = Field(description="The PDF form, Base64-encoded.")
+
+
+class PdfFillFormRequest(FillFormOptions, FormDocument):  # FormDocument's field first: pdf, then the options
     """A PDF form and the values to put in it."""
 
     model_config = example(
         {"pdf": examples.PDF_BASE64, "fields": {"name": "Ada Lovelace", "agree": True, "country": "UK"}}
     )
-
-    pdf: Base64Text = Field(description="The PDF form, Base64-encoded.")
-    fields: dict[str, Any] = Field(description="Field name to value: text, true/false, an export value or a list.")
-    flatten: bool = Field(default=False, description="Bake the values into the pages and remove the form.")
-    keep_active_content: KeepActiveContent = False

@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 import string
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fileapi.models.files import OperationStatus
 
@@ -99,8 +99,10 @@ class Request:
     :param query: the query string as given, without its `upload` parameters.
     :param content_type: the body's media type (an upload's, or the inline body's as the route received it).
     :param inputs: upload ids, in order.
-    :param inline: the one input is the request's own body, kept as an upload (`Prefer: respond-async`); else
-        the inputs are the client's uploads (`?upload=`).
+    :param inline: the inputs are the request's own body (or its files), kept as uploads (`Prefer:
+        respond-async`); else the inputs are the client's uploads (`?upload=`).
+    :param options: the conversion's options as validated when the operation was accepted (wire names); None:
+        read from `query` (a record of an earlier release), or from the upload itself (a JSON body uploaded).
     """
 
     route: str
@@ -108,6 +110,7 @@ class Request:
     content_type: str
     inputs: tuple[str, ...]
     inline: bool = False
+    options: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -14,10 +14,11 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fileapi.errors import NotFound, ServiceUnavailable
 from fileapi.models.files import OperationError, OperationFile, OperationResult, OperationStatus, iso_seconds
+from fileapi.models.pipelines import OutputReport, StageReport
 from fileapi.operations.records import (
     OPERATION_PREFIX,
     Charge,
@@ -38,6 +39,32 @@ if TYPE_CHECKING:
     from fileapi.metering.meter import Admission, Meter
 
 log = logging.getLogger("fileapi.operations")
+# A pipeline's details hold these (fileapi.operations.pipelines); the view shows them as fields of their own.
+STAGES = "stages"
+OUTPUTS = "outputs"
+EACH = "each"  # a last stage run once per file: the details of each run, in order
+# A pipeline's stored request holds the units of its stages after the first (the operation's own charge).
+CHARGES = "charges"
+
+
+def extra_charges(operation: Operation) -> list[tuple[str, str, int, int]]:
+    """The units a pipeline reserved for its stages after the first: (period, request id, shard, day) each."""
+    given = (operation.request.options or {}).get(CHARGES) or []
+    return [(str(period), str(request_id), int(shard), int(day)) for period, request_id, shard, day in given]
+
+
+def kept_stages(operation: Operation) -> int:
+    """How many of an ended operation's units it keeps: a pipeline, its stages that succeeded; else none (it
+    is settled only when it did not succeed)."""
+    stages: list[dict[str, Any]] = _listed(operation.details, STAGES)
+    return sum(1 for stage in stages if stage.get("status") == "succeeded")
+
+
+def _listed(details: dict[str, object] | None, name: str) -> list[dict[str, Any]]:
+    value = (details or {}).get(name)
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
 # A client polling an operation is told to come back after this many seconds.
 RETRY_AFTER_SECONDS = 2
 CANCELLED = "cancelled"
@@ -81,13 +108,15 @@ class OperationService:
         *,
         route: str,
         query: str,
+        options: dict[str, Any] | None = None,
         uploads: Sequence[str] = (),
-        body: tuple[bytes, str] | None = None,
+        bodies: Sequence[tuple[bytes, str]] = (),
         start_check: StartCheck | None = None,
     ) -> Operation:
         """Record and queue the operation of an admitted request to `route` with `query` (its query string
-        without the uploads), over the account's `uploads`, or over `body` (the request's own bytes and media
-        type, kept as an upload first), or over nothing (a route without a body).
+        without the uploads) and its validated `options` (wire names), over the account's `uploads`, or over
+        `bodies` (the request's own files and their media types, each kept as an upload first), or over nothing
+        (a conversion of options alone).
 
         Everything that can be refused without converting is refused first, with nothing stored or queued: a
         missing, foreign or expired upload, one with no file or over its bound, and, by `start_check`, an input
@@ -104,11 +133,13 @@ class OperationService:
         """
         if self.queue_url is None:
             raise ServiceUnavailable("operations are not configured on this server (no operations queue)")
-        if body is not None:
+        if bodies:
             if start_check is not None:
-                start_check.check(body[0][: start_check.size])
-            kept = self.uploads.keep_body(admission.account_id, body[0], content_type=body[1])
-            request = Request(route, query, kept.content_type, (kept.id,), inline=True)
+                for data, _ in bodies:
+                    start_check.check(data[: start_check.size])
+            kept = [self.uploads.keep_body(admission.account_id, data, content_type=kind) for data, kind in bodies]
+            ids = tuple(upload.id for upload in kept)
+            request = Request(route, query, kept[0].content_type, ids, inline=True, options=options)
         else:
             owned = [self.uploads.owned(upload_id, admission.account_id) for upload_id in uploads]
             for upload in owned:
@@ -116,7 +147,7 @@ class OperationService:
                 if start_check is not None:
                     start_check.check(self.uploads.first_bytes(upload, start_check.size))
             content_type = owned[0].content_type if owned else ""
-            request = Request(route, query, content_type, tuple(uploads))
+            request = Request(route, query, content_type, tuple(uploads), options=options)
         now = int(self.clock())
         operation = Operation(
             id=new_id(OPERATION_PREFIX),
@@ -160,15 +191,22 @@ class OperationService:
             created_at=iso_seconds(operation.created_at),
             updated_at=iso_seconds(operation.updated_at),
         )
+        details = {name: value for name, value in (operation.details or {}).items() if name not in (STAGES, OUTPUTS)}
+        stages = _listed(operation.details, STAGES)
+        if stages:
+            shown.stages = [StageReport.model_validate(stage) for stage in stages]
+        if OUTPUTS in (operation.details or {}):
+            shown.outputs = [OutputReport.model_validate(output) for output in _listed(operation.details, OUTPUTS)]
         if operation.status is OperationStatus.SUCCEEDED:
             files = self._links(operation)
             shown.results = files
             if len(files) == 1:
                 shown.result = files[0]
-            if operation.details:
-                shown.details = operation.details
+            if details:
+                shown.details = details
         if operation.error_code is not None:
-            shown.error = OperationError(code=operation.error_code, message=operation.error_message or "")
+            failed = next((index for index, stage in enumerate(stages) if stage.get("status") == "failed"), None)
+            shown.error = OperationError(code=operation.error_code, message=operation.error_message or "", stage=failed)
         return shown
 
     def _links(self, operation: Operation) -> list[OperationFile]:
@@ -222,7 +260,12 @@ class OperationService:
         """Give back the unit of an operation that ended without success: once, by whoever takes the record's
         refund mark (a repeat, or a second process, finds it taken)."""
         if operation.refund_due and self.store.take_refund(operation.id):
+            kept = kept_stages(operation)
             charge = operation.charge
-            meter.refund_admitted(
-                charge.account_id, charge.period, charge.request_id, shard=charge.shard, day=charge.day
-            )
+            if kept == 0:
+                meter.refund_admitted(
+                    charge.account_id, charge.period, charge.request_id, shard=charge.shard, day=charge.day
+                )
+            for stage, (period, request_id, shard, day) in enumerate(extra_charges(operation), start=1):
+                if stage >= kept:  # a pipeline's stage that did not succeed
+                    meter.refund_admitted(charge.account_id, period, request_id, shard=shard, day=day)

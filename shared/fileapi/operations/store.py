@@ -15,7 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from fileapi.metering.dynamo.table import (
+from fileapi.models.files import OperationStatus
+from fileapi.operations.records import Charge, Operation, Request, ResultFile, Upload
+from fileapi.storage.table import (
     ConditionFailed,
     DynamoTable,
     int_attr,
@@ -24,8 +26,6 @@ from fileapi.metering.dynamo.table import (
     s,
     str_attr,
 )
-from fileapi.models.files import OperationStatus
-from fileapi.operations.records import Charge, Operation, Request, ResultFile, Upload
 
 UPLOAD_SK = "UPLOAD"
 OPERATION_SK = "OPERATION"
@@ -116,14 +116,17 @@ class FileStore:
         message: str,
         status: OperationStatus = OperationStatus.FAILED,
         refund: bool = True,
+        details: dict[str, object] | None = None,
     ) -> Operation | None:
         """Move a running operation to failed (or cancelled), with its refund due unless `refund` is False (its
-        unit is settled elsewhere); None when it is no longer running."""
-        return self._end(
-            operation_id,
-            "SET #status = :to, error_code = :code, error_message = :message, refund_due = :due, updated_at = :now",
-            {":to": s(status.value), ":code": s(code), ":message": s(message), ":due": {"BOOL": refund}},
-        )
+        unit is settled elsewhere), and `details` when given (a pipeline's stages); None when it is no longer
+        running."""
+        values = {":to": s(status.value), ":code": s(code), ":message": s(message), ":due": {"BOOL": refund}}
+        update = "SET #status = :to, error_code = :code, error_message = :message, refund_due = :due, updated_at = :now"
+        if details is not None:
+            update += ", details = :details"
+            values[":details"] = s(json.dumps(details))
+        return self._end(operation_id, update, values)
 
     def take_refund(self, operation_id: str) -> bool:
         """Remove the operation's `refund_due` mark; True for the one caller that removed it (who then gives the
@@ -203,7 +206,16 @@ def _operation_attributes(operation: Operation) -> dict[str, Any]:
     return {
         "account_id": s(operation.account_id),
         "request": s(
-            json.dumps([request.route, request.query, request.content_type, list(request.inputs), request.inline])
+            json.dumps(
+                [
+                    request.route,
+                    request.query,
+                    request.content_type,
+                    list(request.inputs),
+                    request.inline,
+                    request.options,
+                ]
+            )
         ),
         "status": s(operation.status.value),
         "created_at": n(operation.created_at),
@@ -215,12 +227,13 @@ def _operation_attributes(operation: Operation) -> dict[str, Any]:
 
 def _operation_from_item(operation_id: str, item: dict[str, Any]) -> Operation:
     account_id, period, request_id, shard, day = json.loads(_str(item, "charge"))
-    route, query, content_type, inputs, inline = json.loads(_str(item, "request"))
+    route, query, content_type, inputs, inline, *rest = json.loads(_str(item, "request"))
+    options = rest[0] if rest else None  # an earlier release's record holds no options
     results = tuple(ResultFile(*entry) for entry in json.loads(str_attr(item, "results", "[]") or "[]"))
     return Operation(
         id=operation_id,
         account_id=_str(item, "account_id"),
-        request=Request(route, query, content_type, tuple(inputs), bool(inline)),
+        request=Request(route, query, content_type, tuple(inputs), bool(inline), options),
         status=OperationStatus(_str(item, "status")),
         created_at=_int(item, "created_at"),
         updated_at=_int(item, "updated_at"),

@@ -11,12 +11,13 @@ from mangum import Mangum
 from starlette.types import ASGIApp
 
 from fileapi import __version__
+from fileapi.services import preload_in_workers, register_snapstart_hooks, start_workers
 from fileapi.settings import get_settings
+from fileapi.telemetry import logger
 from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
 from fileapi.web.invocation import one_request_at_a_time
 from fileapi.web.limits import TEXT_MIME_TYPES, BodyLimitMiddleware
-from fileapi.web.logs import AccessLogMiddleware, logger
-from fileapi.web.services import preload_in_workers, register_snapstart_hooks, start_workers
+from fileapi.web.logs import AccessLogMiddleware
 from fileapi.web.tracing import get_tracer
 
 if TYPE_CHECKING:  # imported by create_app: a function without FastAPI routes (Health) never loads it
@@ -60,16 +61,15 @@ def create_app(*routers: APIRouter, title: str, worker_modules: tuple[str, ...] 
 
 
 def _close_queries(routes: list[Any]) -> None:
-    """Make the routes FastAPI solves itself refuse unknown query parameters, as the bound ones do (MeteredRoute,
-    fileapi.web.binding); a route that declares no parameter and no body reads its request as it comes (the Stripe
-    webhook: its sender's URL is not ours to police) and is left as it is."""
+    """Make the routes FastAPI solves itself refuse unknown query parameters, as the bound ones do (a
+    MeteredRoute has a `binder`: fileapi.web.binding); a route that declares no parameter and no body reads its
+    request as it comes (the Stripe webhook: its sender's URL is not ours to police) and is left as it is."""
     from fastapi.routing import APIRoute
 
     from fileapi.web.binding import closed_query
-    from fileapi.web.metering import MeteredRoute
 
     for route in routes:
-        if isinstance(route, APIRoute) and not isinstance(route, MeteredRoute):
+        if isinstance(route, APIRoute) and getattr(route, "binder", None) is None:
             dependant = route.dependant
             if dependant.query_params or dependant.body_params:
                 names = tuple(param.alias for param in dependant.query_params)

@@ -45,12 +45,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fileapi.models import QueryOptions, wire_names
 from fileapi.web.io import BodyReader, is_json
-from fileapi.web.operation_inputs import UPLOAD_PARAMETER
 
 Arguments = dict[str, Any]
 _REQUIRED = inspect.Parameter.empty
 _PATH_PARAMETER = re.compile(r"{([^}:]+)(?::[^}]*)?}")
-# Query parameters of the protocol, not of an endpoint: every endpoint takes them (fileapi.web.operations reads them).
+# The query parameter that names an upload as a conversion's input (fileapi.web.operations reads it).
+UPLOAD_PARAMETER = "upload"
+# Query parameters of the protocol, not of an endpoint: every endpoint takes them.
 PROTOCOL_PARAMETERS = (UPLOAD_PARAMETER,)
 # pydantic's type for a name a model does not know (fileapi.web.errors words it from ctx["known"]).
 _UNKNOWN = "extra_forbidden"
@@ -162,14 +163,16 @@ class Binder:
             raise RequestValidationError(errors)
         return values
 
-    def check_options(self, request: Request) -> None:
-        """Validate the path and query of `request` as `bind` does, without reading its body.
+    def check_options(self, request: Request) -> Arguments:
+        """The path and query arguments of `request`, validated as `bind` does, without reading its body.
 
         :raises RequestValidationError: every problem with them, at once.
         """
-        errors = self._options(request, {})
+        values: Arguments = {}
+        errors = self._options(request, values)
         if errors:
             raise RequestValidationError(errors)
+        return values
 
     def _options(self, request: Request, values: Arguments) -> list[dict[str, Any]]:
         """Fill `values` with the path and query arguments; the problems found."""

@@ -20,9 +20,9 @@ from typing import Any, TypeVar
 
 from fileapi.convert.payload import response_limit
 from fileapi.isolation.files import has_file_inputs
+from fileapi.services import get_workers
 from fileapi.settings import get_settings
 from fileapi.web.invocation import off_the_loop
-from fileapi.web.services import get_workers
 from fileapi.web.tracing import subsegment
 
 R = TypeVar("R")

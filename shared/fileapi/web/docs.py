@@ -9,7 +9,7 @@ from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
 from fileapi import __version__
-from fileapi.errors import ALL_ERRORS, ApiError
+from fileapi.errors import ALL_ERRORS, URL_ERRORS, ApiError
 from fileapi.metering.headers import HEADER_DESCRIPTIONS, RETRY_AFTER_DESCRIPTION
 from fileapi.web.io import JSON_STRING_NOTE
 
@@ -76,7 +76,8 @@ POLLED_HEADERS: dict[str, Any] = {**METERING_HEADERS, **_refs("Retry-After")}
 
 _ERRORS_BY_STATUS: dict[int, list[type[ApiError]]] = {}
 for _error in ALL_ERRORS:
-    _ERRORS_BY_STATUS.setdefault(_error.http_status, []).append(_error)
+    if _error not in URL_ERRORS:
+        _ERRORS_BY_STATUS.setdefault(_error.http_status, []).append(_error)
 
 METERED_STATUSES = (400, 401, 403, 413, 429, 500, 503)
 # A POST with an Idempotency-Key may also be 409 idempotency_in_flight and 422 idempotency_key_reused; a
@@ -221,6 +222,16 @@ PREFER_PARAMETER: dict[str, Any] = {
     "(the body is kept as an upload of the account; the result is fetched from the operation). Other "
     "preferences are ignored.",
     "schema": {"type": "string", "examples": ["respond-async"]},
+}
+
+
+PREFER_WAIT_PARAMETER: dict[str, Any] = {
+    "name": "Prefer",
+    "in": "header",
+    "required": False,
+    "description": "`wait=N` (RFC 7240, N at most 25): hold the answer until the pipeline ends or N seconds pass; "
+    "ended: 200 with the finished operation, else the usual 202.",
+    "schema": {"type": "string", "examples": ["wait=20"]},
 }
 
 

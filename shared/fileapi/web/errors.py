@@ -27,7 +27,8 @@ from fileapi.errors import (
     TooLarge,
     UnsupportedFormat,
 )
-from fileapi.web.logs import CLIENT_DISCONNECTED, logger
+from fileapi.telemetry import logger
+from fileapi.web.logs import CLIENT_DISCONNECTED
 
 if TYPE_CHECKING:  # FastAPI is imported by the apps that use it, not by this module (the Health function has none)
     from fastapi import FastAPI, Request
@@ -154,14 +155,17 @@ def _describe_whole_body(error: dict[str, Any]) -> str | None:
 _ABSENT = frozenset({"missing", "missing_option"})
 
 
-def with_body_hint(exc: ApiError, scope: MutableMapping[str, Any]) -> ApiError:
+def with_body_hint(exc: ApiError, scope: MutableMapping[str, Any], *, cause: BaseException | None = None) -> ApiError:
     """`exc` with BODY_HINT at the end of its message when the request's scope asks for it and it is a 400
     about the body, or about options that are only missing (`curl -d width=100` sends them as the body); not
-    about a given parameter's value (MeteredRoute raises those from their RequestValidationError)."""
+    about a given parameter's value.
+
+    :param cause: the RequestValidationError `exc` words, if any (default: the one MeteredRoute raised it from).
+    """
     from fastapi.exceptions import RequestValidationError  # loaded already: called by a FastAPI app's handler
 
     hint = scope.get(BODY_HINT_KEY)
-    context = exc.__context__
+    context = cause if cause is not None else exc.__context__
     about_parameters = isinstance(context, RequestValidationError) and not all(
         error.get("type") in _ABSENT for error in context.errors()
     )
@@ -273,9 +277,9 @@ def install_error_handlers(app: FastAPI) -> None:
         assert isinstance(exc, ApiError)
         return error_response(with_body_hint(exc, request.scope))
 
-    async def on_validation_error(_: Request, exc: Exception) -> Response:
+    async def on_validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        return error_response(validation_error(exc))
+        return error_response(with_body_hint(validation_error(exc), request.scope, cause=exc))
 
     async def on_http_error(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)

@@ -66,7 +66,7 @@ async def claim(request: Request) -> Held | Replay | None:
     if key is None or request.method != "POST":
         return None
     from fileapi.idempotency import Stored, fingerprint
-    from fileapi.operations.services import get_file_services
+    from fileapi.services import get_file_services
 
     try:
         scope = hash_key(parse_bearer(request.headers.get("authorization")))

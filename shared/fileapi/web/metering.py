@@ -35,15 +35,16 @@ from fastapi.security import HTTPBearer
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fileapi.catalogue.declaration import Conversion
 from fileapi.metering.keys import KEY_PREFIX, key_prefix
 from fileapi.metering.meter import Admission
+from fileapi.services import get_meter
 from fileapi.settings import get_settings
 from fileapi.web import idempotency_keys, operations
 from fileapi.web.binding import Binder
 from fileapi.web.errors import as_api_error
 from fileapi.web.invocation import off_the_loop
 from fileapi.web.limits import check_response_size
-from fileapi.web.services import get_meter
 
 bearer_scheme = HTTPBearer(
     auto_error=False,
@@ -88,6 +89,8 @@ async def self_service(request: Request, _: Any = Security(bearer_scheme)) -> Ad
 Metered = Annotated[Admission, Depends(metered)]
 SelfService = Annotated[Admission, Depends(self_service)]
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+# The attribute of a catalogue route's endpoint that holds its declaration (fileapi.web.catalogue_routes).
+CONVERSION = "conversion"
 
 
 class MeteredRoute(APIRoute):
@@ -99,6 +102,7 @@ class MeteredRoute(APIRoute):
 
     def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
         self.binder = Binder.of(endpoint, provided=(Admission,), path=path)  # APIRoute's own init asks for the handler
+        self.conversion: Conversion | None = getattr(endpoint, CONVERSION, None)  # a catalogue route's declaration
         super().__init__(path, endpoint, **kwargs)
         self.app = _asgi(self.get_route_handler())
 
@@ -107,6 +111,7 @@ class MeteredRoute(APIRoute):
         admission_argument = binder.provided.get(Admission)
         endpoint = self.endpoint
         counted = self.counted
+        conversion = self.conversion
 
         async def metered_request(request: Request) -> Response:
             claim = await idempotency_keys.claim(request)
@@ -124,9 +129,10 @@ class MeteredRoute(APIRoute):
         async def answer(request: Request) -> Response:
             admission = await admit(request, counted=counted)
             try:
-                asked = operations.asked(request) if counted else None
+                asked = operations.asked(request) if conversion is not None else None
                 if asked is not None:
-                    response = await operations.accept(request, asked, binder, admission)
+                    assert conversion is not None
+                    response = await operations.accept(request, asked, binder, conversion, admission)
                 else:
                     arguments = await binder.bind(request)
                     if admission_argument is not None:

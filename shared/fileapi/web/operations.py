@@ -19,16 +19,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
+from fileapi.catalogue.declaration import ANY, Conversion, Reads
 from fileapi.errors import InvalidInput
+from fileapi.web.binding import UPLOAD_PARAMETER
 from fileapi.web.invocation import off_the_loop
-from fileapi.web.operation_inputs import UPLOAD_PARAMETER, max_uploads
 from fileapi.web.routes import json_response
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
     from starlette.requests import Request
     from starlette.responses import Response
 
+    from fileapi.file_services import FileServices
     from fileapi.metering.meter import Admission
+    from fileapi.operations.records import Operation
     from fileapi.web.binding import Binder
 
 RESPOND_ASYNC = "respond-async"
@@ -62,51 +66,82 @@ def prefers_async(values: list[str]) -> bool:
     return False
 
 
-async def accept(request: Request, operation: Asked, binder: Binder, admission: Admission) -> Response:
-    """Record and queue the operation `request` asks for (admitted, counted) and answer 202.
+async def accept(
+    request: Request, operation: Asked, binder: Binder, conversion: Conversion, admission: Admission
+) -> Response:
+    """Record and queue the operation `request` asks for (admitted, counted) and answer 202. Everything the
+    synchronous request would refuse before converting is refused here, with nothing queued: its options, its
+    body (read as the conversion reads it; an inline body is kept as uploads, one per file), the uploads named.
 
-    :raises RequestValidationError: a path or query option, or an inline JSON body, the route refuses (400).
-    :raises InvalidInput: uploads named on a route that takes no file, several on one that takes one, or a body
-        beside them; an input the route refuses from its first bytes (or `UnsupportedFormat`).
+    :raises RequestValidationError: an option the conversion refuses (400).
+    :raises InvalidInput: uploads named on a conversion that takes no file, too many, a body beside them, or an
+        empty body where a file is needed; an input the conversion refuses from its first bytes (or
+        `UnsupportedFormat`: fileapi.web.input_checks).
     :raises NotFound: an upload that is not the account's, or expired.
     :raises ServiceUnavailable: operations are off, or the queue did not take it.
     """
-    from fileapi.operations.services import get_file_services
+    from fileapi.services import get_file_services
     from fileapi.web.input_checks import start_check
 
     route = request.url.path
-    body: tuple[bytes, str] | None = None
+    takes = conversion.takes
+    check = start_check(conversion)
+    options: BaseModel | None = None
+    bodies: list[tuple[bytes, str]] = []
     if operation.uploads:
-        binder.check_options(request)
-        if not binder.takes_body:
-            raise InvalidInput(f"{route} takes no file: leave out ?{UPLOAD_PARAMETER}=")
-        most = max_uploads(route)
+        most = takes.most
         if len(operation.uploads) > most:
             wanted = f"at most {most} uploads" if most > 1 else "one upload"
             raise InvalidInput(f"{route} takes {wanted} (?{UPLOAD_PARAMETER}=upl_...), not {len(operation.uploads)}")
         if await request.body():
             raise InvalidInput(f"send the file either as the body or as ?{UPLOAD_PARAMETER}=upl_..., not both")
+        options = binder.check_options(request).get("options")  # a JSON body uploaded is read by the operation
+    elif takes.reads is Reads.FILES:
+        from fileapi.web.pdf_bodies import read_files
+
+        bodies = [(document, takes.accepts) for document in await read_files(request)]
+    elif takes.reads is Reads.FORM_FILL:
+        from fileapi.web.pdf_bodies import read_form_fill
+
+        document, options = await read_form_fill(request)
+        bodies = [(document, takes.accepts)]
     else:
-        await binder.bind(request)  # the options, and a JSON body as the route reads it
-        if binder.takes_body:
-            body = (await request.body(), request.headers.get("content-type", "application/octet-stream"))
+        arguments = await binder.bind(request)
+        options = arguments.get("options")
+        if takes.takes_file:
+            body: bytes = arguments["body"]
+            if not body and takes.accepts != ANY and check is None:  # else the check says it as the route does
+                raise InvalidInput(f"the body is empty: {route} converts a file; send it as the body")
+            kind = takes.accepts if takes.reads is Reads.TEXT else request.headers.get("content-type")
+            bodies = [(body, kind or "application/octet-stream")]
+    given = options.model_dump(mode="json", by_alias=True, exclude_unset=True) if options is not None else None
     query = urlencode([(name, value) for name, value in request.query_params.multi_items() if name != UPLOAD_PARAMETER])
     services = get_file_services()
-    accepted = await off_the_loop(
+    accepted_operation = await off_the_loop(
         services.operations.submit,
         admission,
         route=route,
         query=query,
+        options=given,
         uploads=operation.uploads,
-        body=body,
-        start_check=start_check(route),
+        bodies=bodies,
+        start_check=check,
     )
+    return accepted(services, accepted_operation, prefer_async=operation.prefer_async)
+
+
+def accepted(services: FileServices, operation: Operation, *, prefer_async: bool, waited: bool = False) -> Response:
+    """The answer to a request that became `operation`: 202 with Location and Retry-After (and
+    Preference-Applied when it preferred respond-async); 200 with the operation when `waited` saw it end."""
     from fileapi.operations.service import RETRY_AFTER_SECONDS
 
-    response = json_response(services.operations.view(accepted))
+    response = json_response(services.operations.view(operation))
+    if waited and operation.ended:
+        response.headers["Preference-Applied"] = "wait"
+        return response
     response.status_code = 202
-    response.headers["Location"] = f"/v1/operations/{accepted.id}"
+    response.headers["Location"] = f"/v1/operations/{operation.id}"
     response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
-    if operation.prefer_async:
+    if prefer_async:
         response.headers["Preference-Applied"] = RESPOND_ASYNC
     return response

@@ -9,13 +9,13 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import orjson
 from fastapi import Request
 from starlette.datastructures import UploadFile
 
 from fileapi.errors import InvalidInput
+from fileapi.models.pdf import FillFormOptions
 from fileapi.web.errors import unknown_name
 
 MERGE_HINT = 'send the PDFs as form parts (-F files=@a.pdf -F files=@b.pdf) or JSON {"files": [base64 PDFs]}'
@@ -27,17 +27,7 @@ FILL_JSON_NAMES = ("pdf", "fields", "flatten", KEEP_ACTIVE_CONTENT)
 FILL_FORM_NAMES = ("file", "fields", "flatten", KEEP_ACTIVE_CONTENT)
 
 
-@dataclass(frozen=True)
-class FormFill:
-    """A PDF form, the values to put in it, and whether to flatten it."""
-
-    document: bytes
-    fields: dict[str, object]
-    flatten: bool
-    keep_active_content: bool
-
-
-async def merge_documents(request: Request) -> list[bytes]:
+async def read_files(request: Request) -> list[bytes]:
     """The PDFs to merge: form parts named `files`, or JSON {files: [base64 PDFs]}."""
     if _is_form(request):
         form = await request.form(max_files=500, max_fields=500)
@@ -54,9 +44,9 @@ async def merge_documents(request: Request) -> list[bytes]:
     return [_base64(item, f"files[{position}]") for position, item in enumerate(files, start=1)]
 
 
-async def form_fill(request: Request) -> FormFill:
-    """The form to fill: JSON {pdf: base64, fields, flatten?, keepActiveContent?}, or form parts file, fields
-    (JSON text), flatten and keepActiveContent ('true'/'false')."""
+async def read_form_fill(request: Request) -> tuple[bytes, FillFormOptions]:
+    """The form to fill and its options: JSON {pdf: base64, fields, flatten?, keepActiveContent?}, or form parts
+    file, fields (JSON text), flatten and keepActiveContent ('true'/'false')."""
     if _is_form(request):
         form = await request.form(max_files=1, max_fields=10)
         _only(form.keys(), FILL_FORM_NAMES)
@@ -65,7 +55,7 @@ async def form_fill(request: Request) -> FormFill:
             raise InvalidInput("file: the PDF is required as a form part named 'file'")
         fields = _json_object(form.get("fields"), "fields")
         flatten, keep = (_flag(form.get(name), name) for name in ("flatten", KEEP_ACTIVE_CONTENT))
-        return FormFill(await upload.read(), fields, flatten, keep)
+        return await upload.read(), FillFormOptions(fields=fields, flatten=flatten, keep_active_content=keep)
     payload = _json_object(await request.body(), "the body", hint=FILL_HINT)
     _only(payload, FILL_JSON_NAMES)
     document = _base64(payload.get("pdf"), "pdf")
@@ -73,7 +63,7 @@ async def form_fill(request: Request) -> FormFill:
     if not isinstance(given, dict):
         raise InvalidInput("fields: an object of field name to value is required")
     flatten, keep = (_boolean(payload.get(name, False), name) for name in ("flatten", KEEP_ACTIVE_CONTENT))
-    return FormFill(document, given, flatten, keep)
+    return document, FillFormOptions(fields=given, flatten=flatten, keep_active_content=keep)
 
 
 def _only(given: Iterable[str], known: tuple[str, ...]) -> None:

@@ -30,7 +30,6 @@ from fileapi.web.docs import (
     error_responses,
     operation_parameters,
 )
-from fileapi.web.operation_inputs import max_uploads
 
 if TYPE_CHECKING:
     from fastapi import APIRouter
@@ -89,6 +88,7 @@ class Routes:
         body: dict[str, Any] | None = None,
         statuses: Iterable[int] | None = None,
         description: str = "",
+        uploads: int = 1,
         **extra: Any,
     ) -> Callable[[Endpoint], Endpoint]:
         """Declare the decorated endpoint as `method` `path`, its docstring as its description.
@@ -99,6 +99,7 @@ class Routes:
         :param statuses: the error statuses of the route; None: the family's.
         :param description: instead of the docstring (and the family's note), a description computed from a
             figure the code holds.
+        :param uploads: for a conversion, how many uploads it takes as an operation (`?upload=`, repeated).
         :param extra: other arguments of `APIRouter.api_route` (`openapi_extra` is merged with the body's docs).
         """
         counted = getattr(self.router.route_class, "counted", None)  # a MeteredRoute's; None: not metered
@@ -106,7 +107,7 @@ class Routes:
         asynchronous: dict[str, Any] = {}
         if method == "POST" and counted:  # a conversion: ?upload=, Prefer and Idempotency-Key; 202
             declared += OPERATION_STATUSES
-            asynchronous = {"parameters": operation_parameters(max_uploads(path))}
+            asynchronous = {"parameters": operation_parameters(uploads)}
         elif method == "POST" and counted is False:  # a self-service POST: Idempotency-Key
             declared += IDEMPOTENT_STATUSES
             asynchronous = {"parameters": [IDEMPOTENCY_KEY_PARAMETER]}

@@ -253,13 +253,12 @@ def test_compress_png_palette_quantisation() -> None:
 
 def test_favicon_set() -> None:
     result = favicon_set(PNG)
-    import base64
 
     for name, size in FAVICON_PNGS.items():
-        image = decoded(base64.b64decode(result.pngs[name]))
+        image = decoded(result.pngs[name])
         assert image.size == (size, size)
         assert image.convert("RGBA").getpixel((size // 2, 0))[3] <= 8  # type: ignore[index]  # transparent band
-    ico = decoded(base64.b64decode(result.ico))
+    ico = decoded(result.ico)
     assert ico.format == "ICO"
     assert sorted(ico.info["sizes"]) == [(16, 16), (32, 32), (48, 48)]
     manifest = json.loads(result.manifest)

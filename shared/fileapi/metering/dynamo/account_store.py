@@ -1,4 +1,4 @@
-"""AccountStore on DynamoDB (see `fileapi.metering.dynamo.table` for the items).
+"""AccountStore on DynamoDB (see `fileapi.storage.table` for the items).
 
 Writes that can be repeated safely after a lost reply carry a token written with the change (or
 are plain puts/sets), so the call policy may retry them: create_account (a fresh account id),
@@ -33,18 +33,6 @@ from fileapi.metering.dynamo.items import (
 )
 from fileapi.metering.dynamo.mailed_secrets import DynamoMailedItems, delivery_item
 from fileapi.metering.dynamo.relayout import contact_key, contact_update, shard_operation
-from fileapi.metering.dynamo.table import (
-    CONDITION_FAILED,
-    ITEM_ABSENT,
-    ITEM_PRESENT,
-    ConditionFailed,
-    DynamoTable,
-    TransactionCanceled,
-    int_attr,
-    key_of,
-    n,
-    s,
-)
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.resharding import layout
@@ -56,6 +44,18 @@ from fileapi.metering.storage import (
     NoSuchAccount,
     PendingDelivery,
     StoreUnavailable,
+)
+from fileapi.storage.table import (
+    CONDITION_FAILED,
+    ITEM_ABSENT,
+    ITEM_PRESENT,
+    ConditionFailed,
+    DynamoTable,
+    TransactionCanceled,
+    int_attr,
+    key_of,
+    n,
+    s,
 )
 
 UPDATE_ATTEMPTS = 10

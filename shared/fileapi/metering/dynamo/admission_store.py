@@ -27,7 +27,10 @@ from fileapi.metering.dynamo.items import (
     slot_name,
     state_from_item,
 )
-from fileapi.metering.dynamo.table import (
+from fileapi.metering.plans import contract_plan
+from fileapi.metering.state import MeterState, SettleTarget, request_tag, settle_target
+from fileapi.metering.storage import AdmissionStore, Attempt, BucketCase, Refused, StoreUnavailable
+from fileapi.storage.table import (
     ITEM_PRESENT,
     ConditionFailed,
     DynamoTable,
@@ -38,9 +41,6 @@ from fileapi.metering.dynamo.table import (
     s,
     str_attr,
 )
-from fileapi.metering.plans import contract_plan
-from fileapi.metering.state import MeterState, SettleTarget, request_tag, settle_target
-from fileapi.metering.storage import AdmissionStore, Attempt, BucketCase, Refused, StoreUnavailable
 
 # Named parts of the admission condition.
 KEY_IS_CURRENT = "key_hash = :key_hash"

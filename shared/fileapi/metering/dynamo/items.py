@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from fileapi.metering.accounts import Account, Limits
-from fileapi.metering.dynamo.table import int_attr, n, s, str_attr
 from fileapi.metering.state import DAYS, NO_PERIOD, RECENT_SLOTS, MeterState
+from fileapi.storage.table import int_attr, n, s, str_attr
 
 PROFILE_SK = "PROFILE"
 SHARD_SK = "SHARD"

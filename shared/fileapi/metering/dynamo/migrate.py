@@ -22,7 +22,7 @@ from typing import Any
 
 from fileapi.metering.dynamo.admission_store import upgrade_legacy_item
 from fileapi.metering.dynamo.items import CONTACT_FIELDS, CONTACT_SK, PROFILE_FIELDS, PROFILE_SK, contact_pk, is_legacy
-from fileapi.metering.dynamo.table import ITEM_PRESENT, ConditionFailed, DynamoTable, key_of
+from fileapi.storage.table import ITEM_PRESENT, ConditionFailed, DynamoTable, key_of
 
 # Attributes the first layout copied into KEY items (only account_id is kept).
 _KEY_COPIES = (*PROFILE_FIELDS, *CONTACT_FIELDS)

@@ -1,34 +1,27 @@
-"""The process-wide services of uploads, operations, idempotency keys and webhooks, built once from the settings
-on first use.
-
-Tests and the local runner install their own with `use_file_services`.
-"""
+"""The file services, assembled: uploads, operations, idempotency keys and webhooks over one table, bucket and
+pair of queues (built by the composition root, fileapi.services)."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fileapi.idempotency import IdempotencyStore
-from fileapi.metering.dynamo.table import DynamoTable
+from fileapi.net.addresses import EgressPolicy
 from fileapi.operations.aws import s3_client, sqs_client
 from fileapi.operations.executor import Executor
 from fileapi.operations.records import Operation
 from fileapi.operations.service import OperationService
 from fileapi.operations.store import FileStore
 from fileapi.operations.uploads import UploadService
-from fileapi.settings import Settings, get_settings
+from fileapi.settings import Settings
+from fileapi.storage.table import DynamoTable
 from fileapi.webhooks.delivery import Deliverer, WebhookService
 from fileapi.webhooks.store import WebhookStore
 
 if TYPE_CHECKING:
     from fileapi.metering.meter import Meter
-    from fileapi.operations.generic import OperationRoute
-
-_lock = threading.Lock()
-_services: FileServices | None = None
+    from fileapi.operations.conversions import RunInWorker
 
 
 @dataclass(frozen=True)
@@ -42,6 +35,12 @@ class FileServices:
     idempotency: IdempotencyStore
     webhooks: WebhookService
 
+    @property
+    def egress(self) -> EgressPolicy:
+        """Where URLs the service calls may lead (webhooks, URL inputs, PUT outputs): public https, or loopback and
+        http too when FILEAPI_URLS_ALLOW_LOOPBACK is set (local use)."""
+        return EgressPolicy(local=self.settings.urls_allow_loopback)
+
     def notify(self, operation: Operation) -> None:
         """Queue the deliveries of an ended operation to the account's webhooks (webhook-id msg_<operation>:
         the same for a repeat of the same end)."""
@@ -53,9 +52,12 @@ class FileServices:
             message_id=f"msg_{operation.id}",
         )
 
-    def executor(self, meter: Meter, routes: Mapping[str, OperationRoute]) -> Executor:
-        """The executor of queued operations over `routes`, refunding through `meter`, telling the webhooks."""
-        return Executor(self.operations, meter, routes, work_dir=self.settings.work_dir, notify=self.notify)
+    def executor(self, meter: Meter, run: RunInWorker) -> Executor:
+        """The executor of queued operations, running conversions through `run` (in conversion workers),
+        refunding through `meter`, telling the webhooks."""
+        return Executor(
+            self.operations, meter, run, work_dir=self.settings.work_dir, notify=self.notify, egress=self.egress
+        )
 
     def deliverer(self, **options: Any) -> Deliverer:
         """The deliverer of queued webhook events (`options`: Deliverer's keyword arguments, for tests).
@@ -70,7 +72,7 @@ class FileServices:
             self.webhooks.sqs,
             queue_url=self.settings.webhooks_queue_url,
             dead_letter_url=self.settings.webhooks_dlq_url,
-            allow_loopback=self.settings.webhooks_allow_loopback,
+            policy=self.egress,
             **{**configured, **options},
         )
 
@@ -94,27 +96,7 @@ def build_file_services(settings: Settings, table: DynamoTable) -> FileServices:
         WebhookStore(table),
         sqs,
         queue_url=settings.webhooks_queue_url,
-        allow_loopback=settings.webhooks_allow_loopback,
+        policy=EgressPolicy(local=settings.urls_allow_loopback),
     )
     idempotency = IdempotencyStore(table, s3, bucket=settings.bucket)
     return FileServices(settings, table, uploads, operations, idempotency, webhooks)
-
-
-def get_file_services() -> FileServices:
-    """The services of this process, over the configured table, bucket and queues."""
-    global _services
-    if _services is None:
-        with _lock:
-            if _services is None:
-                from fileapi.metering.dynamo.connect import open_configured_table
-
-                settings = get_settings()
-                _services = build_file_services(settings, open_configured_table(settings))
-    return _services
-
-
-def use_file_services(services: FileServices | None) -> None:
-    """Install `services` for this process (None: build them from the settings again on next use)."""
-    global _services
-    with _lock:
-        _services = services

@@ -33,8 +33,8 @@ from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from botocore.exceptions import ConnectionError as NotConnected
 
-from fileapi.metering.storage import Ambiguous, StoreUnavailable
 from fileapi.setting_variables import DYNAMODB_READ_TIMEOUT_SECONDS
+from fileapi.storage.errors import Ambiguous, StoreUnavailable
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.client import DynamoDBClient

@@ -1,8 +1,12 @@
-"""The process-wide service objects (the stores and the Meter), built once from the settings on first use.
+"""The composition root: every process-wide service, built once from the settings on first use, and reset in one
+place (`reset`).
 
-Tests and the local runner may install their own with `use_stores`. The DynamoDB stores (boto3) and the
-account services are imported when first built, not with this module: a function's cold import holds only
-what its routes need (see docs/request-path.md, "Where imports go").
+The stores and the Meter, the account services, the conversion workers, and the file services (uploads,
+operations, idempotency keys, webhooks). Nothing below this module imports it: the web layer, the local
+runner and the functions' entry points take their services from here, and hand them down. Tests and the local
+runner install their own with `use_stores` and `use_file_services`. The DynamoDB stores (boto3), the account
+services and the file services are imported when first built, not with this module: a function's cold import
+holds only what its routes need (see docs/request-path.md, "Where imports go").
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import random
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fileapi.settings import Settings, get_settings
 
@@ -20,11 +24,13 @@ if TYPE_CHECKING:
     from fileapi.account.keys import KeyService
     from fileapi.account.portal import BillingPortal
     from fileapi.account.standin import LocalBillingPortal
+    from fileapi.file_services import FileServices
     from fileapi.isolation.pool import WorkerPool
     from fileapi.metering.meter import Meter
     from fileapi.metering.settling import Fault
     from fileapi.metering.storage import Stores
 
+R = TypeVar("R")
 _lock = threading.Lock()
 _stores: Stores | None = None
 _meter: Meter | None = None
@@ -32,6 +38,7 @@ _keys: KeyService | None = None
 _billing: BillingEvents | None = None
 _portal: BillingPortal | LocalBillingPortal | None = None
 _workers: WorkerPool | None = None
+_files: FileServices | None = None
 _worker_modules: list[str] = []
 MIB = 1 << 20
 # A worker's own memory once it has imported its converters and their libraries (measured: 21-49 MiB RSS).
@@ -94,7 +101,7 @@ def stores_installed(stores: Stores, *, clock: Callable[[], int] | None = None) 
 
 
 def _report_fault(fault: Fault) -> None:
-    from fileapi.web.logs import report_metering_fault
+    from fileapi.telemetry import report_metering_fault
 
     report_metering_fault(fault.value)
 
@@ -181,6 +188,50 @@ def get_workers() -> WorkerPool:
     return _workers
 
 
+async def run_in_worker(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    """`function(*args, **kwargs)` in one of this process's conversion workers, within the conversion deadline and
+    the answer's size limit (an operation's work, a pipeline's stages; the web layer adds its tracing).
+
+    :raises ApiError: the converter's refusal, or how the worker ended (fileapi.isolation.pool).
+    """
+    settings = get_settings()
+    return await get_workers().run(
+        function, *args, seconds=settings.deadline_seconds, max_response_bytes=settings.max_response_bytes, **kwargs
+    )
+
+
+def get_file_services() -> FileServices:
+    """The uploads, operations, idempotency keys and webhooks of this process, over the configured table, bucket
+    and queues (boto3 imported now)."""
+    global _files
+    if _files is None:
+        with _lock:
+            if _files is None:
+                from fileapi.file_services import build_file_services
+                from fileapi.storage.connect import open_configured_table
+
+                settings = get_settings()
+                _files = build_file_services(settings, open_configured_table(settings))
+    return _files
+
+
+def use_file_services(services: FileServices | None) -> None:
+    """Install `services` for this process (None: build them from the settings again on next use)."""
+    global _files
+    with _lock:
+        _files = services
+
+
+def reset() -> None:
+    """Forget every service of this process (the workers are stopped): the next use builds them again from the
+    settings. Tests call it between configurations; SnapStart calls `reset_after_restore`."""
+    global _files
+    stop_workers()
+    use_stores(None)
+    with _lock:
+        _files = None
+
+
 def start_workers() -> None:
     """Start this process's conversion workers now (a Lambda function's init, a server's start-up), if any app
     of the process converts in workers (`preload_in_workers`)."""
@@ -236,9 +287,10 @@ def secret(value: str | None, parameter: str | None) -> str | None:
 def reset_after_restore() -> None:
     """SnapStart: a function restored from a snapshot must not reuse the snapshot's network clients
     (their connections are gone, and every restored copy would share them) nor its random state."""
-    global _stores, _meter, _keys, _billing, _portal
+    global _stores, _meter, _keys, _billing, _portal, _files
     with _lock:
         _stores = _meter = _keys = _billing = _portal = None
+        _files = None
     random.seed()
 
 
