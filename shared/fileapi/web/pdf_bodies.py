@@ -16,7 +16,6 @@ from starlette.datastructures import UploadFile
 
 from fileapi.errors import InvalidInput
 from fileapi.models.pdf import FillFormOptions
-from fileapi.web.errors import unknown_name
 
 MERGE_HINT = 'send the PDFs as form parts (-F files=@a.pdf -F files=@b.pdf) or JSON {"files": [base64 PDFs]}'
 KEEP_ACTIVE_CONTENT = "keepActiveContent"
@@ -68,6 +67,8 @@ async def read_form_fill(request: Request) -> tuple[bytes, FillFormOptions]:
 
 def _only(given: Iterable[str], known: tuple[str, ...]) -> None:
     """:raises InvalidInput: naming each of the `given` names that is not `known` (and the one it may mean)."""
+    from fileapi.unknown_names import unknown_name  # its difflib only when a name is unknown
+
     unknown = [unknown_name(name, known, kind="field") for name in dict.fromkeys(given) if name not in known]
     if unknown:
         raise InvalidInput("; ".join(unknown))
