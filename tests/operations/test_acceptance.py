@@ -38,6 +38,8 @@ REFUSED_INLINE = [
     ("/v1/image/convert?to=webp&qualty=5", PNG),
     ("/v1/pdf/split", PDF),
     ("/v1/pdf/render-page?pages=3-1", PDF),
+    ("/v1/pdf/split?ranges=2-x", PDF),
+    ("/v1/pdf/extract-text?pages=0", PDF),
     ("/v1/pdf/watermark?text=draft&pages=one", PDF),
     ("/v1/render/svg-to-png?scale=2&width=10", b"<svg xmlns='http://www.w3.org/2000/svg' width='4' height='4'/>"),
 ]
