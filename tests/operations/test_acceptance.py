@@ -120,6 +120,8 @@ def test_an_upload_that_does_not_exist_is_404_and_not_counted(api: TestClient, k
         ("/v1/image/convert?to=webp", PNG),
         ("/v1/image/read-metadata", b"\x00\x01unknown bytes: only decoding tells"),
         ("/v1/file/hash", b""),
+        ("/v1/text/word-count", b""),  # empty text is 200 synchronously
+        ("/v1/data/url-encode", b""),
     ],
 )
 def test_an_input_the_first_bytes_cannot_refuse_is_accepted(
