@@ -1,5 +1,6 @@
 """make bench: stack overhead, Data throughput against command-line tools, cold-start imports,
-operations on large PDFs against qpdf, URL inputs and PUT outputs against curl, function sizing and the cost
+OCR against the tesseract command, operations on large PDFs against qpdf, URL inputs and PUT outputs against
+curl, function sizing and the cost
 per million requests and operations.
 
 Every figure is a median of repeated runs; ratios compare against a reference measured in the
@@ -32,9 +33,12 @@ from bench.fetch import bench_fetch
 from bench.image import bench_image
 from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
+from bench.ocr import bench_ocr
 from bench.operations import bench_operations
 from bench.operations_cost import operation_cost_lines
 from bench.pdf import bench_pdf
+from bench.pdf_images import bench_images_to_pdf
+from bench.pipelines import bench_pipelines
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
@@ -220,7 +224,10 @@ def main() -> None:
             bench_image(Path(tmp))
             bench_too_large()
             bench_pdf(Path(tmp))
+            bench_images_to_pdf()
+            bench_ocr(Path(tmp))
             moved = bench_operations(Path(tmp))
+            bench_pipelines(endpoint, Path(tmp))
             bench_fetch(Path(tmp))
         bench_codes()
         bench_render()

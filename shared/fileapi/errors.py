@@ -92,6 +92,13 @@ class InvalidInput(ApiError):
     http_status = 400
 
 
+class WrongPassword(ApiError):
+    """An encrypted PDF that the password given does not open (documented addition: 400 wrong_password)."""
+
+    code = "wrong_password"
+    http_status = 400
+
+
 class UnsupportedFormat(ApiError):
     code = "unsupported_format"
     http_status = 400
@@ -196,6 +203,7 @@ ALL_ERRORS: tuple[type[ApiError], ...] = (
     QuotaExceeded,
     RateLimited,
     InvalidInput,
+    WrongPassword,
     UnsupportedFormat,
     TooLarge,
     ConversionFailed,

@@ -49,9 +49,9 @@ def test_the_binder_was_checked_against_the_installed_frameworks() -> None:
 
 def test_every_metered_endpoint_is_bound() -> None:
     binders = {route.path: route.binder for route in metered_routes()}
-    # The contract tables' conversions; usage and its chart, key rotation, billing portal; uploads, operations and
-    # webhooks.
-    assert len(binders) == 39 + 4 + 4
+    # The catalogue's conversions; usage and its chart, key rotation, billing portal; uploads, operations,
+    # webhooks and pipelines.
+    assert len(binders) == len(every()) + 4 + 5
     assert {path for path, binder in binders.items() if Admission in binder.provided} == {
         "/v1/usage",
         "/v1/usage/chart",
@@ -61,6 +61,7 @@ def test_every_metered_endpoint_is_bound() -> None:
         "/v1/operations/{operation_id}",
         "/v1/webhooks",
         "/v1/webhooks/{webhook_id}",
+        "/v1/pipelines",
     }
     assert {path for path, binder in binders.items() if binder.path} == {
         "/v1/operations/{operation_id}",

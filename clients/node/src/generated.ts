@@ -204,6 +204,40 @@ export interface ImageFlipParams {
   format?: ImageFormat;
 }
 
+export interface ImageOcrParams {
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  file: FileInput;
+  /** Tesseract language codes joined by '+', such as 'eng' or 'eng+deu' (at most 4): the languages the text is in. Installed: eng. */
+  languages?: string;
+}
+
+export interface ImageOcrResult {
+  /** Lines joined by newlines, paragraphs by a blank line. */
+  "text": string;
+  /** One per line of text, in reading order. */
+  "blocks": Array<OcrBlock>;
+}
+
+export interface OcrBlock {
+  /** The line's words, joined by spaces. */
+  "text": string;
+  /** The line's box. */
+  "bbox": OcrBoundingBox;
+  /** The mean of its words' confidences, 0-100. */
+  "confidence": number;
+}
+
+export interface OcrBoundingBox {
+  /** Left edge, pixels. */
+  "x": number;
+  /** Top edge, pixels. */
+  "y": number;
+  /** Pixels. */
+  "width": number;
+  /** Pixels. */
+  "height": number;
+}
+
 export interface PdfInfoParams {
   /** A PDF document (any Content-Type, e.g. application/pdf). */
   file: FileInput;
@@ -370,6 +404,72 @@ export interface PdfProtectParams {
   allowModifying?: boolean;
   /** Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files (by default they are removed; links and bookmarks that navigate stay). */
   keepActiveContent?: boolean;
+}
+
+export interface PdfUnlockParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** The user or owner password (case-sensitive). */
+  password?: string;
+}
+
+export interface PdfMetadataParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** The document's title. */
+  title?: string;
+  /** Who wrote it. */
+  author?: string;
+  /** What it is about. */
+  subject?: string;
+  /** Keywords, separated by commas. */
+  keywords?: string;
+  /** The application that made the original document. */
+  creator?: string;
+  /** The application that made the PDF. */
+  producer?: string;
+}
+
+export interface PdfPagesParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** The new page list, comma-separated: page numbers, ranges such as '5-8', and 'blank'. */
+  order: string;
+}
+
+export type ImagePageSize = "auto" | "a4" | "letter";
+
+export interface PdfFromImagesParams {
+  /** The images (JPEG, PNG, WebP, HEIC, AVIF, GIF, BMP, TIFF), in order. */
+  files: Array<FileInput>;
+  /** auto: the image's size at its DPI (96 when none); a4 or letter: the image fitted, centred. */
+  pageSize?: ImagePageSize;
+}
+
+export interface PdfRedactParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** Text to remove, exactly as written (case-sensitive); repeat for more (up to 100). */
+  text?: Array<string>;
+  /** A regular expression whose matches are removed, such as \d{3}-\d{2}-\d{4}; repeat for more (up to 20, 500 characters each). RE2 syntax: it never backtracks, so it has no lookarounds or backreferences. */
+  pattern?: Array<string>;
+  /** A rectangle to redact, 'page,x,y,width,height' in points (1/72 inch) from the page's lower left corner (unrotated); repeat for more (up to 1,000). */
+  area?: Array<string>;
+  /** The colour drawn over each area, #rrggbb. */
+  fill?: string;
+}
+
+export type OcrOutput = "pdf" | "text";
+
+export interface PdfOcrParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** pdf: the PDF with an invisible, searchable text layer over each recognised page (its images untouched); text: JSON {text, pages}. */
+  output?: OcrOutput;
+  /** Tesseract language codes joined by '+', such as 'eng' or 'eng+deu' (at most 4): the languages the text is in. Installed: eng. */
+  languages?: string;
+  /** Recognise pages that already have text too (by default they are left alone). */
+  force?: boolean;
 }
 
 export interface QrGenerateParams {
@@ -918,6 +1018,10 @@ export class UnprocessableInput extends ApiError {
 export class UnsupportedFormat extends ApiError {
   override readonly code: string = "unsupported_format";
 }
+/** The API answered `wrong_password`. */
+export class WrongPassword extends ApiError {
+  override readonly code: string = "wrong_password";
+}
 
 export const ERRORS: Record<string, typeof ApiError> = {
   conversion_failed: ConversionFailed,
@@ -938,6 +1042,7 @@ export const ERRORS: Record<string, typeof ApiError> = {
   unauthorized: Unauthorized,
   unprocessable_input: UnprocessableInput,
   unsupported_format: UnsupportedFormat,
+  wrong_password: WrongPassword,
 };
 
 export const OPERATIONS: Record<string, Operation> = {
@@ -961,6 +1066,7 @@ export const OPERATIONS: Record<string, Operation> = {
   image_crop: { id: "image_crop", method: "POST", path: "/v1/image/crop", auth: true, body: "file", contentType: "application/octet-stream", query: ["x", "y", "width", "height", "format", "quality"], fields: ["file"], files: ["file"], result: "bytes" },
   image_rotate: { id: "image_rotate", method: "POST", path: "/v1/image/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "format"], fields: ["file"], files: ["file"], result: "bytes" },
   image_flip: { id: "image_flip", method: "POST", path: "/v1/image/flip", auth: true, body: "file", contentType: "application/octet-stream", query: ["direction", "format"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_ocr: { id: "image_ocr", method: "POST", path: "/v1/image/ocr", auth: true, body: "file", contentType: "application/octet-stream", query: ["languages"], fields: ["file"], files: ["file"], result: "json" },
   pdf_info: { id: "pdf_info", method: "POST", path: "/v1/pdf/info", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   pdf_extract_text: { id: "pdf_extract_text", method: "POST", path: "/v1/pdf/extract-text", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages"], fields: ["file"], files: ["file"], result: "json" },
   pdf_render_page: { id: "pdf_render_page", method: "POST", path: "/v1/pdf/render-page", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "format", "dpi"], fields: ["file"], files: ["file"], result: "json" },
@@ -972,6 +1078,12 @@ export const OPERATIONS: Record<string, Operation> = {
   pdf_flatten: { id: "pdf_flatten", method: "POST", path: "/v1/pdf/flatten", auth: true, body: "file", contentType: "application/octet-stream", query: ["keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_compress: { id: "pdf_compress", method: "POST", path: "/v1/pdf/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["stripMetadata", "imageMaxSide", "keepActiveContent"], fields: ["file"], files: ["file"], result: "json" },
   pdf_protect: { id: "pdf_protect", method: "POST", path: "/v1/pdf/protect", auth: true, body: "file", contentType: "application/octet-stream", query: ["userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_unlock: { id: "pdf_unlock", method: "POST", path: "/v1/pdf/unlock", auth: true, body: "file", contentType: "application/octet-stream", query: ["password"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_metadata: { id: "pdf_metadata", method: "POST", path: "/v1/pdf/metadata", auth: true, body: "file", contentType: "application/octet-stream", query: ["title", "author", "subject", "keywords", "creator", "producer"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_pages: { id: "pdf_pages", method: "POST", path: "/v1/pdf/pages", auth: true, body: "file", contentType: "application/octet-stream", query: ["order"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_from_images: { id: "pdf_from_images", method: "POST", path: "/v1/pdf/from-images", auth: true, body: "multipart", contentType: "multipart/form-data", query: ["pageSize"], fields: ["files"], files: ["files"], result: "bytes" },
+  pdf_redact: { id: "pdf_redact", method: "POST", path: "/v1/pdf/redact", auth: true, body: "file", contentType: "application/octet-stream", query: ["text", "pattern", "area", "fill"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_ocr: { id: "pdf_ocr", method: "POST", path: "/v1/pdf/ocr", auth: true, body: "file", contentType: "application/octet-stream", query: ["output", "languages", "force"], fields: ["file"], files: ["file"], result: "bytes" },
   qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
   qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },
@@ -1201,6 +1313,16 @@ export class FileApiOperations extends FileApiBase {
     return this.call("image_flip", params, options) as Promise<Result<Uint8Array>>;
   }
   /**
+   * Read the text of a photo or a scan (OCR).
+   *
+   * Recognises the text of a photo or a scan with Tesseract. Returns the text, and one block per line with its box in pixels of the image as displayed (EXIF orientation applied) and its mean word confidence (0-100). languages: '+'-joined Tesseract codes of the installed languages (eng). At most 40 megapixels, read from the header before decoding (413).
+   *
+   * POST /v1/image/ocr
+   */
+  imageOcr(params: ImageOcrParams, options?: CallOptions): Promise<Result<ImageOcrResult>> {
+    return this.call("image_ocr", params, options) as Promise<Result<ImageOcrResult>>;
+  }
+  /**
    * Page count, page sizes, metadata and encryption of a PDF.
    *
    * pageSizes are in PDF points as displayed (width and height swapped for pages with /Rotate 90 or 270); metadata holds the info dictionary's title, author, subject, keywords, producer and creator when present. A PDF encrypted with an empty user password answers (encrypted: true); one that needs a password is 400 invalid_input. At most 2,000 pages (413).
@@ -1309,6 +1431,66 @@ export class FileApiOperations extends FileApiBase {
    */
   pdfProtect(params: PdfProtectParams, options?: CallOptions): Promise<Result<Uint8Array>> {
     return this.call("pdf_protect", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Remove a PDF's password and restrictions.
+   *
+   * Remove a PDF's password and restrictions: the document comes back decrypted, to open, print, copy and change freely. Give its user or owner password; a document protected only by an owner password (it opens without one, with printing or copying restricted) needs none. A wrong password is 400 `wrong_password`; a document that is not encrypted comes back unchanged, byte for byte.
+   *
+   * POST /v1/pdf/unlock
+   */
+  pdfUnlock(params: PdfUnlockParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_unlock", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Set a PDF's title, author, subject, keywords, creator and producer.
+   *
+   * Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the document information dictionary and to the XMP metadata, so every reader shows the same value; a field given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a field, any Unicode but control characters.
+   *
+   * POST /v1/pdf/metadata
+   */
+  pdfMetadata(params: PdfMetadataParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_metadata", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Reorder, delete, duplicate and insert pages.
+   *
+   * Reorder, delete, duplicate and insert pages in one step: `order` lists the new document's pages. `3,1,2` reorders, a page left out is deleted (its content is removed from the file, with the bookmarks that led to it), a page listed twice is duplicated, `5-8` is a range (`8-5` the same pages in reverse), and `blank` inserts an empty page the size of the page before it. At most 5,000 pages.
+   *
+   * POST /v1/pdf/pages
+   */
+  pdfPages(params: PdfPagesParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_pages", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Images to one PDF, a page each, losslessly.
+   *
+   * Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+   *
+   * POST /v1/pdf/from-images
+   */
+  pdfFromImages(params: PdfFromImagesParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_from_images", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Redact text, patterns and areas so they are gone.
+   *
+   * Redact a PDF so that the text is gone, not covered: every occurrence of each `text`, every match of each `pattern` and everything under each `area` is removed from the page content (glyphs, with the rest of the line left in place; image pixels overwritten; annotations and form values cleared), the same strings are removed from the metadata, XMP, annotations, form fields, bookmarks and attachments, and each area is filled with `fill`. The `X-Redactions` header gives the number of areas redacted (those given, and one per line of each match).
+   *
+   * POST /v1/pdf/redact
+   */
+  pdfRedact(params: PdfRedactParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_redact", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Make a scanned PDF searchable, or read its text (OCR).
+   *
+   * Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413).
+   *
+   * POST /v1/pdf/ocr
+   */
+  pdfOcr(params: PdfOcrParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_ocr", params, options) as Promise<Result<Uint8Array>>;
   }
   /**
    * Generate a QR code.

@@ -61,6 +61,24 @@ Rotation = Literal[90, 180, 270]
 FlipDirection = Literal["horizontal", "vertical"]
 
 
+class ImageOcrResult(TypedDict):
+    text: str
+    blocks: list[OcrBlock]
+
+
+class OcrBlock(TypedDict):
+    text: str
+    bbox: OcrBoundingBox
+    confidence: float
+
+
+class OcrBoundingBox(TypedDict):
+    x: int
+    y: int
+    width: int
+    height: int
+
+
 class PdfInfoResult(TypedDict):
     pageCount: int
     pageSizes: list[PageSize]
@@ -101,6 +119,11 @@ class PdfCompressResult(TypedDict):
     originalSize: int
     compressedSize: int
     savedPercent: float
+
+
+ImagePageSize = Literal["auto", "a4", "letter"]
+
+OcrOutput = Literal["pdf", "text"]
 
 
 class QrReadResult(TypedDict):
@@ -427,6 +450,12 @@ class UnsupportedFormat(ApiError):
     code = "unsupported_format"
 
 
+class WrongPassword(ApiError):
+    """The API answered `wrong_password`."""
+
+    code = "wrong_password"
+
+
 ERRORS: dict[str, type[ApiError]] = {
     "conversion_failed": ConversionFailed,
     "idempotency_in_flight": IdempotencyInFlight,
@@ -446,6 +475,7 @@ ERRORS: dict[str, type[ApiError]] = {
     "unauthorized": Unauthorized,
     "unprocessable_input": UnprocessableInput,
     "unsupported_format": UnsupportedFormat,
+    "wrong_password": WrongPassword,
 }
 
 OPERATIONS: dict[str, Operation] = {
@@ -697,6 +727,18 @@ OPERATIONS: dict[str, Operation] = {
         files=("file",),
         result="bytes",
     ),
+    "image_ocr": Operation(
+        "image_ocr",
+        "POST",
+        "/v1/image/ocr",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("languages",),
+        fields=("file",),
+        files=("file",),
+        result="json",
+    ),
     "pdf_info": Operation(
         "pdf_info",
         "POST",
@@ -825,6 +867,78 @@ OPERATIONS: dict[str, Operation] = {
         body="file",
         content_type="application/octet-stream",
         query=("userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
+    "pdf_unlock": Operation(
+        "pdf_unlock",
+        "POST",
+        "/v1/pdf/unlock",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("password",),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
+    "pdf_metadata": Operation(
+        "pdf_metadata",
+        "POST",
+        "/v1/pdf/metadata",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("title", "author", "subject", "keywords", "creator", "producer"),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
+    "pdf_pages": Operation(
+        "pdf_pages",
+        "POST",
+        "/v1/pdf/pages",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("order",),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
+    "pdf_from_images": Operation(
+        "pdf_from_images",
+        "POST",
+        "/v1/pdf/from-images",
+        auth=True,
+        body="multipart",
+        content_type="multipart/form-data",
+        query=("pageSize",),
+        fields=("files",),
+        files=("files",),
+        result="bytes",
+    ),
+    "pdf_redact": Operation(
+        "pdf_redact",
+        "POST",
+        "/v1/pdf/redact",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("text", "pattern", "area", "fill"),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
+    "pdf_ocr": Operation(
+        "pdf_ocr",
+        "POST",
+        "/v1/pdf/ocr",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("output", "languages", "force"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -1341,6 +1455,15 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("image_flip", {"file": file, "direction": direction, "format": format})
 
+    def image_ocr(self, file: FileInput, *, languages: str | None = None) -> Result[ImageOcrResult]:
+        """Read the text of a photo or a scan (OCR).
+
+        Recognises the text of a photo or a scan with Tesseract. Returns the text, and one block per line with its box in pixels of the image as displayed (EXIF orientation applied) and its mean word confidence (0-100). languages: '+'-joined Tesseract codes of the installed languages (eng). At most 40 megapixels, read from the header before decoding (413).
+
+        POST /v1/image/ocr
+        """
+        return self._call("image_ocr", {"file": file, "languages": languages})
+
     def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
 
@@ -1516,6 +1639,96 @@ class FileApiOperations(SyncOperations):
                 "keepActiveContent": keepActiveContent,
             },
         )
+
+    def pdf_unlock(self, file: FileInput, *, password: str | None = None) -> Result[bytes]:
+        """Remove a PDF's password and restrictions.
+
+        Remove a PDF's password and restrictions: the document comes back decrypted, to open, print, copy and change freely. Give its user or owner password; a document protected only by an owner password (it opens without one, with printing or copying restricted) needs none. A wrong password is 400 `wrong_password`; a document that is not encrypted comes back unchanged, byte for byte.
+
+        POST /v1/pdf/unlock
+        """
+        return self._call("pdf_unlock", {"file": file, "password": password})
+
+    def pdf_metadata(
+        self,
+        file: FileInput,
+        *,
+        title: str | None = None,
+        author: str | None = None,
+        subject: str | None = None,
+        keywords: str | None = None,
+        creator: str | None = None,
+        producer: str | None = None,
+    ) -> Result[bytes]:
+        """Set a PDF's title, author, subject, keywords, creator and producer.
+
+        Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the document information dictionary and to the XMP metadata, so every reader shows the same value; a field given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a field, any Unicode but control characters.
+
+        POST /v1/pdf/metadata
+        """
+        return self._call(
+            "pdf_metadata",
+            {
+                "file": file,
+                "title": title,
+                "author": author,
+                "subject": subject,
+                "keywords": keywords,
+                "creator": creator,
+                "producer": producer,
+            },
+        )
+
+    def pdf_pages(self, file: FileInput, *, order: str) -> Result[bytes]:
+        """Reorder, delete, duplicate and insert pages.
+
+        Reorder, delete, duplicate and insert pages in one step: `order` lists the new document's pages. `3,1,2` reorders, a page left out is deleted (its content is removed from the file, with the bookmarks that led to it), a page listed twice is duplicated, `5-8` is a range (`8-5` the same pages in reverse), and `blank` inserts an empty page the size of the page before it. At most 5,000 pages.
+
+        POST /v1/pdf/pages
+        """
+        return self._call("pdf_pages", {"file": file, "order": order})
+
+    def pdf_from_images(self, files: list[FileInput], *, pageSize: ImagePageSize | None = None) -> Result[bytes]:
+        """Images to one PDF, a page each, losslessly.
+
+        Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+
+        POST /v1/pdf/from-images
+        """
+        return self._call("pdf_from_images", {"files": files, "pageSize": pageSize})
+
+    def pdf_redact(
+        self,
+        file: FileInput,
+        *,
+        text: list[str] | None = None,
+        pattern: list[str] | None = None,
+        area: list[str] | None = None,
+        fill: str | None = None,
+    ) -> Result[bytes]:
+        """Redact text, patterns and areas so they are gone.
+
+        Redact a PDF so that the text is gone, not covered: every occurrence of each `text`, every match of each `pattern` and everything under each `area` is removed from the page content (glyphs, with the rest of the line left in place; image pixels overwritten; annotations and form values cleared), the same strings are removed from the metadata, XMP, annotations, form fields, bookmarks and attachments, and each area is filled with `fill`. The `X-Redactions` header gives the number of areas redacted (those given, and one per line of each match).
+
+        POST /v1/pdf/redact
+        """
+        return self._call("pdf_redact", {"file": file, "text": text, "pattern": pattern, "area": area, "fill": fill})
+
+    def pdf_ocr(
+        self,
+        file: FileInput,
+        *,
+        output: OcrOutput | None = None,
+        languages: str | None = None,
+        force: bool | None = None,
+    ) -> Result[bytes]:
+        """Make a scanned PDF searchable, or read its text (OCR).
+
+        Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413).
+
+        POST /v1/pdf/ocr
+        """
+        return self._call("pdf_ocr", {"file": file, "output": output, "languages": languages, "force": force})
 
     @overload
     def qr_generate(
@@ -2045,6 +2258,15 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call("image_flip", {"file": file, "direction": direction, "format": format})
 
+    async def image_ocr(self, file: FileInput, *, languages: str | None = None) -> Result[ImageOcrResult]:
+        """Read the text of a photo or a scan (OCR).
+
+        Recognises the text of a photo or a scan with Tesseract. Returns the text, and one block per line with its box in pixels of the image as displayed (EXIF orientation applied) and its mean word confidence (0-100). languages: '+'-joined Tesseract codes of the installed languages (eng). At most 40 megapixels, read from the header before decoding (413).
+
+        POST /v1/image/ocr
+        """
+        return await self._call("image_ocr", {"file": file, "languages": languages})
+
     async def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
 
@@ -2220,6 +2442,98 @@ class AsyncFileApiOperations(AsyncOperations):
                 "keepActiveContent": keepActiveContent,
             },
         )
+
+    async def pdf_unlock(self, file: FileInput, *, password: str | None = None) -> Result[bytes]:
+        """Remove a PDF's password and restrictions.
+
+        Remove a PDF's password and restrictions: the document comes back decrypted, to open, print, copy and change freely. Give its user or owner password; a document protected only by an owner password (it opens without one, with printing or copying restricted) needs none. A wrong password is 400 `wrong_password`; a document that is not encrypted comes back unchanged, byte for byte.
+
+        POST /v1/pdf/unlock
+        """
+        return await self._call("pdf_unlock", {"file": file, "password": password})
+
+    async def pdf_metadata(
+        self,
+        file: FileInput,
+        *,
+        title: str | None = None,
+        author: str | None = None,
+        subject: str | None = None,
+        keywords: str | None = None,
+        creator: str | None = None,
+        producer: str | None = None,
+    ) -> Result[bytes]:
+        """Set a PDF's title, author, subject, keywords, creator and producer.
+
+        Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the document information dictionary and to the XMP metadata, so every reader shows the same value; a field given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a field, any Unicode but control characters.
+
+        POST /v1/pdf/metadata
+        """
+        return await self._call(
+            "pdf_metadata",
+            {
+                "file": file,
+                "title": title,
+                "author": author,
+                "subject": subject,
+                "keywords": keywords,
+                "creator": creator,
+                "producer": producer,
+            },
+        )
+
+    async def pdf_pages(self, file: FileInput, *, order: str) -> Result[bytes]:
+        """Reorder, delete, duplicate and insert pages.
+
+        Reorder, delete, duplicate and insert pages in one step: `order` lists the new document's pages. `3,1,2` reorders, a page left out is deleted (its content is removed from the file, with the bookmarks that led to it), a page listed twice is duplicated, `5-8` is a range (`8-5` the same pages in reverse), and `blank` inserts an empty page the size of the page before it. At most 5,000 pages.
+
+        POST /v1/pdf/pages
+        """
+        return await self._call("pdf_pages", {"file": file, "order": order})
+
+    async def pdf_from_images(self, files: list[FileInput], *, pageSize: ImagePageSize | None = None) -> Result[bytes]:
+        """Images to one PDF, a page each, losslessly.
+
+        Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+
+        POST /v1/pdf/from-images
+        """
+        return await self._call("pdf_from_images", {"files": files, "pageSize": pageSize})
+
+    async def pdf_redact(
+        self,
+        file: FileInput,
+        *,
+        text: list[str] | None = None,
+        pattern: list[str] | None = None,
+        area: list[str] | None = None,
+        fill: str | None = None,
+    ) -> Result[bytes]:
+        """Redact text, patterns and areas so they are gone.
+
+        Redact a PDF so that the text is gone, not covered: every occurrence of each `text`, every match of each `pattern` and everything under each `area` is removed from the page content (glyphs, with the rest of the line left in place; image pixels overwritten; annotations and form values cleared), the same strings are removed from the metadata, XMP, annotations, form fields, bookmarks and attachments, and each area is filled with `fill`. The `X-Redactions` header gives the number of areas redacted (those given, and one per line of each match).
+
+        POST /v1/pdf/redact
+        """
+        return await self._call(
+            "pdf_redact", {"file": file, "text": text, "pattern": pattern, "area": area, "fill": fill}
+        )
+
+    async def pdf_ocr(
+        self,
+        file: FileInput,
+        *,
+        output: OcrOutput | None = None,
+        languages: str | None = None,
+        force: bool | None = None,
+    ) -> Result[bytes]:
+        """Make a scanned PDF searchable, or read its text (OCR).
+
+        Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413).
+
+        POST /v1/pdf/ocr
+        """
+        return await self._call("pdf_ocr", {"file": file, "output": output, "languages": languages, "force": force})
 
     @overload
     async def qr_generate(

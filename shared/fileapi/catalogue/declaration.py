@@ -107,6 +107,11 @@ class Gives:
         return self.shape is not Shape.JSON
 
 
+def described(model: type[BaseModel]) -> str:
+    """A conversion's description from its options model's docstring (one paragraph)."""
+    return " ".join(line.strip() for line in (model.__doc__ or "").splitlines() if line.strip())
+
+
 def gives_file(media_types: tuple[str, ...], doc: str, *, headers: Mapping[str, Any] | None = None) -> Gives:
     """One file in one of `media_types`."""
     return Gives(Shape.FILE, media_types=media_types, doc=doc, headers=headers or {})

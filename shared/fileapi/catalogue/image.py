@@ -12,12 +12,15 @@ from fileapi.convert.animation import AnimationOutcome
 from fileapi.convert.favicons import FAVICON_PNGS, favicon_set
 from fileapi.convert.image import compress_image, convert_image, crop_image, flip_image, resize_image, rotate_image
 from fileapi.convert.image_metadata import read_metadata, strip_metadata
+from fileapi.convert.ocr_image import image_ocr
 from fileapi.models.image import (
     CompressOptions,
     ConvertOptions,
     CropOptions,
     FlipOptions,
     ImageFaviconSetResult,
+    ImageOcrOptions,
+    ImageOcrResult,
     ImageReadMetadataResult,
     ResizeOptions,
     RotateOptions,
@@ -215,5 +218,19 @@ CONVERSIONS = (
         convert=flip_image,
         tags=TAGS,
         example={"direction": "horizontal"},
+    ),
+    Conversion(
+        path="/v1/image/ocr",
+        family=FAMILY,
+        summary="Read the text of a photo or a scan (OCR)",
+        description="Recognises the text of a photo or a scan with Tesseract. Returns the text, and one block per "
+        "line with its box in pixels of the image as displayed (EXIF orientation applied) and its mean word "
+        "confidence (0-100). languages: '+'-joined Tesseract codes of the installed languages (eng). At most 40 "
+        "megapixels, read from the header before decoding (413).",
+        takes=ONE_IMAGE,
+        options=ImageOcrOptions,
+        gives=gives_json(ImageOcrResult),
+        convert=image_ocr,
+        tags=TAGS,
     ),
 )

@@ -2,30 +2,56 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+from functools import partial
 from typing import Any
 
-from fileapi.catalogue.declaration import IMAGE, PDF, Conversion, Reads, Takes, gives_file, gives_json, gives_json_files
-from fileapi.catalogue.outcome import Outcome, OutFile, file_at
+from fileapi.catalogue.declaration import (
+    IMAGE,
+    PDF,
+    Conversion,
+    Reads,
+    Takes,
+    described,
+    gives_file,
+    gives_json,
+    gives_json_files,
+)
+from fileapi.catalogue.outcome import Outcome, OutFile, file_at, one_file
+from fileapi.convert.ocr_pdf import pdf_ocr
 from fileapi.convert.pdf import MAX_SPLIT_PAGES, extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
+from fileapi.convert.pdf_from_images import images_to_pdf
+from fileapi.convert.pdf_metadata import set_pdf_metadata
+from fileapi.convert.pdf_pages import arrange_pages
+from fileapi.convert.pdf_redact import redact_pdf
+from fileapi.convert.pdf_unlock import unlock_pdf
 from fileapi.models.pdf import (
     CompressOptions,
+    ExtractTextOptions,
     FillFormOptions,
     FlattenOptions,
+    FromImagesOptions,
+    MetadataOptions,
     PagesOptions,
     PdfCompressResult,
     PdfExtractTextResult,
     PdfFillFormRequest,
+    PdfFromImagesForm,
     PdfInfoResult,
     PdfMergeForm,
+    PdfOcrOptions,
+    PdfOcrTextResult,
     PdfRenderPageResult,
     PdfRotateOptions,
     PdfSplitResult,
     ProtectOptions,
+    RedactOptions,
     RenderOptions,
     SplitOptions,
+    UnlockOptions,
     WatermarkOptions,
 )
 
@@ -69,12 +95,12 @@ def merge_files(inputs: list[str], folder: str) -> Outcome:
     return outcome
 
 
-def rotate_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
-    """Rotate over files."""
-    from fileapi.convert.pdf_files import rotate_pdf_file
-
-    path, outcome = _one_pdf(folder, "rotated.pdf")
-    rotate_pdf_file(inputs[0], path, **options)
+def pdf_over_files(converter: str, name: str, inputs: list[str], folder: str, **options: Any) -> Outcome:
+    """A converter over files that writes one PDF (`module:function(source, out, **options)`), its PDF named
+    `name` in `folder`; bound with functools.partial in a declaration (a worker unpickles it)."""
+    module, _, function = converter.partition(":")
+    path, outcome = _one_pdf(folder, name)
+    getattr(importlib.import_module(module), function)(inputs[0], path, **options)
     return outcome
 
 
@@ -85,6 +111,45 @@ def compress_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
     path = os.path.join(folder, "compressed.pdf")
     sizes = compress_pdf_file(inputs[0], path, **options)
     return Outcome((OutFile(PDF, "bytes.pdf", ("bytes",), path=path),), dict(sizes))
+
+
+def from_images_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
+    """Images to one PDF over files: each image read from disk as it is written."""
+    from fileapi.convert.pdf_from_images import images_to_pdf_file
+
+    path, outcome = _one_pdf(folder, "images.pdf")
+    images_to_pdf_file(inputs, path, **options)
+    return outcome
+
+
+REDACTIONS = "X-Redactions"
+REDACTIONS_HEADER = {
+    REDACTIONS: {
+        "description": "The number of areas redacted: those given, and one per line of each match.",
+        "schema": {"type": "integer", "minimum": 0},
+    }
+}
+
+
+def redact_outcome(result: Any) -> Outcome:
+    """The redacted PDF, with how many areas were redacted in X-Redactions."""
+    return one_file(result.data, PDF, {REDACTIONS: str(result.redactions)})
+
+
+def redact_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
+    """Redact over files: the count in X-Redactions as the synchronous answer gives it."""
+    from fileapi.convert.pdf_redact import redact_pdf_file
+
+    path = os.path.join(folder, "redacted.pdf")
+    count = redact_pdf_file(inputs[0], path, **options)
+    return Outcome((OutFile(PDF, RESULT, path=path),), headers={REDACTIONS: str(count)})
+
+
+def ocr_outcome(result: Any) -> Outcome:
+    """The searchable PDF, or the recognised text as JSON {text, pages}."""
+    if isinstance(result, bytes):
+        return one_file(result, PDF)
+    return one_file(PdfOcrTextResult.model_validate(result).model_dump_json(by_alias=True).encode(), "application/json")
 
 
 def split_outcome(parts: list[bytes]) -> Outcome:
@@ -137,7 +202,7 @@ CONVERSIONS = (
         description="Vector text only (no OCR), with pdfium. pages: '1-3', '1,3,5' or 'all' (default all). pages[] "
         "holds one string per chosen page; text joins them with a form feed (U+000C) between pages.",
         takes=ONE_PDF,
-        options=PagesOptions,
+        options=ExtractTextOptions,
         gives=gives_json(PdfExtractTextResult),
         convert=extract_text,
         tags=TAGS,
@@ -200,7 +265,7 @@ CONVERSIONS = (
         options=PdfRotateOptions,
         gives=A_PDF,
         convert=rotate_pdf,
-        convert_files=rotate_files,
+        convert_files=partial(pdf_over_files, "fileapi.convert.pdf_files:rotate_pdf_file", "rotated.pdf"),
         tags=TAGS,
         example={"degrees": "90"},
     ),
@@ -281,5 +346,89 @@ CONVERSIONS = (
         convert=protect_pdf,
         tags=TAGS,
         example={"userPassword": "secret"},
+    ),
+    Conversion(
+        path="/v1/pdf/unlock",
+        family=FAMILY,
+        summary="Remove a PDF's password and restrictions",
+        description=described(UnlockOptions),
+        takes=ONE_PDF,
+        options=UnlockOptions,
+        gives=A_PDF,
+        convert=unlock_pdf,
+        convert_files=partial(pdf_over_files, "fileapi.convert.pdf_unlock:unlock_pdf_file", "unlocked.pdf"),
+        tags=TAGS,
+        example={"password": "secret"},
+    ),
+    Conversion(
+        path="/v1/pdf/metadata",
+        family=FAMILY,
+        summary="Set a PDF's title, author, subject, keywords, creator and producer",
+        description=described(MetadataOptions),
+        takes=ONE_PDF,
+        options=MetadataOptions,
+        gives=A_PDF,
+        convert=set_pdf_metadata,
+        convert_files=partial(pdf_over_files, "fileapi.convert.pdf_metadata:set_pdf_metadata_file", "metadata.pdf"),
+        tags=TAGS,
+        example={"title": "Annual report", "author": "Ada Lovelace"},
+    ),
+    Conversion(
+        path="/v1/pdf/pages",
+        family=FAMILY,
+        summary="Reorder, delete, duplicate and insert pages",
+        description=described(PagesOptions),
+        takes=ONE_PDF,
+        options=PagesOptions,
+        gives=A_PDF,
+        convert=arrange_pages,
+        convert_files=partial(pdf_over_files, "fileapi.convert.pdf_pages:arrange_pages_file", "pages.pdf"),
+        tags=TAGS,
+        example={"order": "1,blank,1"},
+    ),
+    Conversion(
+        path="/v1/pdf/from-images",
+        family=FAMILY,
+        summary="Images to one PDF, a page each, losslessly",
+        description=described(FromImagesOptions)
+        + " The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads "
+        "(`?upload=` repeated) for large sets.",
+        takes=Takes(Reads.FILES, IMAGE, most=1000, model=PdfFromImagesForm),
+        options=FromImagesOptions,
+        gives=A_PDF,
+        convert=images_to_pdf,
+        convert_files=from_images_files,
+        tags=TAGS,
+    ),
+    Conversion(
+        path="/v1/pdf/redact",
+        family=FAMILY,
+        summary="Redact text, patterns and areas so they are gone",
+        description=described(RedactOptions),
+        takes=ONE_PDF,
+        options=RedactOptions,
+        gives=gives_file((PDF,), "The redacted PDF", headers=REDACTIONS_HEADER),
+        convert=redact_pdf,
+        unpack=redact_outcome,
+        convert_files=redact_files,
+        tags=TAGS,
+        example={"text": "Confidential"},
+    ),
+    Conversion(
+        path="/v1/pdf/ocr",
+        family=FAMILY,
+        summary="Make a scanned PDF searchable, or read its text (OCR)",
+        description="Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with "
+        "Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With "
+        "output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are "
+        "left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of "
+        "the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both "
+        "checked before any recognition (413).",
+        takes=ONE_PDF,
+        options=PdfOcrOptions,
+        gives=gives_file((PDF, "application/json"), "The searchable PDF, or (output=text) JSON {text, pages}"),
+        convert=pdf_ocr,
+        unpack=ocr_outcome,
+        tags=TAGS,
     ),
 )

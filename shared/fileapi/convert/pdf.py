@@ -91,9 +91,13 @@ def _info(pdf: pikepdf.Pdf) -> PdfInfo:
     return PdfInfo(pageCount=len(pdf.pages), pageSizes=sizes, metadata=metadata, encrypted=pdf.is_encrypted)
 
 
-def _check_content_streams(data: bytes) -> pikepdf.Pdf:
-    """Refuse page content streams that decode past the limit before pdfium inflates them
-    (pdfium has no such bound: a 1 MB file whose content inflates to 1 GB took 2 GB of memory)."""
+def check_content_streams(data: Source) -> pikepdf.Pdf:
+    """The document opened by qpdf, after refusing page content streams that decode past the limit before pdfium
+    inflates them (pdfium has no such bound: a 1 MB file whose content inflates to 1 GB took 2 GB of memory).
+
+    :raises TooLarge: a page's content decodes to more than 256 MiB.
+    :raises InvalidInput: a page's content cannot be decoded, or not a readable PDF.
+    """
     import pikepdf
 
     pdf = open_pdf(data)
@@ -156,7 +160,7 @@ def _pdfium(data: bytes) -> tuple[Any, bool]:
 
     check_header(data)
     with reading():
-        drawable = forms_are_drawable(_check_content_streams(data))
+        drawable = forms_are_drawable(check_content_streams(data))
     try:
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:

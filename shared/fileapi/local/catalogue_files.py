@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import typing
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -185,6 +186,8 @@ def _options(conversion: Conversion) -> str:
         wire = info.alias or name
         if info.is_required():
             cells.append(f"`{wire}` (required)")
+        elif typing.get_origin(info.annotation) is list:
+            cells.append(f"`{wire}` (repeatable)")
         elif info.default is None:
             cells.append(f"`{wire}`")
         else:

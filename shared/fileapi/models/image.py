@@ -10,7 +10,9 @@ from pydantic_core import PydanticCustomError
 from fileapi.convert.favicons import FAVICON_PNGS
 from fileapi.convert.image import RESIZE_SIDES, Fit, FlipDirection, Rotation
 from fileapi.convert.image_io import ImageFormat
+from fileapi.convert.ocr_options import DEFAULT_LANGUAGES
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
+from fileapi.models.ocr import OcrLanguages
 
 
 class Gps(ApiModel):
@@ -76,6 +78,50 @@ class ImageFaviconSetResult(ApiModel):
     manifest: str = Field(description="A web manifest snippet (JSON text) listing the android-chrome icons.")
 
 
+class OcrBoundingBox(ApiModel):
+    """A rectangle of the image as displayed (EXIF orientation applied), in pixels from its top left corner."""
+
+    model_config = example({"x": 120, "y": 125, "width": 937, "height": 21})
+
+    x: int = Field(description="Left edge, pixels.")
+    y: int = Field(description="Top edge, pixels.")
+    width: int = Field(description="Pixels.")
+    height: int = Field(description="Pixels.")
+
+
+class OcrBlock(ApiModel):
+    """One line of recognised text."""
+
+    model_config = example(
+        {"text": "Invoice 2024-117", "bbox": {"x": 120, "y": 125, "width": 937, "height": 21}, "confidence": 96.3}
+    )
+
+    text: str = Field(description="The line's words, joined by spaces.")
+    bbox: OcrBoundingBox = Field(description="The line's box.")
+    confidence: float = Field(description="The mean of its words' confidences, 0-100.")
+
+
+class ImageOcrResult(ApiModel):
+    """The recognised text, and each line of it with its box."""
+
+    model_config = example(
+        {
+            "text": "Invoice 2024-117\nTotal 42.00",
+            "blocks": [
+                {
+                    "text": "Invoice 2024-117",
+                    "bbox": {"x": 120, "y": 125, "width": 937, "height": 21},
+                    "confidence": 96.3,
+                },
+                {"text": "Total 42.00", "bbox": {"x": 120, "y": 160, "width": 300, "height": 21}, "confidence": 91.0},
+            ],
+        }
+    )
+
+    text: str = Field(description="Lines joined by newlines, paragraphs by a blank line.")
+    blocks: list[OcrBlock] = Field(description="One per line of text, in reading order.")
+
+
 OutputFormat = Annotated[
     ImageFormat | None, Field(alias="format", description="Output format (default: keep the input's).")
 ]
@@ -135,3 +181,7 @@ class RotateOptions(QueryOptions):
 class FlipOptions(QueryOptions):
     direction: FlipDirection = Field(description="horizontal or vertical.")
     fmt: OutputFormat = None
+
+
+class ImageOcrOptions(QueryOptions):
+    languages: OcrLanguages = DEFAULT_LANGUAGES

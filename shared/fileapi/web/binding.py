@@ -74,6 +74,7 @@ class QueryModel:
     argument: str
     model: type[QueryOptions]
     aliases: tuple[str, ...]
+    repeatable: frozenset[str] = frozenset()  # the query names of its list fields: given once per value
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ class Binder:
             elif isinstance(kind, type) and issubclass(kind, Request):
                 request = name
             elif isinstance(kind, type) and issubclass(kind, QueryOptions):
-                models.append(QueryModel(name, kind, wire_names(kind)))
+                models.append(QueryModel(name, kind, wire_names(kind), _repeatable(kind)))
             elif isinstance(kind, type) and issubclass(kind, BaseModel):
                 if json_body is not None:
                     raise TypeError(f"{endpoint.__qualname__}: more than one JSON body ({json_body[0]}, {name})")
@@ -195,12 +196,14 @@ class Binder:
         )
 
     def _query_problems(self, received: QueryParams) -> list[dict[str, Any]]:
-        """A parameter given twice, and each one the endpoint does not take (with those it does)."""
+        """A parameter given twice (but a list field's), and each one the endpoint does not take (with those it
+        does)."""
         names = self.query_names
+        repeatable = {alias for model in self.models for alias in model.repeatable}
         errors = [
             {"type": "repeated", "loc": ("query", name), "msg": "given more than once; give it once", "input": None}
             for name in names
-            if len(received.getlist(name)) > 1
+            if name not in repeatable and len(received.getlist(name)) > 1
         ]
         return errors + unknown_query(received, names)
 
@@ -247,6 +250,13 @@ def _unwrapped(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
     return annotation, ()
 
 
+def _repeatable(model: type[BaseModel]) -> frozenset[str]:
+    """The query names of `model`'s list fields (redact's `text`, `pattern`, `area`)."""
+    return frozenset(
+        info.alias or name for name, info in model.model_fields.items() if typing.get_origin(info.annotation) is list
+    )
+
+
 def _located(error: Any, *location: Any) -> dict[str, Any]:
     return {**error, "loc": (*location, *error["loc"])}
 
@@ -275,7 +285,11 @@ def _path_value(parameter: QueryParameter, received: dict[str, Any], errors: lis
 
 
 def _query_model(model: QueryModel, received: QueryParams, errors: list[dict[str, Any]]) -> Any:
-    given = {alias: received[alias] for alias in model.aliases if alias in received}
+    given: dict[str, Any] = {
+        alias: received.getlist(alias) if alias in model.repeatable else received[alias]
+        for alias in model.aliases
+        if alias in received
+    }
     try:
         return model.model.model_validate(given)
     except ValidationError as exc:

@@ -77,11 +77,12 @@ def endpoint(conversion: Conversion) -> Endpoint:
     async def convert_options(options: Any) -> Response:
         return answer(conversion, await run(convert, **options.model_dump()))
 
-    async def convert_request(request: Request) -> Response:
-        from fileapi.web.pdf_bodies import read_files, read_form_fill
+    async def convert_request(request: Request, options: Any = None) -> Response:
+        from fileapi.web.pdf_bodies import read_form_fill, read_many
 
         if reads is Reads.FILES:
-            return answer(conversion, await run(convert, await read_files(request)))
+            given = options.model_dump() if options is not None else {}
+            return answer(conversion, await run(convert, await read_many(request, conversion), **given))
         document, options = await read_form_fill(request)
         return answer(conversion, await run(convert, document, **options.model_dump()))
 
@@ -93,6 +94,8 @@ def endpoint(conversion: Conversion) -> Endpoint:
     elif reads in (Reads.FILES, Reads.FORM_FILL):
         function = convert_request
         parameters.append(_parameter("request", Request))
+        if options_model is not None and reads is Reads.FILES:
+            parameters.append(_parameter("options", Annotated[options_model, Query()]))
     else:
         function = convert_file
         parameters.append(_parameter("body", TextBody if reads is Reads.TEXT else RawBody))

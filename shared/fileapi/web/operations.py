@@ -97,9 +97,10 @@ async def accept(
             raise InvalidInput(f"send the file either as the body or as ?{UPLOAD_PARAMETER}=upl_..., not both")
         options = binder.check_options(request).get("options")  # a JSON body uploaded is read by the operation
     elif takes.reads is Reads.FILES:
-        from fileapi.web.pdf_bodies import read_files
+        from fileapi.web.pdf_bodies import read_many
 
-        bodies = [(document, takes.accepts) for document in await read_files(request)]
+        options = binder.check_options(request).get("options")
+        bodies = [(document, takes.accepts) for document in await read_many(request, conversion)]
     elif takes.reads is Reads.FORM_FILL:
         from fileapi.web.pdf_bodies import read_form_fill
 

@@ -14,10 +14,13 @@ import orjson
 from fastapi import Request
 from starlette.datastructures import UploadFile
 
+from fileapi.catalogue.declaration import IMAGE, Conversion
 from fileapi.errors import InvalidInput
 from fileapi.models.pdf import FillFormOptions
 
-MERGE_HINT = 'send the PDFs as form parts (-F files=@a.pdf -F files=@b.pdf) or JSON {"files": [base64 PDFs]}'
+FILES_HINT = (
+    'send the {noun} as form parts (-F files=@a{suffix} -F files=@b{suffix}) or JSON {{"files": [base64 {noun}]}}'
+)
 KEEP_ACTIVE_CONTENT = "keepActiveContent"
 FILL_HINT = 'send -F file=@form.pdf -F \'fields={...}\' or JSON {"pdf": base64 PDF, "fields": {...}}'
 # The names each body takes; any other is 400, naming it (as a model's unknown field is: fileapi.models.ClosedModel).
@@ -26,21 +29,34 @@ FILL_JSON_NAMES = ("pdf", "fields", "flatten", KEEP_ACTIVE_CONTENT)
 FILL_FORM_NAMES = ("file", "fields", "flatten", KEEP_ACTIVE_CONTENT)
 
 
-async def read_files(request: Request) -> list[bytes]:
-    """The PDFs to merge: form parts named `files`, or JSON {files: [base64 PDFs]}."""
+async def read_files(request: Request, *, noun: str = "PDFs", suffix: str = ".pdf", most: int = 500) -> list[bytes]:
+    """The files of a conversion that takes several (merge's PDFs, from-images' images): form parts named
+    `files`, or JSON {files: [Base64]}; at most `most`.
+
+    :param noun: what the files are, in the messages ("PDFs", "images"); `suffix` their example extension.
+    """
     if _is_form(request):
-        form = await request.form(max_files=500, max_fields=500)
+        form = await request.form(max_files=most, max_fields=most)
         _only(form.keys(), MERGE_NAMES)
         documents = [await part.read() for part in form.getlist("files") if isinstance(part, UploadFile)]
         if not documents:
-            raise InvalidInput("send the PDFs as form parts named 'files'")
+            raise InvalidInput(f"send the {noun} as form parts named 'files'")
         return documents
-    payload = _json_object(await request.body(), "the body", hint=MERGE_HINT)
+    hint = FILES_HINT.format(noun=noun, suffix=suffix)
+    payload = _json_object(await request.body(), "the body", hint=hint)
     _only(payload, MERGE_NAMES)
     files = payload.get("files")
     if not isinstance(files, list) or not files:
-        raise InvalidInput("files: a non-empty array of base64-encoded PDFs is required")
-    return [_base64(item, f"files[{position}]") for position, item in enumerate(files, start=1)]
+        raise InvalidInput(f"files: a non-empty array of base64-encoded {noun} is required")
+    if len(files) > most:
+        raise InvalidInput(f"files: at most {most:,} {noun}, not {len(files):,}")
+    return [_base64(item, f"files[{position}]", noun) for position, item in enumerate(files, start=1)]
+
+
+async def read_many(request: Request, conversion: Conversion) -> list[bytes]:
+    """The files of a conversion that takes several (merge's PDFs, from-images' images), as its request sends them."""
+    noun, suffix = ("images", ".jpg") if conversion.takes.accepts == IMAGE else ("PDFs", ".pdf")
+    return await read_files(request, noun=noun, suffix=suffix, most=conversion.takes.most)
 
 
 async def read_form_fill(request: Request) -> tuple[bytes, FillFormOptions]:
@@ -97,9 +113,9 @@ def _json_object(raw: object, what: str, *, hint: str = "") -> dict[str, object]
     return value
 
 
-def _base64(value: object, what: str) -> bytes:
+def _base64(value: object, what: str, noun: str = "PDFs") -> bytes:
     if not isinstance(value, str) or not value:
-        raise InvalidInput(f"{what}: a base64-encoded PDF is required")
+        raise InvalidInput(f"{what}: a base64-encoded {noun.removesuffix('s')} is required")
     try:
         return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
