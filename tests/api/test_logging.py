@@ -30,18 +30,19 @@ def records(output: str) -> list[dict[str, object]]:
 
 
 def test_access_record_fields_without_content_or_key(api: TestClient, key: str, log_output: io.StringIO) -> None:
-    response = api.post(
-        "/v1/data/url-encode", params={"form": "true", "x": SENTINEL}, content=SENTINEL.encode(), headers=auth(key)
-    )
+    response = api.post("/v1/data/url-encode", params={"form": "true"}, content=SENTINEL.encode(), headers=auth(key))
     assert response.status_code == 200
     bad = api.post("/v1/data/json-format", content=f'{{"{SENTINEL}": nope}}'.encode(), headers=auth(key))
     assert bad.status_code == 400
     assert SENTINEL not in bad.text
+    unknown = api.post("/v1/data/url-encode", params={"form": "true", "x": SENTINEL}, content=b"a", headers=auth(key))
+    assert unknown.status_code == 400  # an unknown parameter, named; its value is not echoed
+    assert SENTINEL not in unknown.text
     output = log_output.getvalue()
     assert SENTINEL not in output
     assert key not in output
     access = [record for record in records(output) if record.get("message") == "request"]
-    assert len(access) == 2
+    assert len(access) == 3
     first = access[0]
     assert first["route"] == "/v1/data/url-encode"
     assert first["status"] == 200

@@ -272,6 +272,8 @@ def test_a_json_field_error_still_names_the_field(api: TestClient, key: str) -> 
     ("path", "content_type", "body"),
     [
         ("/v1/image/resize?width=100", FORM, b"width=100"),  # curl -d width=100
+        ("/v1/image/resize", FORM, b"width=100"),  # the options only missing: they went as the body
+        ("/v1/image/convert", FORM, b"to=webp"),
         ("/v1/pdf/info", "application/json", b'{"url": "https://example.com/a.pdf"}'),
         ("/v1/qr/read", FORM, b'{"image": "iVBORw0KGgo="}'),  # curl -d '{...}'
     ],

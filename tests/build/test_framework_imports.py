@@ -32,6 +32,8 @@ DOCUMENTED = {
     "starlette.types": "https://www.starlette.io/middleware/#pure-asgi-middleware",
     "pydantic": "https://docs.pydantic.dev/latest/api/base_model/",
     "pydantic.alias_generators": "https://docs.pydantic.dev/latest/api/config/#pydantic.alias_generators",
+    # PydanticCustomError (a validator's own error type and message) and InitErrorDetails
+    "pydantic_core": "https://docs.pydantic.dev/latest/api/pydantic_core/",
     "mangum": "https://mangum.fastapiexpert.com/adapter/",
     "aws_lambda_powertools": "https://docs.powertools.aws.dev/lambda/python/latest/core/logger/",
     "aws_lambda_powertools.logging": "https://docs.powertools.aws.dev/lambda/python/latest/core/logger/",

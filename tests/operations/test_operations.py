@@ -143,7 +143,9 @@ def test_a_favicon_set_lists_every_image_and_keeps_its_manifest(
 def test_a_failed_operation_is_refunded_and_says_why(
     api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer
 ) -> None:
-    upload = upload_file(api, key, b"this is not a pdf", content_type="application/pdf")
+    damaged = b"%PDF-1.7\nthis is not a pdf"  # its first bytes pass (tests/operations/test_acceptance.py)
+    synchronous = api.post("/v1/pdf/split?ranges=1", content=damaged, headers=bearer(key)).json()
+    upload = upload_file(api, key, damaged, content_type="application/pdf")
     before = used(api, key)
     days_before = daily(api, key)
     operation = accepted(api, key, "/v1/pdf/split", [upload], ranges="1")
@@ -151,7 +153,7 @@ def test_a_failed_operation_is_refunded_and_says_why(
     executor_consumer.poll_once()
     ended = shown(api, key, operation["id"])
     assert ended["status"] == "failed" and "results" not in ended
-    assert ended["error"] == {"code": "invalid_input", "message": "the body is not a PDF (no %PDF- header)"}
+    assert ended["error"] == {"code": "invalid_input", "message": synchronous["message"]}
     assert used(api, key) == before
     assert daily(api, key) == days_before  # given back from the day it was admitted on
 
@@ -173,7 +175,7 @@ def test_a_pdf_whose_forms_fan_out_fails_too_large_and_is_refunded(
 def test_a_redelivered_message_is_refunded_once(
     api: TestClient, key: str, files: FileServices, executor: Executor
 ) -> None:
-    upload = upload_file(api, key, b"not a pdf either", content_type="application/pdf")
+    upload = upload_file(api, key, b"%PDF-1.7\nnot a pdf either", content_type="application/pdf")
     operation = accepted(api, key, "/v1/pdf/rotate", [upload], degrees="90")
     charged = used(api, key)
     first = executor.run(operation["id"], receives=1)

@@ -79,9 +79,9 @@ export type Fit = "cover" | "contain" | "fill" | "inside" | "outside";
 export interface ImageResizeParams {
   /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** Target width in pixels. */
+  /** Target width in pixels. Give width, height or both (at least one). */
   width?: number;
-  /** Target height in pixels. */
+  /** Target height in pixels. Give width, height or both (at least one). */
   height?: number;
   /** How to fit width x height. */
   fit?: Fit;
@@ -542,11 +542,11 @@ export interface DecodedCode {
 export interface RenderSvgToPngParams {
   /** SVG or SVGZ document (any Content-Type, e.g. image/svg+xml). */
   file: FileInput;
-  /** Multiplies the intrinsic size. */
+  /** Multiplies the intrinsic size. Not with width or height: give scale, or width and/or height. */
   scale?: number;
-  /** Output width in pixels. */
+  /** Output width in pixels. Not with scale: give scale, or width and/or height. */
   width?: number;
-  /** Output height in pixels. */
+  /** Output height in pixels. Not with scale: give scale, or width and/or height. */
   height?: number;
   /** CSS colour or `transparent` (default). */
   background?: string;

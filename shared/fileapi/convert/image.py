@@ -24,6 +24,9 @@ from fileapi.convert.image_io import (
 from fileapi.convert.resampling import centred_box, letterbox, resample, scaled
 from fileapi.errors import InvalidInput
 
+# resize_image needs at least one side (fileapi.models.image.ResizeOptions refuses the same, before any work).
+RESIZE_SIDES = "give width, height or both"
+
 if TYPE_CHECKING:
     from PIL import Image
 
@@ -138,7 +141,7 @@ def resize_image(
     :raises InvalidInput: neither width nor height, or a value < 1.
     """
     if width is None and height is None:
-        raise InvalidInput("give width, height or both")
+        raise InvalidInput(RESIZE_SIDES)
     for name, value in (("width", width), ("height", height)):
         if value is not None and value < 1:
             raise InvalidInput(f"{name} must be >= 1, not {value}")

@@ -92,13 +92,13 @@ def open_image(data: Source, *, shrink_to: tuple[int | None, int | None] | None 
     :raises TooLarge: more than 50 megapixels, or a JPEG whose scans would take too long (`jpeg_scans`).
     :raises InvalidInput: truncated or corrupt (saying what is wrong).
     """
-    from fileapi.convert.image_decode import decode, head, identify
+    from fileapi.convert.image_decode import EMPTY_IMAGE, decode, head, identify
     from fileapi.convert.jpeg_scans import check_scans
 
     load_pillow()
     start = head(data, 30)
     if not start:
-        raise InvalidInput("the body is empty: send the image's bytes")
+        raise InvalidInput(EMPTY_IMAGE)
     _check_webp_canvas(start)
     image = identify(data)
     if image.format not in INPUT_FORMATS:

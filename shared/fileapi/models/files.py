@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import Field
 
-from fileapi.models import ApiModel, example
+from fileapi.models import ApiModel, ApiRequest, example
 from fileapi.models.pipelines import OutputReport, StageReport
 from fileapi.net.urls import MAX_URL_CHARS
 
@@ -30,7 +30,7 @@ class OperationStatus(StrEnum):
 MEDIA_TYPE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$"
 
 
-class UploadRequest(ApiModel):
+class UploadRequest(ApiRequest):
     """A file to be uploaded: its name, media type and size."""
 
     model_config = example({"filename": "scan.pdf", "contentType": "application/pdf", "size": 125829120})
@@ -164,7 +164,7 @@ class OperationResult(ApiModel):
     )
 
 
-class WebhookRequest(ApiModel):
+class WebhookRequest(ApiRequest):
     """An endpoint to receive a signed event when an operation of the account ends."""
 
     model_config = example({"url": "https://example.com/hooks/fileapi"})

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
-from pydantic import Field, create_model
+from pydantic import Field, create_model, model_validator
+from pydantic_core import PydanticCustomError
 
 from fileapi.convert.favicons import FAVICON_PNGS
-from fileapi.convert.image import Fit, FlipDirection, Rotation
+from fileapi.convert.image import RESIZE_SIDES, Fit, FlipDirection, Rotation
 from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.ocr_options import DEFAULT_LANGUAGES
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
@@ -137,11 +138,22 @@ class ConvertOptions(QueryOptions):
 
 
 class ResizeOptions(QueryOptions):
-    width: int | None = Field(default=None, ge=1, description="Target width in pixels.")
-    height: int | None = Field(default=None, ge=1, description="Target height in pixels.")
+    width: int | None = Field(
+        default=None, ge=1, description="Target width in pixels. Give width, height or both (at least one)."
+    )
+    height: int | None = Field(
+        default=None, ge=1, description="Target height in pixels. Give width, height or both (at least one)."
+    )
     fit: Fit = Field(default=Fit.COVER, description="How to fit width x height.")
     fmt: OutputFormat = None
     quality: Quality = None
+
+    @model_validator(mode="after")
+    def _a_side_is_given(self) -> Self:
+        """resize_image needs a width or a height: refused here too, so that an operation is refused before 202."""
+        if self.width is None and self.height is None:
+            raise PydanticCustomError("missing_option", RESIZE_SIDES)
+        return self
 
 
 class CompressOptions(QueryOptions):

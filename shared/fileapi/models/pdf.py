@@ -3,11 +3,14 @@ documents."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
+from pydantic_core import PydanticCustomError
 
 from fileapi.convert.ocr_options import DEFAULT_LANGUAGES, OcrOutput
+from fileapi.convert.pages import check_page_list, check_ranges
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
 from fileapi.convert.pdf_from_images import ImagePageSize
@@ -15,7 +18,8 @@ from fileapi.convert.pdf_metadata import MAX_FIELD_CHARS
 from fileapi.convert.pdf_pages import MAX_ORDER_CHARS
 from fileapi.convert.pdf_redact_find import DEFAULT_FILL, MAX_AREAS, MAX_PATTERNS, MAX_TERM_CHARS, MAX_TEXTS
 from fileapi.convert.pdf_unlock import MAX_PASSWORD_CHARS
-from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
+from fileapi.errors import InvalidInput
+from fileapi.models import ApiModel, ApiRequest, Base64Text, QueryOptions, example, examples
 from fileapi.models.ocr import OcrLanguages
 
 
@@ -106,7 +110,34 @@ class PdfCompressResult(ApiModel):
 
 # Each options model's fields are its converter's keyword arguments (a test holds them together), so a
 # route calls `converter(body, **options.model_dump())`.
-Pages = Annotated[str | None, Field(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'.")]
+
+
+def _page_list(text: str | None) -> str | None:
+    """A page list whose form no document could satisfy is refused with the options (an operation before 202)."""
+    return _checked(check_page_list, text)
+
+
+def _ranges(text: str) -> str:
+    """Ranges no document could satisfy are refused with the options (an operation before 202)."""
+    checked = _checked(check_ranges, text)
+    assert checked is not None
+    return checked
+
+
+def _checked(check: Callable[[str], None], text: str | None) -> str | None:
+    if text is not None:
+        try:
+            check(text)
+        except InvalidInput as refused:
+            raise PydanticCustomError("page_list", "{reason}", {"reason": refused.message}) from None
+    return text
+
+
+Pages = Annotated[
+    str | None,
+    Field(max_length=1000, description="Pages such as '1,3,5', '2-4' or 'all'."),
+    AfterValidator(_page_list),
+]
 KEEP_ACTIVE_CONTENT_DESCRIPTION = (
     "Keep JavaScript, actions run on opening or by form fields, launch actions and embedded files "
     "(by default they are removed; links and bookmarks that navigate stay)."
@@ -119,7 +150,7 @@ class ExtractTextOptions(QueryOptions):
 
 
 class SplitOptions(QueryOptions):
-    ranges: str = Field(max_length=1000, description="e.g. '1-3,4-4,7'.")
+    ranges: Annotated[str, Field(max_length=1000, description="e.g. '1-3,4-4,7'."), AfterValidator(_ranges)]
 
 
 class PdfRotateOptions(QueryOptions):
@@ -181,13 +212,13 @@ class PdfOcrOptions(QueryOptions):
     )
 
 
-class PdfMergeForm(ApiModel):
+class PdfMergeForm(ApiRequest):
     """The PDFs to merge, as form parts."""
 
     files: list[bytes] = Field(description="The PDFs, in order.")
 
 
-class FillFormOptions(ApiModel):
+class FillFormOptions(ApiRequest):
     """The values to put in a PDF form, and whether to flatten it."""
 
     fields: dict[str, Any] = Field(description="Field name to value: text, true/false, an export value or a list.")
@@ -263,7 +294,7 @@ class FromImagesOptions(QueryOptions):
     )
 
 
-class PdfFromImagesForm(ApiModel):
+class PdfFromImagesForm(ApiRequest):
     """The images, as form parts."""
 
     files: list[bytes] = Field(description="The images (JPEG, PNG, WebP, HEIC, AVIF, GIF, BMP, TIFF), in order.")

@@ -5,19 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from fileapi.models import ApiModel, example
+from fileapi.models import ApiModel, ApiRequest, example
 
 MAX_STAGES = 10
 MAX_INPUTS = 100
 MAX_OUTPUTS = 100
 
 
-class StrictModel(ApiModel):
-    """A request object that refuses fields it does not know (a misspelled `optoins` is 400, not ignored)."""
-
-    model_config = ConfigDict(extra="forbid")
+class StrictModel(ApiRequest):
+    """A request object that refuses fields it does not know (a misspelled `optoins` is 400 naming `options`,
+    not ignored: fileapi.models.ClosedModel)."""
 
 
 class PipelineInput(StrictModel):

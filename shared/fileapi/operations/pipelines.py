@@ -10,7 +10,6 @@ the next. Intermediate files never leave the work folder; only the last stage's 
 
 from __future__ import annotations
 
-import difflib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from fileapi.models.pipelines import PipelineOutput, PipelineRequest, StageRepor
 from fileapi.net.addresses import EgressPolicy
 from fileapi.net.put import put_file
 from fileapi.operations.conversions import RunInWorker, run_conversion, validated_options
+from fileapi.unknown_names import closest_name
 
 PIPELINES_ROUTE = "/v1/pipelines"
 NOTHING = "nothing"  # what a stage that gives JSON alone hands the next: no file
@@ -130,11 +130,11 @@ def _options(conversion: Conversion, given: dict[str, Any], where: str) -> BaseM
         if given:
             raise InvalidInput(f"{where}.options: {conversion.name} takes no options")
         return None
-    known = {info.alias or name for name, info in model.model_fields.items()}
+    known = sorted(info.alias or name for name, info in model.model_fields.items())
     for name in given:
         if name not in known:
-            close = difflib.get_close_matches(name, sorted(known), n=1)
-            hint = f"; did you mean {close[0]}?" if close else f"; it takes {', '.join(sorted(known))}"
+            close = closest_name(name, known)
+            hint = f"; did you mean {close}?" if close else f"; it takes {', '.join(known)}"
             raise InvalidInput(f"{where}.options: unknown option {name!r} for {conversion.name}{hint}")
     if issubclass(model, QueryOptions):
         given = {name: _query_text(value) for name, value in given.items()}

@@ -13,6 +13,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fileapi.errors import NotFound, ServiceUnavailable
@@ -69,6 +70,15 @@ RETRY_AFTER_SECONDS = 2
 CANCELLED = "cancelled"
 
 
+@dataclass(frozen=True)
+class StartCheck:
+    """What a route refuses from the first `size` bytes of an input, checked before an operation is accepted:
+    `check` raises the ApiError the route itself would answer (fileapi.web.input_checks)."""
+
+    size: int
+    check: Callable[[bytes], object]
+
+
 class OperationService:
     """Operations of one bucket, queue and table.
 
@@ -101,16 +111,22 @@ class OperationService:
         options: dict[str, Any] | None = None,
         uploads: Sequence[str] = (),
         bodies: Sequence[tuple[bytes, str]] = (),
+        start_check: StartCheck | None = None,
     ) -> Operation:
         """Record and queue the operation of an admitted request to `route` with `query` (its query string
         without the uploads) and its validated `options` (wire names), over the account's `uploads`, or over
         `bodies` (the request's own files and their media types, each kept as an upload first), or over nothing
         (a conversion of options alone).
 
+        Everything that can be refused without converting is refused first, with nothing stored or queued: a
+        missing, foreign or expired upload, one with no file or over its bound, and, by `start_check`, an input
+        whose first bytes the route would refuse (empty, another kind of file).
+
         The caller gives the admission's unit back when this raises (nothing was queued); once it returns, the
         operation owns the unit.
 
-        :raises InvalidInput: an upload with no file yet.
+        :raises InvalidInput: an upload with no file yet; `start_check`'s refusal.
+        :raises UnsupportedFormat: `start_check`'s refusal.
         :raises NotFound: an upload that is not the account's (or expired).
         :raises TooLarge: an upload's file over its bound.
         :raises ServiceUnavailable: operations are off here, or the queue did not take it.
@@ -118,6 +134,9 @@ class OperationService:
         if self.queue_url is None:
             raise ServiceUnavailable("operations are not configured on this server (no operations queue)")
         if bodies:
+            if start_check is not None:
+                for data, _ in bodies:
+                    start_check.check(data[: start_check.size])
             kept = [self.uploads.keep_body(admission.account_id, data, content_type=kind) for data, kind in bodies]
             ids = tuple(upload.id for upload in kept)
             request = Request(route, query, kept[0].content_type, ids, inline=True, options=options)
@@ -125,6 +144,8 @@ class OperationService:
             owned = [self.uploads.owned(upload_id, admission.account_id) for upload_id in uploads]
             for upload in owned:
                 self.uploads.stored_size(upload)
+                if start_check is not None:
+                    start_check.check(self.uploads.first_bytes(upload, start_check.size))
             content_type = owned[0].content_type if owned else ""
             request = Request(route, query, content_type, tuple(uploads), options=options)
         now = int(self.clock())

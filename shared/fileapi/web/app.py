@@ -52,11 +52,28 @@ def create_app(*routers: APIRouter, title: str, worker_modules: tuple[str, ...] 
         # Flat, not include_router: FastAPI >= 0.160 wraps included routers, and app.routes
         # must list each APIRoute for the template check and the OpenAPI build.
         app.router.routes.extend(router.routes)
+    _close_queries(app.router.routes)
     install_error_handlers(app)
     app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
     for middleware, options in shared_middleware():
         app.add_middleware(middleware, **options)
     return app
+
+
+def _close_queries(routes: list[Any]) -> None:
+    """Make the routes FastAPI solves itself refuse unknown query parameters, as the bound ones do (a
+    MeteredRoute has a `binder`: fileapi.web.binding); a route that declares no parameter and no body reads its
+    request as it comes (the Stripe webhook: its sender's URL is not ours to police) and is left as it is."""
+    from fastapi.routing import APIRoute
+
+    from fileapi.web.binding import closed_query
+
+    for route in routes:
+        if isinstance(route, APIRoute) and getattr(route, "binder", None) is None:
+            dependant = route.dependant
+            if dependant.query_params or dependant.body_params:
+                names = tuple(param.alias for param in dependant.query_params)
+                route.app = closed_query(route.app, names)
 
 
 def shared_middleware() -> list[tuple[Any, dict[str, Any]]]:

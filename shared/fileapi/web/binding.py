@@ -14,6 +14,11 @@ A metered endpoint takes a few kinds of parameter, each told by its annotation:
   validated by a `TypeAdapter` of its annotation (pydantic reads the bounds of FastAPI's `Query()`, a
   `FieldInfo`).
 
+A query parameter the endpoint does not take is an error too (FastAPI ignores it), named with the names it does
+take, so that the error mapping can say which one was meant (`qualty`: did you mean `quality`?); the protocol's
+own (`upload`, `PROTOCOL_PARAMETERS`) is taken everywhere. A form's fields reach the binder as query parameters
+(fileapi.web.request_bodies), so a misspelled form field is refused the same way.
+
 FastAPI reads the same signature for the OpenAPI document; this module answers the requests. Every problem
 with the parameters is raised at once as FastAPI's public `RequestValidationError`, with FastAPI's locations
 (`("query", name, ...)`, `("body", ...)`) and pydantic's messages, so the one error mapping
@@ -36,13 +41,20 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from starlette.datastructures import QueryParams
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fileapi.models import QueryOptions
+from fileapi.models import QueryOptions, wire_names
 from fileapi.web.io import BodyReader, is_json
 
 Arguments = dict[str, Any]
 _REQUIRED = inspect.Parameter.empty
 _PATH_PARAMETER = re.compile(r"{([^}:]+)(?::[^}]*)?}")
+# The query parameter that names an upload as a conversion's input (fileapi.web.operations reads it).
+UPLOAD_PARAMETER = "upload"
+# Query parameters of the protocol, not of an endpoint: every endpoint takes them.
+PROTOCOL_PARAMETERS = (UPLOAD_PARAMETER,)
+# pydantic's type for a name a model does not know (fileapi.web.errors words it from ctx["known"]).
+_UNKNOWN = "extra_forbidden"
 
 
 @dataclass(frozen=True)
@@ -106,7 +118,7 @@ class Binder:
             elif isinstance(kind, type) and issubclass(kind, Request):
                 request = name
             elif isinstance(kind, type) and issubclass(kind, QueryOptions):
-                models.append(QueryModel(name, kind, _aliases(kind), _repeatable(kind)))
+                models.append(QueryModel(name, kind, wire_names(kind), _repeatable(kind)))
             elif isinstance(kind, type) and issubclass(kind, BaseModel):
                 if json_body is not None:
                     raise TypeError(f"{endpoint.__qualname__}: more than one JSON body ({json_body[0]}, {name})")
@@ -166,7 +178,7 @@ class Binder:
     def _options(self, request: Request, values: Arguments) -> list[dict[str, Any]]:
         """Fill `values` with the path and query arguments; the problems found."""
         received = request.query_params
-        errors = self._repeated(received)
+        errors = self._query_problems(received)
         for parameter in self.path:
             values[parameter.argument] = _path_value(parameter, request.path_params, errors)
         for parameter in self.query:
@@ -175,15 +187,59 @@ class Binder:
             values[model.argument] = _query_model(model, received, errors)
         return errors
 
-    def _repeated(self, received: QueryParams) -> list[dict[str, Any]]:
-        names = [parameter.alias for parameter in self.query] + [
-            alias for model in self.models for alias in model.aliases if alias not in model.repeatable
-        ]
-        return [
+    @property
+    def query_names(self) -> tuple[str, ...]:
+        """The query parameters the endpoint takes itself: its parameters, then its options models' fields (every
+        endpoint takes the `PROTOCOL_PARAMETERS` too)."""
+        return tuple(parameter.alias for parameter in self.query) + tuple(
+            alias for model in self.models for alias in model.aliases
+        )
+
+    def _query_problems(self, received: QueryParams) -> list[dict[str, Any]]:
+        """A parameter given twice (but a list field's), and each one the endpoint does not take (with those it
+        does)."""
+        names = self.query_names
+        repeatable = {alias for model in self.models for alias in model.repeatable}
+        errors = [
             {"type": "repeated", "loc": ("query", name), "msg": "given more than once; give it once", "input": None}
             for name in names
-            if len(received.getlist(name)) > 1
+            if name not in repeatable and len(received.getlist(name)) > 1
         ]
+        return errors + unknown_query(received, names)
+
+
+def unknown_query(received: QueryParams, names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """An error for each parameter of `received` that is neither one of `names` nor the protocol's, in order,
+    each once, with the names that are known (for the error mapping's "did you mean")."""
+    taken = {*names, *PROTOCOL_PARAMETERS}
+    context = {"known": list(names), "protocol": list(PROTOCOL_PARAMETERS)}
+    return [
+        {
+            "type": _UNKNOWN,
+            "loc": ("query", name),
+            "msg": "Extra inputs are not permitted",
+            "input": None,
+            "ctx": context,
+        }
+        for name in dict.fromkeys(received)
+        if name not in taken
+    ]
+
+
+def closed_query(app: ASGIApp, names: tuple[str, ...]) -> ASGIApp:
+    """`app` (a route's) refusing a query parameter that is not one of `names` nor the protocol's, as `Binder.bind`
+    does, for a route FastAPI solves itself (which ignores them).
+
+    :raises RequestValidationError: naming each unknown parameter, before `app` runs.
+    """
+
+    async def checked(scope: Scope, receive: Receive, send: Send) -> None:
+        errors = unknown_query(QueryParams(scope.get("query_string", b"")), names)
+        if errors:
+            raise RequestValidationError(errors)
+        await app(scope, receive, send)
+
+    return checked
 
 
 def _unwrapped(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
@@ -192,10 +248,6 @@ def _unwrapped(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
         kind, *metadata = typing.get_args(annotation)
         return kind, tuple(metadata)
     return annotation, ()
-
-
-def _aliases(model: type[BaseModel]) -> tuple[str, ...]:
-    return tuple(info.alias or name for name, info in model.model_fields.items())
 
 
 def _repeatable(model: type[BaseModel]) -> frozenset[str]:

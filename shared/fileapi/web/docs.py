@@ -336,9 +336,12 @@ def _tidy(spec: dict[str, Any]) -> None:
     say `security: []`. FastAPI's own 422 entries go: validation errors are 400 invalid_input here (422 is
     unprocessable_input, declared by the routes that convert in a worker). The empty `application/json` entry
     FastAPI adds beside a route's real media types goes. Error bodies name their codes through the `ApiErrorCode` enum.
+    An optional parameter reads as its type (`_without_null`).
     """
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
+            for parameter in operation.get("parameters", []):
+                parameter["schema"] = _without_null(parameter.get("schema", {}))
             named = operation.pop(OPERATION_ID, None)  # a route's own name for itself (the SDKs' method name)
             operation["operationId"] = named or operation_id(path, method if len(operations) > 1 else None)
             operation.setdefault("security", [])  # public: said explicitly, so no global default applies
@@ -364,3 +367,18 @@ def _tidy(spec: dict[str, Any]) -> None:
         "description": "error code",
         "examples": ["invalid_input"],
     }
+
+
+_NULL = {"type": "null"}
+
+
+def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """A parameter's schema without pydantic's `null` branch (`anyOf: [T, null]`, from `T | None = None`): a
+    parameter cannot be sent as null, only left out, so it reads as T ("integer", not "integer | (integer |
+    null)"). A schema with another default, or other branches, is kept as it is."""
+    branches = schema.get("anyOf")
+    if not isinstance(branches, list) or _NULL not in branches or len(branches) != 2 or schema.get("default"):
+        return schema
+    (kept,) = (branch for branch in branches if branch != _NULL)
+    around = {name: value for name, value in schema.items() if name not in ("anyOf", "default")}
+    return {**kept, **around}

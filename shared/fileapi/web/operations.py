@@ -2,10 +2,13 @@
 
 A conversion request becomes an operation when it names uploads (`?upload=upl_...`, repeated for merge) or
 prefers an asynchronous answer (`Prefer: respond-async`, RFC 7240; the answer then says
-`Preference-Applied: respond-async`). It is admitted (counted) like any conversion; its path and query are
-checked by the route's own binder, so a bad option is 400 at once, with nothing queued and the unit given
-back; then the operation is recorded and queued (fileapi.operations.service), and the answer is 202 with
-`Location: /v1/operations/{id}`, `Retry-After` and the operation. An inline body asked for with
+`Preference-Applied: respond-async`). It is admitted (counted) like any conversion, then checked for all that
+can be refused without converting, as the synchronous request would be refused (400, 404, 413), with nothing
+stored or queued and the unit given back: its path and query (and an inline body's JSON) by the route's own
+binder; a missing, foreign or expired upload, or one with no file; an input whose first bytes the route does not
+take (empty, or another kind of file: fileapi.web.input_checks). Then the operation is recorded and queued
+(fileapi.operations.service), and the answer is 202 with `Location: /v1/operations/{id}`, `Retry-After` and the
+operation. An inline body asked for with
 `Prefer: respond-async` is kept first as an upload of the account, so the operation reads it as it reads
 any upload. Requests that ask for neither are answered synchronously, as before.
 """
@@ -18,6 +21,7 @@ from urllib.parse import urlencode
 
 from fileapi.catalogue.declaration import ANY, Conversion, Reads
 from fileapi.errors import InvalidInput
+from fileapi.web.binding import UPLOAD_PARAMETER
 from fileapi.web.invocation import off_the_loop
 from fileapi.web.routes import json_response
 
@@ -31,7 +35,6 @@ if TYPE_CHECKING:
     from fileapi.operations.records import Operation
     from fileapi.web.binding import Binder
 
-UPLOAD_PARAMETER = "upload"
 RESPOND_ASYNC = "respond-async"
 
 
@@ -72,14 +75,17 @@ async def accept(
 
     :raises RequestValidationError: an option the conversion refuses (400).
     :raises InvalidInput: uploads named on a conversion that takes no file, too many, a body beside them, or an
-        empty body where a file is needed.
+        empty body where a file is needed; an input the conversion refuses from its first bytes (or
+        `UnsupportedFormat`: fileapi.web.input_checks).
     :raises NotFound: an upload that is not the account's, or expired.
     :raises ServiceUnavailable: operations are off, or the queue did not take it.
     """
     from fileapi.services import get_file_services
+    from fileapi.web.input_checks import start_check
 
     route = request.url.path
     takes = conversion.takes
+    check = start_check(conversion)
     options: BaseModel | None = None
     bodies: list[tuple[bytes, str]] = []
     if operation.uploads:
@@ -105,7 +111,9 @@ async def accept(
         options = arguments.get("options")
         if takes.takes_file:
             body: bytes = arguments["body"]
-            if not body and takes.accepts != ANY:
+            # An empty file is refused where the synchronous request refuses it too: a check words it as the route
+            # does; other files (SVG, a JSON document) as here; text may be empty (an empty text is 200 there).
+            if not body and takes.accepts != ANY and takes.reads is not Reads.TEXT and check is None:
                 raise InvalidInput(f"the body is empty: {route} converts a file; send it as the body")
             kind = takes.accepts if takes.reads is Reads.TEXT else request.headers.get("content-type")
             bodies = [(body, kind or "application/octet-stream")]
@@ -120,6 +128,7 @@ async def accept(
         options=given,
         uploads=operation.uploads,
         bodies=bodies,
+        start_check=check,
     )
     return accepted(services, accepted_operation, prefer_async=operation.prefer_async)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Iterable
 
 import orjson
 from fastapi import Request
@@ -22,6 +23,10 @@ FILES_HINT = (
 )
 KEEP_ACTIVE_CONTENT = "keepActiveContent"
 FILL_HINT = 'send -F file=@form.pdf -F \'fields={...}\' or JSON {"pdf": base64 PDF, "fields": {...}}'
+# The names each body takes; any other is 400, naming it (as a model's unknown field is: fileapi.models.ClosedModel).
+MERGE_NAMES = ("files",)
+FILL_JSON_NAMES = ("pdf", "fields", "flatten", KEEP_ACTIVE_CONTENT)
+FILL_FORM_NAMES = ("file", "fields", "flatten", KEEP_ACTIVE_CONTENT)
 
 
 async def read_files(request: Request, *, noun: str = "PDFs", suffix: str = ".pdf", most: int = 500) -> list[bytes]:
@@ -32,12 +37,15 @@ async def read_files(request: Request, *, noun: str = "PDFs", suffix: str = ".pd
     """
     if _is_form(request):
         form = await request.form(max_files=most, max_fields=most)
+        _only(form.keys(), MERGE_NAMES)
         documents = [await part.read() for part in form.getlist("files") if isinstance(part, UploadFile)]
         if not documents:
             raise InvalidInput(f"send the {noun} as form parts named 'files'")
         return documents
     hint = FILES_HINT.format(noun=noun, suffix=suffix)
-    files = _json_object(await request.body(), "the body", hint=hint).get("files")
+    payload = _json_object(await request.body(), "the body", hint=hint)
+    _only(payload, MERGE_NAMES)
+    files = payload.get("files")
     if not isinstance(files, list) or not files:
         raise InvalidInput(f"files: a non-empty array of base64-encoded {noun} is required")
     if len(files) > most:
@@ -56,6 +64,7 @@ async def read_form_fill(request: Request) -> tuple[bytes, FillFormOptions]:
     file, fields (JSON text), flatten and keepActiveContent ('true'/'false')."""
     if _is_form(request):
         form = await request.form(max_files=1, max_fields=10)
+        _only(form.keys(), FILL_FORM_NAMES)
         upload = form.get("file")
         if not isinstance(upload, UploadFile):
             raise InvalidInput("file: the PDF is required as a form part named 'file'")
@@ -63,12 +72,22 @@ async def read_form_fill(request: Request) -> tuple[bytes, FillFormOptions]:
         flatten, keep = (_flag(form.get(name), name) for name in ("flatten", KEEP_ACTIVE_CONTENT))
         return await upload.read(), FillFormOptions(fields=fields, flatten=flatten, keep_active_content=keep)
     payload = _json_object(await request.body(), "the body", hint=FILL_HINT)
+    _only(payload, FILL_JSON_NAMES)
     document = _base64(payload.get("pdf"), "pdf")
     given = payload.get("fields")
     if not isinstance(given, dict):
         raise InvalidInput("fields: an object of field name to value is required")
     flatten, keep = (_boolean(payload.get(name, False), name) for name in ("flatten", KEEP_ACTIVE_CONTENT))
     return document, FillFormOptions(fields=given, flatten=flatten, keep_active_content=keep)
+
+
+def _only(given: Iterable[str], known: tuple[str, ...]) -> None:
+    """:raises InvalidInput: naming each of the `given` names that is not `known` (and the one it may mean)."""
+    from fileapi.unknown_names import unknown_name  # its difflib only when a name is unknown
+
+    unknown = [unknown_name(name, known, kind="field") for name in dict.fromkeys(given) if name not in known]
+    if unknown:
+        raise InvalidInput("; ".join(unknown))
 
 
 def _boolean(value: object, name: str) -> bool:
