@@ -1,9 +1,10 @@
 """The conversion workers of one process: started ahead of time, reused, one conversion each at a time.
 
-A job goes to an idle worker (or waits for one, within its seconds) over the worker's socket; the answer
-comes back as an outcome. A worker that does not answer within the job's seconds, counted from when the job got
-it, is killed (so an answer takes at most twice the seconds, and a 413 for time is the file's own cost); one that dies
-(a crash, the kernel's out-of-memory killer, SIGXCPU) or runs out of its address space is replaced. Each way
+A job goes to an idle worker (or waits for one, within its seconds and WAIT_MARGIN_SECONDS) over the worker's
+socket; the answer comes back as an outcome. A worker that does not answer within the job's seconds, counted
+from when the job got it ready (a wait behind others and a new worker's imports are not the job's cost), is
+killed, so a 413 for time is the file's own cost; one that dies (a crash, the kernel's out-of-memory killer,
+SIGXCPU) or runs out of its address space is replaced. Each way
 a job can end is an answer for its caller alone:
 
 | the worker                                   | the caller gets                                |
@@ -14,7 +15,8 @@ a job can end is an answer for its caller alone:
 | overruns its seconds (killed), SIGXCPU       | 413 too_large (time)                           |
 | crashes (a signal), a library panics         | 422 unprocessable_input                        |
 | raises an unexpected exception               | 500 internal_error, logged by type and frames  |
-| none is free within the seconds              | 503 service_unavailable, Retry-After           |
+| none is free within the seconds and margin   | 503 service_unavailable, Retry-After           |
+| does not start (exits, or imports for 30 s)  | 500 internal_error, logged                     |
 
 Waiting jobs are queued by key (the caller's account): one FIFO queue per key, and a free worker goes to the
 waiting key that got a worker longest ago (round-robin over the keys), so one key's jobs, however many and
@@ -57,6 +59,10 @@ MIB = 1 << 20
 WORKER_ENVIRONMENT = {"MALLOC_ARENA_MAX": "2"}
 # Worker sockets' kernel buffers: a 4.5 MB body crosses in a few system calls.
 SOCKET_BUFFER_BYTES = 4 * MIB
+# A job waits for a free worker at most its own seconds and this margin (a killed worker's replacement).
+WAIT_MARGIN_SECONDS = 2.0
+# A new worker imports its converters' libraries within this (measured: 0.3-1.2 s on a loaded 2-core machine).
+START_SECONDS = 30.0
 # Keys whose last turn is remembered: a key forgotten is served as one never served (it has not had a worker
 # for the last 1,024 keys' turns).
 MAX_REMEMBERED_KEYS = 1024
@@ -144,9 +150,11 @@ class WorkerPool:
         payload = pickle.dumps(
             Job(function, args, kwargs, seconds, max_response_bytes), protocol=pickle.HIGHEST_PROTOCOL
         )
-        worker = await self._acquire(time.monotonic() + seconds, key)
+        # Keys take turns, so a job waits for one job ahead of it in its turn and that worker's replacement.
+        worker = await self._acquire(time.monotonic() + seconds + WAIT_MARGIN_SECONDS, key)
+        await self._await_ready(worker)
         started = time.monotonic()
-        try:  # the job's seconds of work start with its worker: a wait behind others is not its cost
+        try:  # the job's seconds of work start with its worker, ready: neither a wait nor a start is its cost
             outcome = await self._exchange(worker, payload, started + seconds)
         except TimeoutError:
             self._discard(worker, kill=True)
@@ -233,7 +241,7 @@ class WorkerPool:
         except TimeoutError:
             self._return_handed(future)
             raise ServiceUnavailable(
-                f"all {self.size} conversion workers stayed busy for the whole deadline; retry shortly",
+                f"all {self.size} conversion workers stayed busy longer than a conversion may take; retry shortly",
                 retry_after_seconds=2,
             ) from None
         except BaseException:
@@ -324,13 +332,29 @@ class WorkerPool:
 
     # One job
 
+    async def _await_ready(self, worker: Worker) -> None:
+        """Wait for a new worker's READY (its imports done), at most START_SECONDS.
+
+        :raises InternalError: it did not start (it exited, or is still importing), after replacing it.
+        """
+        if worker.ready:
+            return
+        try:
+            async with asyncio.timeout(START_SECONDS):
+                if await receive_frame_async(worker.sock) != READY:
+                    raise Closed("the worker did not start")
+        except (TimeoutError, Closed, OSError):
+            status = self._discard(worker, kill=True)
+            _warn("did_not_start", worker, status=status)
+            raise InternalError("a conversion worker did not start; it has been logged") from None
+        except BaseException:
+            self._discard(worker, kill=True)
+            raise
+        worker.ready = True
+
     async def _exchange(self, worker: Worker, payload: bytes, deadline: float) -> Outcome:
         loop = asyncio.get_running_loop()
         async with asyncio.timeout_at(loop.time() + max(0.0, deadline - time.monotonic())):
-            if not worker.ready:
-                if await receive_frame_async(worker.sock) != READY:
-                    raise Closed("the worker did not start")
-                worker.ready = True
             await send_frame_async(worker.sock, payload)
             outcome: Outcome = pickle.loads(await receive_frame_async(worker.sock))  # noqa: S301 - our worker's
         return outcome
@@ -360,9 +384,6 @@ class WorkerPool:
     def _death(self, worker: Worker, seconds: float) -> ApiError:
         """The answer for a worker found dead mid-job (its exit status tells how), after replacing it."""
         status = self._discard(worker, kill=False)
-        if not worker.ready:
-            _warn("did_not_start", worker, status=status)
-            return InternalError("a conversion worker did not start; it has been logged")
         if status == -signal.SIGXCPU:
             _warn("cpu_limit", worker, status=status)
             return TooLarge(exceeded_message(seconds))
