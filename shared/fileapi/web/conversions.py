@@ -11,11 +11,18 @@
   process that runs the operation.
 
 Either way the conversion is an X-Ray subsegment `## <converter>` when tracing is on.
+
+Workers are shared by turns between accounts (fileapi.isolation.pool): the metered route names the request's
+account with `working_for` once it is admitted, and the seconds its jobs held a worker before being ended for
+time are added up there, for the route to charge to the account's rate (fileapi.metering.meter.Meter.hold).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from fileapi.convert.payload import response_limit
@@ -28,6 +35,32 @@ from fileapi.web.tracing import subsegment
 R = TypeVar("R")
 
 
+@dataclass
+class Tenant:
+    """Whose conversions these are: the account (the pool's key), and the seconds its jobs held a worker before
+    they were ended for time."""
+
+    account_id: str
+    overrun_seconds: float = 0.0
+
+    def overran(self, seconds: float) -> None:
+        self.overrun_seconds += seconds
+
+
+_tenant: ContextVar[Tenant | None] = ContextVar("tenant", default=None)
+
+
+@contextmanager
+def working_for(account_id: str) -> Iterator[Tenant]:
+    """Within: conversions are `account_id`'s (they wait in its turn for a worker); yields its Tenant."""
+    tenant = Tenant(account_id)
+    token = _tenant.set(tenant)
+    try:
+        yield tenant
+    finally:
+        _tenant.reset(token)
+
+
 async def isolated(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     """`function(*args, **kwargs)` in a conversion worker, within the conversion deadline.
 
@@ -35,12 +68,15 @@ async def isolated(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     :raises ApiError: the converter's refusal, or how the worker ended (fileapi.isolation.pool).
     """
     settings = get_settings()
+    tenant = _tenant.get()
     with subsegment(f"## {function.__name__}"):
         return await get_workers().run(
             function,
             *args,
             seconds=settings.deadline_seconds,
             max_response_bytes=settings.max_response_bytes,
+            key=tenant.account_id if tenant is not None else "",
+            on_overrun=tenant.overran if tenant is not None else None,
             **kwargs,
         )
 
