@@ -819,6 +819,10 @@ export class QuotaExceeded extends ApiError {
 export class RateLimited extends RateLimitedBase {
   override readonly code: string = "rate_limited";
 }
+/** The API answered `request_timeout`. */
+export class RequestTimeout extends ApiError {
+  override readonly code: string = "request_timeout";
+}
 /** The API answered `service_unavailable`. */
 export class ServiceUnavailable extends ApiError {
   override readonly code: string = "service_unavailable";
@@ -854,6 +858,7 @@ export const ERRORS: Record<string, typeof ApiError> = {
   not_found: NotFound,
   quota_exceeded: QuotaExceeded,
   rate_limited: RateLimited,
+  request_timeout: RequestTimeout,
   service_unavailable: ServiceUnavailable,
   subscription_inactive: SubscriptionInactive,
   too_large: TooLarge,

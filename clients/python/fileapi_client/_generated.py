@@ -337,6 +337,12 @@ class RateLimited(RateLimitedBase):
     code = "rate_limited"
 
 
+class RequestTimeout(ApiError):
+    """The API answered `request_timeout`."""
+
+    code = "request_timeout"
+
+
 class ServiceUnavailable(ApiError):
     """The API answered `service_unavailable`."""
 
@@ -383,6 +389,7 @@ ERRORS: dict[str, type[ApiError]] = {
     "not_found": NotFound,
     "quota_exceeded": QuotaExceeded,
     "rate_limited": RateLimited,
+    "request_timeout": RequestTimeout,
     "service_unavailable": ServiceUnavailable,
     "subscription_inactive": SubscriptionInactive,
     "too_large": TooLarge,
