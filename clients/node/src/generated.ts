@@ -724,6 +724,8 @@ export interface OperationResult {
   "details"?: Record<string, unknown>;
   /** Failed or cancelled: why. */
   "error"?: OperationError;
+  /** Once its work has stopped (it ended, or was cancelled and its conversion stopped, within a second of the DELETE): the seconds it ran, waits for its turn not included. */
+  "ranSeconds"?: number;
 }
 
 export type OperationStatus = "running" | "succeeded" | "failed" | "cancelled";

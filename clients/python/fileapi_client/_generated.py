@@ -252,6 +252,7 @@ class OperationResult(TypedDict):
     results: NotRequired[list[OperationFile]]
     details: NotRequired[dict[str, Any]]
     error: NotRequired[OperationError]
+    ranSeconds: NotRequired[float]
 
 
 OperationStatus = Literal["running", "succeeded", "failed", "cancelled"]

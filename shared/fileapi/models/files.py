@@ -153,6 +153,11 @@ class OperationResult(ApiModel):
         "sizes), or the headers of a binary answer beyond its type (e.g. X-Animation).",
     )
     error: OperationError | None = Field(default=None, description="Failed or cancelled: why.")
+    ran_seconds: float | None = Field(
+        default=None,
+        description="Once its work has stopped (it ended, or was cancelled and its conversion stopped, within a "
+        "second of the DELETE): the seconds it ran, waits for its turn not included.",
+    )
 
 
 class WebhookRequest(ApiModel):

@@ -13,9 +13,11 @@ function down (memory, time) ends as failed and refunded, never as running forev
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import tempfile
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +29,7 @@ from fileapi.operations.aws import OPERATION_RECEIVES
 from fileapi.operations.generic import produce
 from fileapi.operations.records import Operation, ResultFile, result_key, result_prefix
 from fileapi.operations.transfer import delete_prefix, download, upload
+from fileapi.web.conversions import working_for
 from fileapi.web.errors import as_api_error
 
 if TYPE_CHECKING:
@@ -35,8 +38,25 @@ if TYPE_CHECKING:
     from fileapi.operations.service import OperationService
 
 log = logging.getLogger("fileapi.operations")
+# A running operation's record is read this often, so a DELETE stops its conversion within a second.
+CANCEL_POLL_SECONDS = 0.5
+# An operation whose account's places are all taken goes back to the queue for this long (a new message: its
+# receive count starts again, so waiting never fails it).
+BUSY_DELAY_SECONDS = 5
 # Failures of the services themselves: the message is received again (the work is repeatable).
 TRANSIENT = (BotoCoreError, ClientError, StoreError)
+
+
+class AccountBusy(Exception):
+    """The operation's account runs as many operations as its plan lets it: this one waits its turn."""
+
+    def __init__(self, operation: Operation) -> None:
+        super().__init__(operation.id)
+        self.operation = operation
+
+
+def _ms_since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
 
 
 class Executor:
@@ -79,6 +99,11 @@ class Executor:
                 continue
             try:
                 self.run(operation_id, receives=receives)
+            except AccountBusy as busy:  # its account's places are taken: back to the queue, in its own turn
+                try:
+                    self.operations.queue(busy.operation, delay_seconds=BUSY_DELAY_SECONDS)
+                except TRANSIENT:
+                    failures.append({"itemIdentifier": record["messageId"]})
             except TRANSIENT as exc:
                 log.warning("operations: %s will be received again (%s)", operation_id, type(exc).__name__)
                 failures.append({"itemIdentifier": record["messageId"]})
@@ -101,21 +126,46 @@ class Executor:
                 "send a smaller file, or split it first"
             )
             return self._failed(operation, "too_large", message)
+        if not self.operations.claim_run(operation):
+            raise AccountBusy(operation)
+        started = time.monotonic()
         try:
-            results, details = asyncio.run(self._work(operation))
+            with working_for(operation.account_id):  # its conversions wait in its account's turn for a worker
+                produced = asyncio.run(self._watched(operation))
         except TRANSIENT:
             raise
         except Exception as exc:
+            ran_ms = _ms_since(started)
             error = as_api_error(exc)
             if error is None:  # the work's own failure, not the input's: answered as the API answers it
                 log.exception("operations: %s failed unexpectedly", operation.id)
-                return self._failed(operation, "internal_error", "unexpected failure; it has been logged")
-            return self._failed(operation, error.code, error.message)
-        ended = self.store.succeed(operation.id, results, details)
-        if ended is None:  # cancelled while it ran: its files go with it
+                return self._failed(operation, "internal_error", "unexpected failure; it has been logged", ran_ms)
+            return self._failed(operation, error.code, error.message, ran_ms)
+        finally:
+            self.operations.release_run(operation)
+        ran_ms = _ms_since(started)
+        ended = None if produced is None else self.store.succeed(operation.id, *produced, ran_ms=ran_ms)
+        if ended is None:  # cancelled while it ran: its work is stopped, and its files go with it
+            self.store.note_ran(operation.id, ran_ms)
             delete_prefix(self.uploads.s3, self.uploads.bucket, result_prefix(operation.account_id, operation.id))
             return self.store.get_operation(operation.id)
         return self._settled(ended)
+
+    async def _watched(self, operation: Operation) -> tuple[tuple[ResultFile, ...], dict[str, object]] | None:
+        """`_work`, stopped when the operation stops running meanwhile (cancelled by DELETE, or deleted): its
+        record is read every CANCEL_POLL_SECONDS, and a conversion under way is killed with its worker
+        (fileapi.isolation.pool). None when it was stopped."""
+        work = asyncio.ensure_future(self._work(operation))
+        while True:
+            done, _ = await asyncio.wait({work}, timeout=CANCEL_POLL_SECONDS)
+            if done:
+                return work.result()
+            current = await asyncio.to_thread(self.store.get_operation, operation.id)
+            if current is None or current.ended:
+                work.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await work
+                return None
 
     async def _work(self, operation: Operation) -> tuple[tuple[ResultFile, ...], dict[str, object]]:
         """Stream the inputs in, run the route's work, stream the results out (the folder is removed after)."""
@@ -141,8 +191,8 @@ class Executor:
                 results.append(ResultFile(made.name, made.content_type, stored.size, stored.sha256, made.field))
         return tuple(results), produced.details
 
-    def _failed(self, operation: Operation, code: str, message: str) -> Operation | None:
-        ended = self.store.fail(operation.id, code=code, message=message)
+    def _failed(self, operation: Operation, code: str, message: str, ran_ms: int | None = None) -> Operation | None:
+        ended = self.store.fail(operation.id, code=code, message=message, ran_ms=ran_ms)
         return self._settled(ended) if ended is not None else self.store.get_operation(operation.id)
 
     def _settled(self, operation: Operation) -> Operation:
