@@ -8,6 +8,12 @@ SQS delivers at least once, and a message whose operation has ended only finishe
 undone (the refund, the webhook). A failure of S3 or DynamoDB themselves leaves the message to be received
 again; on a receive past `max_receives` the operation is failed instead of run, so a file that brings its
 function down (memory, time) ends as failed and refunded, never as running forever.
+
+Operations take turns by account: a run first claims one of its account's places (its plan's
+`max_running_operations`), and a message whose account has none free goes back to the queue, delayed, in the
+account's message group (fileapi.operations.service). While the work runs its record is read every
+CANCEL_POLL_SECONDS, and a cancelled operation's work is stopped (its conversion's worker killed); the
+milliseconds it ran are kept in the record.
 """
 
 from __future__ import annotations
