@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("fileapi.local")
 POLL_SECONDS = 0.25
 RETRY_VISIBILITY_SECONDS = 2
+STOP_SECONDS = 30
 OPERATIONS_FUNCTION = "OperationsFunction"
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -105,9 +107,11 @@ class QueueConsumer:
             thread.start()
 
     def stop(self) -> None:
+        """Stop polling; wait up to STOP_SECONDS in all for the batches under way."""
         self._stop.set()
+        deadline = time.monotonic() + STOP_SECONDS
         for thread in self._threads:
-            thread.join(timeout=30)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
 
     def _loop(self) -> None:
         while not self._stop.is_set():
