@@ -7,7 +7,7 @@ bytes`, says `READY`, then answers jobs (fileapi.isolation.jobs) one at a time o
 Each job gets a CPU-time limit of its seconds plus one (the kernel's SIGXCPU ends a runaway) beside the
 deadline the request process keeps (it kills the worker). It ignores SIGINT: the terminal's Ctrl-C reaches the
 whole process group, and the request process decides when its workers end. No core files: a crash ends the
-process at once instead of writing its memory out. It runs at a lower priority (nice 5) than the request process.
+process at once instead of writing its memory out.
 """
 
 from __future__ import annotations
@@ -27,9 +27,6 @@ from fileapi.isolation.files import read_file_inputs
 from fileapi.isolation.frames import Closed, receive_frame, send_frame
 from fileapi.isolation.jobs import READY, Done, Job, Outcome, OutOfMemory, Refused, failed
 
-# Workers run below the request process's priority: when conversions keep every core busy, the event loop that
-# answers /health, admits requests and runs the light ones still gets the CPU first.
-WORKER_NICENESS = 5
 # The converter's own deadline check (convert.deadline) fires this share of the seconds (at least 0.25 s) before
 # the request process kills the worker, so that a converter that checks its budget answers in its own words.
 COOPERATIVE_MARGIN = 0.05
@@ -104,7 +101,6 @@ def serve(sock: socket.socket) -> None:
 
 def main(argv: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    os.nice(WORKER_NICENESS)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     fd, memory_bytes, modules = int(argv[0]), int(argv[1]), argv[2:]
     sock = socket.socket(fileno=fd)
