@@ -5,6 +5,7 @@ key's rate by the seconds it held its worker."""
 from __future__ import annotations
 
 import io
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -30,12 +31,13 @@ ONE_JOB_BOUND_SECONDS = DEADLINE_SECONDS + 6
 
 
 def slow_jpeg() -> bytes:
-    """A 25-megapixel JPEG (about 1.5 MB) whose AVIF encoding takes several seconds: a valid, expensive job."""
+    """A 25-megapixel JPEG of smoothed noise (about 3.4 MB) whose AVIF encoding takes many CPU-seconds: a valid,
+    expensive job."""
     size = (5000, 5000)
-    gradient = Image.linear_gradient("L").resize(size)
-    image = Image.merge("RGB", (gradient, gradient.rotate(90), gradient.rotate(45)))
+    small = Image.frombytes("RGB", (size[0] // 16, size[1] // 16), os.urandom((size[0] // 16) * (size[1] // 16) * 3))
     buffer = io.BytesIO()
-    image.save(buffer, "JPEG", quality=90)
+    small.resize(size, Image.Resampling.BILINEAR).save(buffer, "JPEG", quality=80)
+    assert len(buffer.getvalue()) < 4_500_000
     return buffer.getvalue()
 
 
