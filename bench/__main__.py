@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from bench.arrival import bench_arrival
 from bench.bombs import bench_bombs
 from bench.codes import bench_codes, bench_render
 from bench.converters import FOUR_MB, bench_base64_path, bench_wordcount
@@ -43,7 +44,7 @@ from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
 from bench.textdiff import bench_textdiff
-from bench.timing import command_seconds, median_seconds, row
+from bench.timing import command_seconds, median_seconds, row, wait_for_health
 from fileapi.convert.encoding import encode_base64
 from fileapi.convert.hashing import hash_bytes
 from fileapi.convert.markdown_html import markdown_to_html
@@ -104,12 +105,7 @@ def bench_throughput(endpoint: str) -> None:
     server = start_api_server(port, endpoint=endpoint, table="fileapi-bench")
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                httpx.get(base + "/health", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+        wait_for_health(base)
         accounts = dynamo_stores(
             open_table(
                 "fileapi-bench",
@@ -217,6 +213,7 @@ def main() -> None:
         bench_isolation()
         bench_metering_costs(endpoint)
         bench_throughput(endpoint)
+        bench_arrival(endpoint)
         with tempfile.TemporaryDirectory() as tmp:
             bench_converter_rows(metered, Path(tmp))
             bench_data(Path(tmp))

@@ -81,3 +81,16 @@ def paired_medians(
         anchor()
         anchor_rounds.append(clock() - started)
     return statistics.median(ours_rounds), statistics.median(anchor_rounds)
+
+
+def wait_for_health(base_url: str, *, seconds: float = 30) -> None:
+    """Return once `base_url`/health answers (a server just started), or after `seconds`."""
+    import httpx
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(base_url + "/health", timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)

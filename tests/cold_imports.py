@@ -90,6 +90,7 @@ CONVERTING = (
     "fileapi.convert.payload",
     "fileapi.isolation",
     "fileapi.isolation.files",  # stdlib only: an operation's input file (web.conversions)
+    "fileapi.isolation.tenants",  # stdlib only: whose conversions run now (web.conversions)
 )
 
 # By function (its CodeUri's directory under functions/).
@@ -178,7 +179,16 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.account.addresses",
     ),
     "billing": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
-    "files": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING, *CATALOGUE),
+    "files": (
+        *LAMBDA,
+        *FASTAPI,
+        *SHARED,
+        *MODELS,
+        *METERING,
+        *CATALOGUE,
+        "fileapi.isolation",
+        "fileapi.isolation.tenants",
+    ),
 }
 
 

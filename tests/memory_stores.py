@@ -136,6 +136,15 @@ class MemoryAdmissionStore(AdmissionStore):
             self.table.meters[key] = updated
             return updated
 
+    def hold(self, account_id: str, *, shard: int = 0, by_us: int, now_us: int) -> MeterState | None:
+        with self.table.lock:
+            state = self.table.meters.get((account_id, shard))
+            if state is None:
+                return None
+            held = replace(state, tat_us=max(state.tat_us, now_us) + by_us)
+            self.table.meters[(account_id, shard)] = held
+            return held
+
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         with self.table.lock:
             return self.table.meters.get((account_id, shard))

@@ -67,6 +67,10 @@ class CountingStore(AdmissionStore):
         self.calls["forgive"] += 1
         return self.inner.forgive(account_id, period, request_id, shard=shard, day=day)
 
+    def hold(self, account_id: str, *, shard: int = 0, by_us: int, now_us: int) -> MeterState | None:
+        self.calls["hold"] += 1
+        return self.inner.hold(account_id, shard=shard, by_us=by_us, now_us=now_us)
+
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         self.calls["read"] += 1
         return self.inner.read(account_id, shard=shard)
@@ -143,6 +147,9 @@ class FaultyStore(AdmissionStore):
 
     def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
         return self._write(lambda: self.inner.forgive(account_id, period, request_id, shard=shard, day=day))
+
+    def hold(self, account_id: str, *, shard: int = 0, by_us: int, now_us: int) -> MeterState | None:
+        return self._write(lambda: self.inner.hold(account_id, shard=shard, by_us=by_us, now_us=now_us))
 
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         return self.inner.read(account_id, shard=shard)

@@ -155,6 +155,14 @@ class Unprocessable(ApiError):
     http_status = 422
 
 
+class RequestTimeout(ApiError):
+    """The request's body did not arrive in time on a server that reads it itself, `fileapi serve` (documented
+    addition: 408 request_timeout; the connection is closed)."""
+
+    code = "request_timeout"
+    http_status = 408
+
+
 class IdempotencyInFlight(ApiError):
     """A request with the same Idempotency-Key is still being answered (documented addition: 409
     idempotency_in_flight, with Retry-After)."""
@@ -212,6 +220,7 @@ ALL_ERRORS: tuple[type[ApiError], ...] = (
     MethodNotAllowed,
     ServiceUnavailable,
     Unprocessable,
+    RequestTimeout,
     IdempotencyInFlight,
     IdempotencyKeyReused,
     InputUnreachable,

@@ -194,9 +194,18 @@ async def run_in_worker(function: Callable[..., R], *args: Any, **kwargs: Any) -
 
     :raises ApiError: the converter's refusal, or how the worker ended (fileapi.isolation.pool).
     """
+    from fileapi.isolation.tenants import current_tenant
+
     settings = get_settings()
+    tenant = current_tenant()
     return await get_workers().run(
-        function, *args, seconds=settings.deadline_seconds, max_response_bytes=settings.max_response_bytes, **kwargs
+        function,
+        *args,
+        seconds=settings.deadline_seconds,
+        max_response_bytes=settings.max_response_bytes,
+        key=tenant.account_id if tenant is not None else "",
+        on_overrun=tenant.overran if tenant is not None else None,
+        **kwargs,
     )
 
 

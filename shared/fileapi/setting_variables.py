@@ -19,6 +19,9 @@ DEFAULT_MAX_BODY_BYTES = 4_500_000
 DEFAULT_MAX_RESPONSE_BYTES = 6_291_556
 # Conversions answer within this many seconds (API Gateway's limit is 30 s; the functions' timeout 29 s).
 DEFAULT_DEADLINE_SECONDS = 20
+# A request's headers and its body each arrive within this many seconds on `fileapi serve` (API Gateway's own
+# limit for a whole request is 30 s).
+DEFAULT_REQUEST_SECONDS = 30
 # How long a DynamoDB call may wait for its reply: short in AWS (a call takes milliseconds; a store that does
 # not answer gives 503 within 2 s), longer against a local endpoint.
 DYNAMODB_READ_TIMEOUT_SECONDS = 0.5
@@ -125,6 +128,13 @@ DEADLINE_SECONDS = Variable(
     "integer",
     DEFAULT_DEADLINE_SECONDS,
     "a conversion still running after this many seconds is stopped and answered 413 `too_large`",
+)
+REQUEST_SECONDS = Variable(
+    "FILEAPI_REQUEST_SECONDS",
+    "seconds",
+    DEFAULT_REQUEST_SECONDS,
+    "`fileapi serve`: a connection that has not begun a request this long after opening (or after its last "
+    "answer) is closed; a body not fully arrived this long after its headers is answered 408 `request_timeout`",
 )
 CONVERSION_WORKERS = Variable(
     "FILEAPI_CONVERSION_WORKERS",

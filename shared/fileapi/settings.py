@@ -20,6 +20,7 @@ from fileapi.setting_variables import (
     DEADLINE_SECONDS,
     DEFAULT_FILES_RETENTION_DAYS,
     DEFAULT_REGION,
+    DEFAULT_REQUEST_SECONDS,
     DEFAULT_RESULT_LINK_SECONDS,
     DEFAULT_UPLOAD_URL_SECONDS,
     DEV_EMAIL,
@@ -43,6 +44,7 @@ from fileapi.setting_variables import (
     OUTBOX,
     PORT,
     REGION,
+    REQUEST_SECONDS,
     RESULT_LINK_SECONDS,
     S3_ENDPOINT,
     SERVICE_NAME,
@@ -80,6 +82,7 @@ class Settings:
     max_body_bytes: int
     max_response_bytes: int
     deadline_seconds: int
+    request_seconds: float
     conversion_workers: int
     worker_memory_mb: int | None  # None: sized from the function's memory (Lambda) or the default
     lambda_memory_mb: int | None
@@ -137,6 +140,7 @@ def load_settings() -> Settings:
         max_body_bytes=MAX_BODY_BYTES.integer(),
         max_response_bytes=MAX_RESPONSE_BYTES.integer(),
         deadline_seconds=DEADLINE_SECONDS.integer(),
+        request_seconds=REQUEST_SECONDS.seconds(DEFAULT_REQUEST_SECONDS),
         conversion_workers=CONVERSION_WORKERS.integer()
         if CONVERSION_WORKERS.value()
         else (1 if in_lambda else max(1, os.cpu_count() or 1)),

@@ -156,6 +156,12 @@ EXPECTED = {
             "Action": ["sqs:SendMessage"],
             "Resource": "WebhooksQueue.Arn",
         },
+        {
+            "Sid": "RequeueOperationsOverTheirAccountsPlaces",
+            "Effect": "Allow",
+            "Action": ["sqs:SendMessage"],
+            "Resource": "OperationsQueue.Arn",
+        },
     ],
     "WebhooksFunction": [
         on_items("ReadEndpoints", ["dynamodb:GetItem"], ["WEBHOOKS#*"]),

@@ -828,6 +828,8 @@ export interface OperationResult {
   "stages"?: Array<StageReport>;
   /** A pipeline with `output.put`: how each final file's PUT went. */
   "outputs"?: Array<OutputReport>;
+  /** Once its work has stopped (it ended, or was cancelled and its conversion stopped, within a second of the DELETE): the seconds it ran, waits for its turn not included. */
+  "ranSeconds"?: number;
 }
 
 export type OperationStatus = "running" | "succeeded" | "failed" | "cancelled";
@@ -994,6 +996,10 @@ export class QuotaExceeded extends ApiError {
 export class RateLimited extends RateLimitedBase {
   override readonly code: string = "rate_limited";
 }
+/** The API answered `request_timeout`. */
+export class RequestTimeout extends ApiError {
+  override readonly code: string = "request_timeout";
+}
 /** The API answered `service_unavailable`. */
 export class ServiceUnavailable extends ApiError {
   override readonly code: string = "service_unavailable";
@@ -1036,6 +1042,7 @@ export const ERRORS: Record<string, typeof ApiError> = {
   output_failed: OutputFailed,
   quota_exceeded: QuotaExceeded,
   rate_limited: RateLimited,
+  request_timeout: RequestTimeout,
   service_unavailable: ServiceUnavailable,
   subscription_inactive: SubscriptionInactive,
   too_large: TooLarge,

@@ -277,6 +277,7 @@ class OperationResult(TypedDict):
     error: NotRequired[OperationError]
     stages: NotRequired[list[StageReport]]
     outputs: NotRequired[list[OutputReport]]
+    ranSeconds: NotRequired[float]
 
 
 OperationStatus = Literal["running", "succeeded", "failed", "cancelled"]
@@ -414,6 +415,12 @@ class RateLimited(RateLimitedBase):
     code = "rate_limited"
 
 
+class RequestTimeout(ApiError):
+    """The API answered `request_timeout`."""
+
+    code = "request_timeout"
+
+
 class ServiceUnavailable(ApiError):
     """The API answered `service_unavailable`."""
 
@@ -469,6 +476,7 @@ ERRORS: dict[str, type[ApiError]] = {
     "output_failed": OutputFailed,
     "quota_exceeded": QuotaExceeded,
     "rate_limited": RateLimited,
+    "request_timeout": RequestTimeout,
     "service_unavailable": ServiceUnavailable,
     "subscription_inactive": SubscriptionInactive,
     "too_large": TooLarge,

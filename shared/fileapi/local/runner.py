@@ -33,6 +33,9 @@ from fileapi.storage.table import create_table
 ENDPOINT_SAVE_SECONDS = 60
 DEV_KEY_FILE = "dev-key"  # the key `fileapi run` made, kept for the next run (a local key on a local table)
 STANDIN_SECRET_FILE = "billing-standin-secret"  # noqa: S105 (a file name)
+# Connections (and requests) one server process holds at once; a request beyond is answered 503. Idle ones close
+# after uvicorn's keep-alive timeout (5 s), so only a flood reaches this.
+MAX_CONNECTIONS = 2048
 Commands = Any  # argparse's sub-parser action (its type is private to argparse)
 
 
@@ -279,6 +282,8 @@ def _exit_on_signal(signum: int, frame: object) -> None:
 def _uvicorn(args: argparse.Namespace) -> None:
     import uvicorn
 
+    from fileapi.local.arrival import BoundedH11Protocol
+
     uvicorn.run(
         "fileapi.local.server:create_local_app",
         factory=True,
@@ -287,6 +292,8 @@ def _uvicorn(args: argparse.Namespace) -> None:
         workers=args.workers,
         log_level="warning",
         access_log=False,
+        http=BoundedH11Protocol,  # requests arrive within FILEAPI_REQUEST_SECONDS (fileapi.local.arrival)
+        limit_concurrency=MAX_CONNECTIONS,
         # Shutdown waits for the requests in flight; none outlives the conversion deadline.
         timeout_graceful_shutdown=load_settings().deadline_seconds + 5,
     )

@@ -219,6 +219,30 @@ class Meter:
         item's month nor the one before)."""
         return self.settler.refund(account_id, period, request_id, shard, day=day)
 
+    def hold(self, admission: Admission, seconds: float) -> None:
+        """Charge the key's rate for the `seconds` a conversion worker spent on its request before the request was
+        ended for time (docs/metering.md, "Time held"): the admitting item's bucket moves forward by that long,
+        so the key's next requests are refused 429 rate_limited until the bucket has refilled for it, while its
+        unit of the quota is given back as for any failure.
+
+        :param seconds: >= 0; the worker's seconds on the job, from when it got the worker to when it was killed.
+        :raises ServiceUnavailable: the store could not be reached (nothing was charged).
+        """
+        by_us = round(max(0.0, seconds) * MICROS)
+        if by_us == 0:
+            return
+        now_us = self.clock()
+        after = guarded(
+            partial(self.store.hold, admission.account_id, shard=admission.shard, by_us=by_us, now_us=now_us)
+        )
+        entry = self.cache.get(admission.key_hash)
+        if after is None or entry is None:
+            return
+        self._learn(entry, after)
+        bucket = Bucket.of(now_us, interval_us=after.interval_us, burst=after.burst)
+        if not bucket.admits(after.tat_us):  # refused from memory until then: no write for a request that would fail
+            entry.rate_blocked_until_us[after.shard] = bucket.available_at_us(after.tat_us)
+
     def usage(self, admission: Admission) -> UsageReport:
         """The contract's Usage resource of the admitted request's account, this UTC month (summed over the
         key's shards, read afresh when there are several), with its count per day so far."""

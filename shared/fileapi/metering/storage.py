@@ -213,6 +213,15 @@ class AdmissionStore(ABC):
         """
 
     @abstractmethod
+    def hold(self, account_id: str, *, shard: int = 0, by_us: int, now_us: int) -> MeterState | None:
+        """Move the token bucket of the account's item `shard` forward by `by_us` microseconds from max(TAT,
+        `now_us`), as if its key had sent that long's worth of requests at its sustained rate (a job ended for
+        time charged to the key's rate). Returns the item after it; None when there is no such item. Untagged:
+        a retry after a lost reply may move it twice, which only delays the key that earned it.
+        May raise StoreUnavailable when the item kept changing under the write.
+        """
+
+    @abstractmethod
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         """One admission item, read consistently (None when there is none)."""
 

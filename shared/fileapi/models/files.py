@@ -162,6 +162,11 @@ class OperationResult(ApiModel):
     outputs: list[OutputReport] | None = Field(
         default=None, description="A pipeline with `output.put`: how each final file's PUT went."
     )
+    ran_seconds: float | None = Field(
+        default=None,
+        description="Once its work has stopped (it ended, or was cancelled and its conversion stopped, within a "
+        "second of the DELETE): the seconds it ran, waits for its turn not included.",
+    )
 
 
 class WebhookRequest(ApiRequest):

@@ -9,14 +9,22 @@ SQS delivers at least once, and a message whose operation has ended only finishe
 undone (the refund, the webhook). A failure of S3 or DynamoDB themselves leaves the message to be received
 again; on a receive past `max_receives` the operation is failed instead of run, so a file that brings its
 function down (memory, time) ends as failed and refunded, never as running forever.
+
+Operations take turns by account: a run first claims one of its account's places (its plan's
+`max_running_operations`), and a message whose account has none free goes back to the queue, delayed, in the
+account's message group (fileapi.operations.service). While the work runs its record is read every
+CANCEL_POLL_SECONDS, and a cancelled operation's work is stopped (its conversion's worker killed); the
+milliseconds it ran are kept in the record.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +34,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from fileapi.catalogue.outcome import Outcome, OutFile, field_text
 from fileapi.catalogue.registry import by_path
 from fileapi.errors import ApiError
+from fileapi.isolation.tenants import working_for
 from fileapi.models.pipelines import PipelineRequest
 from fileapi.net.addresses import DEPLOYED, EgressPolicy
 from fileapi.net.fetch import fetch_to_file
@@ -52,8 +61,25 @@ if TYPE_CHECKING:
     from fileapi.operations.service import OperationService
 
 log = logging.getLogger("fileapi.operations")
+# A running operation's record is read this often, so a DELETE stops its conversion within a second.
+CANCEL_POLL_SECONDS = 0.5
+# An operation whose account's places are all taken goes back to the queue for this long (a new message: its
+# receive count starts again, so waiting never fails it).
+BUSY_DELAY_SECONDS = 5
 # Failures of the services themselves: the message is received again (the work is repeatable).
 TRANSIENT = (BotoCoreError, ClientError, StoreError)
+
+
+class AccountBusy(Exception):
+    """The operation's account runs as many operations as its plan lets it: this one waits its turn."""
+
+    def __init__(self, operation: Operation) -> None:
+        super().__init__(operation.id)
+        self.operation = operation
+
+
+def _ms_since(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)
 
 
 class Executor:
@@ -99,6 +125,11 @@ class Executor:
                 continue
             try:
                 self.run(operation_id, receives=receives)
+            except AccountBusy as busy:  # its account's places are taken: back to the queue, in its own turn
+                try:
+                    self.operations.queue(busy.operation, delay_seconds=BUSY_DELAY_SECONDS)
+                except TRANSIENT:
+                    failures.append({"itemIdentifier": record["messageId"]})
             except TRANSIENT as exc:
                 log.warning("operations: %s will be received again (%s)", operation_id, type(exc).__name__)
                 failures.append({"itemIdentifier": record["messageId"]})
@@ -121,22 +152,48 @@ class Executor:
                 "send a smaller file, or split it first"
             )
             return self._failed(operation, "too_large", message)
+        if not self.operations.claim_run(operation):
+            raise AccountBusy(operation)
+        started = time.monotonic()
         try:
-            results, details = asyncio.run(self._work(operation))
+            with working_for(operation.account_id):  # its conversions wait in its account's turn for a worker
+                produced = asyncio.run(self._watched(operation))
         except TRANSIENT:
             raise
         except StageFailed as stopped:  # a pipeline's stage: its error, named, and every stage's report
-            return self._failed(operation, stopped.error.code, stopped.message, details=stopped.details)
+            details = stopped.details
+            return self._failed(operation, stopped.error.code, stopped.message, _ms_since(started), details=details)
         except ApiError as error:  # the input's or the conversion's refusal, as the API answers it
-            return self._failed(operation, error.code, error.message)
+            return self._failed(operation, error.code, error.message, _ms_since(started))
         except Exception:  # the work's own failure, not the input's
             log.exception("operations: %s failed unexpectedly", operation.id)
-            return self._failed(operation, "internal_error", "unexpected failure; it has been logged")
-        ended = self.store.succeed(operation.id, results, details)
-        if ended is None:  # cancelled while it ran: its files go with it
+            message = "unexpected failure; it has been logged"
+            return self._failed(operation, "internal_error", message, _ms_since(started))
+        finally:
+            self.operations.release_run(operation)
+        ran_ms = _ms_since(started)
+        ended = None if produced is None else self.store.succeed(operation.id, *produced, ran_ms=ran_ms)
+        if ended is None:  # cancelled while it ran: its work is stopped, and its files go with it
+            self.store.note_ran(operation.id, ran_ms)
             delete_prefix(self.uploads.s3, self.uploads.bucket, result_prefix(operation.account_id, operation.id))
             return self.store.get_operation(operation.id)
         return self._settled(ended)
+
+    async def _watched(self, operation: Operation) -> tuple[tuple[ResultFile, ...], dict[str, object]] | None:
+        """`_work`, stopped when the operation stops running meanwhile (cancelled by DELETE, or deleted): its
+        record is read every CANCEL_POLL_SECONDS, and a conversion under way is killed with its worker
+        (fileapi.isolation.pool). None when it was stopped."""
+        work = asyncio.ensure_future(self._work(operation))
+        while True:
+            done, _ = await asyncio.wait({work}, timeout=CANCEL_POLL_SECONDS)
+            if done:
+                return work.result()
+            current = await asyncio.to_thread(self.store.get_operation, operation.id)
+            if current is None or current.ended:
+                work.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await work
+                return None
 
     async def _work(self, operation: Operation) -> tuple[tuple[ResultFile, ...], dict[str, object]]:
         """Stream the inputs in, run the conversion (or the pipeline), stream the results out (the folder is
@@ -219,9 +276,15 @@ class Executor:
         return tuple(results)
 
     def _failed(
-        self, operation: Operation, code: str, message: str, *, details: dict[str, object] | None = None
+        self,
+        operation: Operation,
+        code: str,
+        message: str,
+        ran_ms: int | None = None,
+        *,
+        details: dict[str, object] | None = None,
     ) -> Operation | None:
-        ended = self.store.fail(operation.id, code=code, message=message, details=details)
+        ended = self.store.fail(operation.id, code=code, message=message, ran_ms=ran_ms, details=details)
         return self._settled(ended) if ended is not None else self.store.get_operation(operation.id)
 
     def _settled(self, operation: Operation) -> Operation:

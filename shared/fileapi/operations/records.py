@@ -121,6 +121,8 @@ class Operation:
     :param details: the route's JSON answer without the fields that became files (e.g. compress's sizes).
     :param refund_due: the operation ended without success and its unit is still to be given back (the one
         who removes the mark gives it back: exactly once).
+    :param max_running: how many of its account's operations may run at once (its plan's, when accepted).
+    :param ran_ms: once its work stopped (ended, or cancelled and stopped): milliseconds it ran; None before.
     """
 
     id: str
@@ -136,6 +138,8 @@ class Operation:
     error_code: str | None = None
     error_message: str | None = None
     refund_due: bool = False
+    max_running: int = 1
+    ran_ms: int | None = None
 
     @property
     def ended(self) -> bool:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fileapi.errors import NotFound, ServiceUnavailable
+from fileapi.metering.plans import max_running_operations
 from fileapi.models.files import OperationError, OperationFile, OperationResult, OperationStatus, iso_seconds
 from fileapi.models.pipelines import OutputReport, StageReport
 from fileapi.operations.records import (
@@ -158,16 +159,51 @@ class OperationService:
             updated_at=now,
             expires_at=now + self.uploads.retention_days * DAY_SECONDS,
             charge=Charge.of(admission),
+            max_running=max_running_operations(admission.state.plan),
         )
         self.store.put_operation(operation)
         try:
-            self.sqs.send_message(QueueUrl=self.queue_url, MessageBody=json.dumps({"operation": operation.id}))
+            self.queue(operation)
         except Exception:
             log.exception("operations: %s could not be queued", operation.id)
             # Not queued: the caller gives the unit back, so the record holds no refund of its own.
             self.store.fail(operation.id, code="service_unavailable", message="it could not be queued", refund=False)
             raise ServiceUnavailable("the operation could not be queued; nothing was charged: retry") from None
         return operation
+
+    def queue(self, operation: Operation, *, delay_seconds: int = 0) -> None:
+        """Send the operation's message, in its account's message group: SQS fair queues keep one account's
+        backlog from delaying the others' messages (a standard queue with MessageGroupId)."""
+        assert self.queue_url is not None
+        self.sqs.send_message(
+            QueueUrl=self.queue_url,
+            MessageBody=json.dumps({"operation": operation.id}),
+            MessageGroupId=operation.account_id,
+            DelaySeconds=delay_seconds,
+        )
+
+    def claim_run(self, operation: Operation) -> bool:
+        """Count the operation among its account's running ones, if its account runs fewer than its
+        `max_running`; False when the account's places are all taken (by operations still running: an id left
+        by a run that died is cleared here, once its operation has ended or is gone)."""
+        for _ in range(2):
+            holders = self.store.claim_run(operation.account_id, operation.id, most=operation.max_running)
+            if not holders:
+                return True
+            stale = [held for held in holders if not self._still_running(held)]
+            if not stale:
+                return False
+            for held in stale:
+                self.store.release_run(operation.account_id, held)
+        return False
+
+    def release_run(self, operation: Operation) -> None:
+        """The operation no longer counts among its account's running ones."""
+        self.store.release_run(operation.account_id, operation.id)
+
+    def _still_running(self, operation_id: str) -> bool:
+        held = self.store.get_operation(operation_id)
+        return held is not None and not held.ended
 
     def owned(self, operation_id: str, account_id: str) -> Operation:
         """The account's operation.
@@ -206,7 +242,10 @@ class OperationService:
                 shown.details = details
         if operation.error_code is not None:
             failed = next((index for index, stage in enumerate(stages) if stage.get("status") == "failed"), None)
-            shown.error = OperationError(code=operation.error_code, message=operation.error_message or "", stage=failed)
+            at_stage = {"stage": failed} if failed is not None else {}  # a pipeline's stage that failed
+            shown.error = OperationError(code=operation.error_code, message=operation.error_message or "", **at_stage)
+        if operation.ran_ms is not None:
+            shown.ran_seconds = operation.ran_ms / 1000
         return shown
 
     def _links(self, operation: Operation) -> list[OperationFile]:

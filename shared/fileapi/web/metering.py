@@ -25,6 +25,7 @@ quota_exceeded, then 400s.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
@@ -36,6 +37,8 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fileapi.catalogue.declaration import Conversion
+from fileapi.errors import ApiError
+from fileapi.isolation.tenants import Tenant, working_for
 from fileapi.metering.keys import KEY_PREFIX, key_prefix
 from fileapi.metering.meter import Admission
 from fileapi.services import get_meter
@@ -128,6 +131,10 @@ class MeteredRoute(APIRoute):
 
         async def answer(request: Request) -> Response:
             admission = await admit(request, counted=counted)
+            with working_for(admission.account_id) as tenant:  # its conversions wait in its account's turn
+                return await answered(request, admission, tenant)
+
+        async def answered(request: Request, admission: Admission, tenant: Tenant) -> Response:
             try:
                 asked = operations.asked(request) if conversion is not None else None
                 if asked is not None:
@@ -142,6 +149,7 @@ class MeteredRoute(APIRoute):
             except BaseException as failure:
                 with anyio.CancelScope(shield=True):  # a cancelled request gives its unit back too
                     admission = await _given_back(request, admission)
+                    await _charge_held(admission, tenant)
                 error = as_api_error(failure)
                 if error is None:
                     raise
@@ -173,6 +181,14 @@ async def _given_back(request: Request, admission: Admission) -> Admission:
 
 def _refund(admission: Admission) -> Admission:
     return get_meter().refund(admission)
+
+
+async def _charge_held(admission: Admission, tenant: Tenant) -> None:
+    """The seconds the request's jobs held a worker before they were ended for time, charged to its key's rate
+    (Meter.hold); a store that cannot be reached leaves them uncharged, and the request's own answer stands."""
+    if tenant.overrun_seconds > 0:
+        with contextlib.suppress(ApiError):
+            await off_the_loop(get_meter().hold, admission, tenant.overrun_seconds)
 
 
 def _asgi(handler: Handler) -> ASGIApp:

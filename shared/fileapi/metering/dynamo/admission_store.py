@@ -53,6 +53,7 @@ QUOTA_LEFT = "used < quota"
 QUOTA_NOT_ZERO = "quota > :zero"
 BUCKET_IDLE = "tat <= :now"
 BUCKET_BUSY = "tat BETWEEN :now AND :ceiling"
+BUCKET_HELD = "tat > :now"
 LEGACY_ITEM = f"{ITEM_PRESENT} AND attribute_not_exists(interval_us)"
 
 
@@ -207,6 +208,29 @@ class DynamoAdmissionStore(AdmissionStore):
                 continue
             return state_from_item(item)
         raise StoreUnavailable("the account's usage kept changing while a unit was settled")
+
+    def hold(self, account_id: str, *, shard: int = 0, by_us: int, now_us: int) -> MeterState | None:
+        key = shard_key(account_id, shard)
+        values = {":now": n(now_us)}
+        idle: dict[str, Any] = {  # TAT in the past: the bucket is full, and moves to now + by
+            "UpdateExpression": "SET tat = :held",
+            "ConditionExpression": f"{ITEM_PRESENT} AND {BUCKET_IDLE}",
+            "ExpressionAttributeValues": {**values, ":held": n(now_us + by_us)},
+        }
+        busy: dict[str, Any] = {
+            "UpdateExpression": "SET tat = tat + :by",
+            "ConditionExpression": f"{ITEM_PRESENT} AND {BUCKET_HELD}",
+            "ExpressionAttributeValues": {**values, ":by": n(by_us)},
+        }
+        case = busy  # a key whose job just ran out of time has most likely sent requests lately
+        for _ in range(3):
+            try:
+                return state_from_item(self.table.conditional_update(key, **case))
+            except ConditionFailed as failed:
+                if failed.item is None:
+                    return None
+                case = busy if (int_attr(failed.item, "tat", 0) or 0) > now_us else idle
+        raise StoreUnavailable("the account's bucket kept changing while a job's seconds were charged to it")
 
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         key = shard_key(account_id, shard)
