@@ -41,6 +41,8 @@ POINTS_PER_INCH = 72.0
 
 
 class ImagePageSize(StrEnum):
+    """The page an image is put on: its own size at its DPI (auto), or A4 or letter, the image fitted."""
+
     AUTO = "auto"
     A4 = "a4"
     LETTER = "letter"

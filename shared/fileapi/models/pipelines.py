@@ -22,6 +22,8 @@ class StrictModel(ApiRequest):
 class PipelineInput(StrictModel):
     """One input: an upload of the account, or a URL fetched when the pipeline runs."""
 
+    model_config = example({"url": "https://example.com/b.pdf"})
+
     upload: str | None = Field(default=None, max_length=64, description="An upload's id (upl_...).")
     url: str | None = Field(
         default=None,
@@ -40,6 +42,8 @@ class PipelineInput(StrictModel):
 class PipelineStage(StrictModel):
     """One stage: a conversion of the catalogue by its path without /v1/, and its own options."""
 
+    model_config = example({"run": "pdf/compress", "options": {"imageMaxSide": 2000}})
+
     run: str = Field(max_length=100, description="The conversion, e.g. `pdf/merge` (its path without `/v1/`).")
     options: dict[str, Any] = Field(
         default_factory=dict,
@@ -51,12 +55,21 @@ class PipelineStage(StrictModel):
 class PipelinePut(StrictModel):
     """Where one final file goes: a presigned PUT URL (S3, Google Cloud Storage, Azure SAS), with headers."""
 
+    model_config = example(
+        {
+            "url": "https://bucket.s3.amazonaws.com/out.pdf?X-Amz-Signature=...",
+            "headers": {"Content-Type": "application/pdf"},
+        }
+    )
+
     url: str = Field(max_length=8192, description="A presigned PUT URL (public https).")
     headers: dict[str, str] = Field(default_factory=dict, description="Headers to send with the PUT.")
 
 
 class PipelineOutput(StrictModel):
     """Where the final files go besides our links: `put[i]` receives the i-th final file."""
+
+    model_config = example({"put": [{"url": "https://bucket.s3.amazonaws.com/out.pdf?X-Amz-Signature=..."}]})
 
     put: list[PipelinePut] = Field(min_length=1, max_length=MAX_OUTPUTS, description="One per final file, in order.")
 

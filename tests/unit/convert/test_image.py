@@ -271,14 +271,12 @@ def test_a_favicon_set_of_a_thin_image_is_scaled_before_it_is_squared() -> None:
 
     line = Image.new("RGB", (1, 16_000), (200, 30, 30))
     result = favicon_set(encoded(line, "PNG"))
-    import base64
-
-    largest = decoded(base64.b64decode(result.pngs["android-chrome-512x512.png"])).convert("RGBA")
+    largest = decoded(result.pngs["android-chrome-512x512.png"]).convert("RGBA")
     assert largest.size == (512, 512)
     middle = [largest.getpixel((x, 256)) for x in range(250, 262)]
     assert any(pixel[3] > 128 and pixel[0] > 150 for pixel in middle)  # type: ignore[index]  # the line, centred
     assert largest.getpixel((10, 256))[3] == 0  # type: ignore[index]  # transparent beside it
-    assert sorted(decoded(base64.b64decode(result.ico)).info["sizes"]) == [(16, 16), (32, 32), (48, 48)]
+    assert sorted(decoded(result.ico).info["sizes"]) == [(16, 16), (32, 32), (48, 48)]
 
 
 def test_not_an_image_is_unsupported_and_truncated_is_invalid() -> None:
