@@ -80,6 +80,14 @@ class LambdaContext:
         return 29_000
 
 
+def replace_converter(monkeypatch: Any, path: str, function: Any) -> None:
+    """Have the conversion at `path` run `function` instead of its converter, for the test (its route reads the
+    declaration's converter on every request; a declaration is frozen, so its field is set in its __dict__)."""
+    from fileapi.catalogue.registry import by_path
+
+    monkeypatch.setitem(by_path()[path].__dict__, "convert", function)
+
+
 def post_bytes(api: Any, key: str, path: str, data: bytes, **params: str) -> Any:
     """POST raw bytes (application/octet-stream) to `path` of the test client `api` with `key`."""
     return api.post(

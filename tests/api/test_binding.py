@@ -75,7 +75,9 @@ def test_options_models_are_validated_by_the_model() -> None:
         route.path: [field.name for field in route.dependant.query_params if _is_options(field.field_info.annotation)]
         for route in CONVERSION_ROUTES
     }
-    with_query_options = [c for c in every() if c.options is not None and c.takes.reads in (Reads.FILE, Reads.TEXT)]
+    with_query_options = [
+        c for c in every() if c.options is not None and c.takes.reads in (Reads.FILE, Reads.TEXT, Reads.FILES)
+    ]
     assert models == declared and sum(map(len, models.values())) == len(with_query_options)
 
 

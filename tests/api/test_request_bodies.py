@@ -68,6 +68,12 @@ SAMPLES: dict[str, tuple[dict[str, str], bytes]] = {
     "/v1/file/detect": ({}, PNG),
     "/v1/text/word-count": ({}, b"two words"),
     "/v1/text/markdown-to-html": ({}, b"# Title"),
+    "/v1/pdf/unlock": ({}, PDF),
+    "/v1/pdf/metadata": ({"title": "T"}, PDF),
+    "/v1/pdf/pages": ({"order": "2,1"}, PDF),
+    "/v1/pdf/redact": ({"area": "1,0,0,10,10"}, PDF),
+    "/v1/pdf/ocr": ({}, PDF),
+    "/v1/image/ocr": ({}, PNG),
 }
 JSON_SAMPLES: dict[str, dict[str, Any]] = {
     "/v1/qr/generate": {"text": "hello"},

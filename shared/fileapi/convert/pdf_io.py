@@ -191,4 +191,10 @@ def write_pdf(pdf: pikepdf.Pdf, target: Path | io.BytesIO) -> None:
     import pikepdf
 
     with reading():
-        pdf.save(target, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True)
+        # deterministic_id: the same document written twice is the same bytes (a new document has no /ID to keep)
+        pdf.save(
+            target,
+            object_stream_mode=pikepdf.ObjectStreamMode.generate,
+            compress_streams=True,
+            deterministic_id=True,
+        )

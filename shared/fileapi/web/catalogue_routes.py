@@ -66,25 +66,24 @@ def answer(conversion: Conversion, result: Any) -> Response:
 def endpoint(conversion: Conversion) -> Endpoint:
     """The route's endpoint: a coroutine function whose signature says what it binds (fileapi.web.binding)."""
     run = isolated if conversion.isolated else in_process
-    convert = conversion.convert
     reads = conversion.takes.reads
     options_model = conversion.options
 
     async def convert_file(body: bytes, options: Any = None) -> Response:
         given = options.model_dump() if options is not None else {}
-        return answer(conversion, await run(convert, body, **given))
+        return answer(conversion, await run(conversion.convert, body, **given))
 
     async def convert_options(options: Any) -> Response:
-        return answer(conversion, await run(convert, **options.model_dump()))
+        return answer(conversion, await run(conversion.convert, **options.model_dump()))
 
     async def convert_request(request: Request, options: Any = None) -> Response:
         from fileapi.web.pdf_bodies import read_form_fill, read_many
 
         if reads is Reads.FILES:
             given = options.model_dump() if options is not None else {}
-            return answer(conversion, await run(convert, await read_many(request, conversion), **given))
+            return answer(conversion, await run(conversion.convert, await read_many(request, conversion), **given))
         document, options = await read_form_fill(request)
-        return answer(conversion, await run(convert, document, **options.model_dump()))
+        return answer(conversion, await run(conversion.convert, document, **options.model_dump()))
 
     parameters: list[inspect.Parameter] = []
     if reads is Reads.JSON:

@@ -15,7 +15,7 @@ from fastapi import Request
 from starlette.datastructures import UploadFile
 
 from fileapi.catalogue.declaration import IMAGE, Conversion
-from fileapi.errors import InvalidInput
+from fileapi.errors import InvalidInput, TooLarge
 from fileapi.models.pdf import FillFormOptions
 
 FILES_HINT = (
@@ -36,9 +36,12 @@ async def read_files(request: Request, *, noun: str = "PDFs", suffix: str = ".pd
     :param noun: what the files are, in the messages ("PDFs", "images"); `suffix` their example extension.
     """
     if _is_form(request):
-        form = await request.form(max_files=most, max_fields=most)
+        form = await request.form(max_files=most + 1, max_fields=most + 1)  # one over: counted below, 413
         _only(form.keys(), MERGE_NAMES)
-        documents = [await part.read() for part in form.getlist("files") if isinstance(part, UploadFile)]
+        parts = form.getlist("files")
+        if len(parts) > most:
+            raise TooLarge(f"files: at most {most:,} {noun} in one request; send them in several")
+        documents = [await part.read() for part in parts if isinstance(part, UploadFile)]
         if not documents:
             raise InvalidInput(f"send the {noun} as form parts named 'files'")
         return documents
