@@ -158,8 +158,8 @@ def test_a_png_that_stops_after_its_header_is_invalid_input(api: TestClient, key
         + header
         + struct.pack(">I", zlib.crc32(b"IHDR" + header))
     )
-    for path in ("/v1/image/convert", "/v1/image/read-metadata"):
-        response = post_bytes(api, key, path, png, to="jpeg")
+    for path, options in (("/v1/image/convert", {"to": "jpeg"}), ("/v1/image/read-metadata", {})):
+        response = post_bytes(api, key, path, png, **options)
         assert (response.status_code, response.json()["error"]) == (400, "invalid_input")
         assert response.json()["message"].startswith("the PNG image is truncated or corrupt")
 

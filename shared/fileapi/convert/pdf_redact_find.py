@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fileapi.convert import deadline
+from fileapi.convert.pdf_errors import reading
 from fileapi.convert.pdf_redact_areas import Rect
 from fileapi.errors import InvalidInput, TooLarge
 
@@ -138,8 +139,9 @@ def find_on_pages(document: Any, terms: Terms) -> Found:
         given = terms.areas.get(index, [])
         if not (terms.texts or terms.patterns or given):
             continue
-        page = document[index]
-        textpage = page.get_textpage()
+        with reading(f"page {index + 1}"):  # pdfium cannot load a damaged page: the input's damage, 400
+            page = document[index]
+            textpage = page.get_textpage()
         try:
             count = textpage.count_chars()
             chars = "".join(chr(raw.FPDFText_GetUnicode(textpage.raw, i)) for i in range(count))
