@@ -172,8 +172,10 @@ def test_the_local_server_writes_readable_lines_on_a_terminal_only(
             return terminal
 
     monkeypatch.setattr(sys, "stdout", Output())
+    # set, then removed: monkeypatch records the variable either way, so what the runner sets is undone after
+    monkeypatch.setenv("FILEAPI_ACCESS_LOG", "json")
     if chosen is None:
-        monkeypatch.delenv("FILEAPI_ACCESS_LOG", raising=False)
+        monkeypatch.delenv("FILEAPI_ACCESS_LOG")
     else:
         monkeypatch.setenv("FILEAPI_ACCESS_LOG", chosen)
     runner._readable_logs_on_a_terminal()
