@@ -67,9 +67,12 @@ class ServedRoute(Route):
         """The request in, the endpoint's response out (errors go to the app's handlers)."""
         binder = self.binder
         endpoint = self.endpoint
+        # A route that takes no query parameter and no body reads its request as it comes (the Stripe webhook: its
+        # sender's URL is not ours to police); any other refuses the query parameters it does not take.
+        open_query = not (binder.query or binder.models or binder.json_body or binder.readers)
 
         async def served(request: Request) -> Response:
-            response: Response = await endpoint(**await binder.bind(request))
+            response: Response = await endpoint(**await binder.bind(request, open_query=open_query))
             return response
 
         return served
