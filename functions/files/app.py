@@ -165,8 +165,8 @@ async def create_webhook(payload: WebhookRequest, admission: Annotated[Admission
 
 
 # A pipeline is metered (a unit per stage): a router of metered routes of its own.
-pipelines_router = APIRouter(route_class=MeteredRoute, tags=["Files"])
-pipelines = Routes(pipelines_router, statuses=(400, 401, 403, 404, 413, 429, 500, 503))
+pipelines_router = APIRouter(tags=["Files"])
+pipelines = Routes(pipelines_router, statuses=(400, 401, 403, 404, 413, 429, 500, 503), served_by=MeteredRoute)
 
 
 @pipelines.post(

@@ -65,6 +65,10 @@ class Routes:
         metered: bool = True,
         served_by: type[ServedRoute] = ServedRoute,
     ) -> None:
+        from fastapi.routing import APIRoute
+
+        if router.route_class is not APIRoute:  # it would not be the class that serves the routes declared here
+            raise TypeError(f"give the route class to Routes (served_by=), not to the router: {router.route_class}")
         self.router = router
         self.served_by = served_by
         self.tags = list(tags)
