@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.routing import Match
 
+from fileapi.catalogue.registry import every
 from fileapi.file_services import FileServices
 from fileapi.local.template import load_function_module, load_functions
 from fileapi.web.metering import MeteredRoute
@@ -49,7 +50,8 @@ def answer(client: TestClient, method: str, path: str, body: bytes, headers: dic
 
 
 def test_every_route_of_the_apps_is_served() -> None:
-    assert len(ROUTES) == 39 + 4 + 6 + 2 + 1 + 3  # conversions, account, files, key recovery, billing, health
+    # The catalogue's conversions; account, files (and pipelines), key recovery, billing, health.
+    assert len(ROUTES) == len(every()) + 4 + 7 + 2 + 1 + 3
     assert {route.path for route in JSON_ROUTES} == {
         "/v1/keys/recover",
         "/v1/keys/recover/confirm",
