@@ -93,3 +93,22 @@ def post_bytes(api: Any, key: str, path: str, data: bytes, **params: str) -> Any
     return api.post(
         path, params=params, content=data, headers={**auth(key), "Content-Type": "application/octet-stream"}
     )
+
+
+def route_alone(route: Any) -> Any:
+    """A TestClient of an app serving `route` alone (a ServedRoute, or FastAPI's own route of its declaration),
+    with the shared error mapping, body handling and middleware."""
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from fileapi.web.app import shared_middleware
+    from fileapi.web.errors import install_error_handlers
+    from fileapi.web.request_bodies import RequestBodyMiddleware
+
+    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+    app.router.routes.append(route)
+    install_error_handlers(app)
+    app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
+    for middleware, options in shared_middleware():
+        app.add_middleware(middleware, **options)
+    return TestClient(app, raise_server_exceptions=False)

@@ -38,9 +38,9 @@ if TYPE_CHECKING:  # the stores come with botocore, on first use (fileapi.cold_i
     from fileapi.file_services import FileServices
     from fileapi.webhooks.store import Webhook
 
-router = APIRouter(route_class=SelfServiceRoute, tags=["Files"])
+router = APIRouter(tags=["Files"])
 STATUSES = (400, 401, 403, 404, 429, 500, 503)
-files = Routes(router, statuses=STATUSES)
+files = Routes(router, statuses=STATUSES, served_by=SelfServiceRoute)
 OperationId = Annotated[str, Path(max_length=64, description="The operation's id (op_...).")]
 WebhookId = Annotated[str, Path(max_length=64, description="The webhook's id (wh_...).")]
 NO_CONTENT = {
@@ -165,8 +165,8 @@ async def create_webhook(payload: WebhookRequest, admission: Annotated[Admission
 
 
 # A pipeline is metered (a unit per stage): a router of metered routes of its own.
-pipelines_router = APIRouter(route_class=MeteredRoute, tags=["Files"])
-pipelines = Routes(pipelines_router, statuses=(400, 401, 403, 404, 413, 429, 500, 503))
+pipelines_router = APIRouter(tags=["Files"])
+pipelines = Routes(pipelines_router, statuses=(400, 401, 403, 404, 413, 429, 500, 503), served_by=MeteredRoute)
 
 
 @pipelines.post(

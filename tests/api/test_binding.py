@@ -10,8 +10,6 @@ from importlib.metadata import version
 from typing import Any
 
 import pytest
-from fastapi import FastAPI
-from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from fileapi.catalogue.declaration import Reads
@@ -19,12 +17,9 @@ from fileapi.catalogue.registry import every
 from fileapi.local.template import load_function_module, load_functions
 from fileapi.metering.meter import Admission
 from fileapi.models import QueryOptions
-from fileapi.web.app import shared_middleware
 from fileapi.web.binding import Binder
-from fileapi.web.errors import install_error_handlers
 from fileapi.web.metering import MeteredRoute, SelfServiceRoute
-from fileapi.web.request_bodies import RequestBodyMiddleware
-from tests.helpers import auth
+from tests.helpers import auth, route_alone
 
 # The versions the binder's answers were compared with (this module's tests); a new version is checked again.
 CHECKED_AGAINST = {"fastapi": "0.165.0", "pydantic": "2.14.4", "starlette": "1.10.0"}
@@ -72,7 +67,11 @@ def test_every_metered_endpoint_is_bound() -> None:
 def test_options_models_are_validated_by_the_model() -> None:
     models = {route.path: [model.argument for model in Binder.of(route.endpoint).models] for route in CONVERSION_ROUTES}
     declared = {
-        route.path: [field.name for field in route.dependant.query_params if _is_options(field.field_info.annotation)]
+        route.path: [
+            field.name
+            for field in route.declaration().dependant.query_params
+            if _is_options(field.field_info.annotation)
+        ]
         for route in CONVERSION_ROUTES
     }
     with_query_options = [
@@ -86,31 +85,22 @@ def _is_options(annotation: Any) -> bool:
 
 
 def solved_by_fastapi(route: MeteredRoute) -> TestClient:
-    """`route`'s endpoint served by FastAPI's own handler (its dependency solving, the router's `metered`
-    dependency admitting), with the same error mapping and body handling."""
-    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
-    app.router.routes.append(
-        APIRoute(
-            route.path,
-            route.endpoint,
-            methods=list(route.methods or ()),
-            dependencies=list(route.dependencies),
-            openapi_extra=route.openapi_extra,
-        )
-    )
-    install_error_handlers(app)
-    app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
-    for middleware, options in shared_middleware():
-        app.add_middleware(middleware, **options)
-    return TestClient(app, raise_server_exceptions=False)
+    """`route`'s declaration served by FastAPI's own route and handler (its dependency solving, the router's
+    `metered` dependency admitting), with the same error mapping and body handling."""
+    client: TestClient = route_alone(route.declaration())
+    return client
 
 
 def requests_for(route: MeteredRoute) -> list[tuple[str, dict[str, str], bytes, str | None]]:
     """(query string, headers, body, key?) cases for `route`: its options given wrong values, bodies of each kind."""
-    names = [field.alias for field in route.dependant.query_params if not _is_options(field.field_info.annotation)]
+    names = [
+        field.alias
+        for field in route.declaration().dependant.query_params
+        if not _is_options(field.field_info.annotation)
+    ]
     model_fields = [
         (info.alias or name)
-        for field in route.dependant.query_params
+        for field in route.declaration().dependant.query_params
         for name, info in getattr(field.field_info.annotation, "model_fields", {}).items()
     ]
     wrong = "&".join(f"{name}=zz%00z" for name in [*names, *model_fields])
@@ -146,7 +136,9 @@ def test_a_bound_route_answers_as_fastapi_would(api: TestClient, key: str, route
 
 
 @pytest.mark.parametrize(
-    "route", [route for route in CONVERSION_ROUTES if route.dependant.body_params], ids=lambda route: route.path
+    "route",
+    [route for route in CONVERSION_ROUTES if route.declaration().dependant.body_params],
+    ids=lambda route: route.path,
 )
 def test_a_json_route_refuses_a_missing_key_before_reading_the_body(api: TestClient, route: MeteredRoute) -> None:
     headers = {"Content-Type": "application/json"}

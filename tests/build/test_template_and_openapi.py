@@ -16,6 +16,7 @@ from fileapi.local.template import load_functions, load_template
 from fileapi.setting_variables import DEFAULT_DEADLINE_SECONDS
 from fileapi.web import docs_page, usage_page
 from fileapi.web.docs import build_openapi
+from fileapi.web.served import ServedRoute
 from fileapi.web.spec import OPENAPI_PATH
 
 FUNCTIONS = load_functions()
@@ -27,7 +28,7 @@ def app_routes(spec: Any) -> set[tuple[str, str]]:
     return {
         (method, route.path)
         for route in function_app(spec).routes
-        if isinstance(route, APIRoute)
+        if isinstance(route, (APIRoute, ServedRoute))
         for method in route.methods or ()
     }
 

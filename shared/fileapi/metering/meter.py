@@ -30,8 +30,8 @@ from fileapi.metering.months import (
     MICROS,
     day_of,
     iso_millis,
-    month_period,
     next_month_start,
+    period_of,
     seconds_to_next_month,
     utc,
 )
@@ -47,6 +47,9 @@ if TYPE_CHECKING:
 # bucket case each cost one, so the bound stops only a store that never agrees (4 clients on one Business
 # key through the local endpoint need at most 5).
 MAX_ATTEMPTS = 16
+# Keys whose hashes `Meter._presented` remembers at most (then it starts again): under 1 MB.
+MAX_CHECKED_KEYS = 4_096
+BEARER = "Bearer "
 # From the second refused write of one admission on, each waits a random part of the key's interval, at most
 # this long, so that writes landing just behind another process's fall out of its rhythm.
 MAX_RETRY_PAUSE_US = 5_000
@@ -115,6 +118,7 @@ class Meter:
         self.sleep = sleep
         self.upgrade_url = upgrade_url
         self.cache = cache or KeyCache()
+        self._checked: dict[str, bool] = {}  # key hash -> of the earlier format (see `_presented`)
         self.settler = Settler(store, on_fault=on_fault)
         self.faults = self.settler.faults
 
@@ -134,12 +138,10 @@ class Meter:
             and nothing was charged.
         """
         started = time.monotonic()
-        key = parse_bearer(authorization)
-        key_hash = hash_key(key)
+        key_hash, legacy_key = self._presented(authorization)
         now_us = self.clock()
-        legacy_key = is_legacy_key(key)
         entry = self._entry(key_hash, now_us, legacy_key=legacy_key)
-        period = month_period(utc(now_us))
+        period = period_of(now_us)
         self._know_first(entry, key_hash, now_us)
         self._refuse_known(entry, now_us, period, counted=counted)
         shard: int | None = None
@@ -258,6 +260,31 @@ class Meter:
         self.cache.drop_account(account_id)
 
     # steps
+
+    def _presented(self, authorization: str | None) -> tuple[str, bool]:
+        """The hash of the key the Authorization header presents (`hash_key` of what `parse_bearer` returns), and
+        whether it is a key of the earlier format.
+
+        `parse_bearer`'s checks of 'Bearer <key>' read the key alone, and cost a request's admission more than the
+        rest of its own work: a key's hash is remembered once its key passed them (hashes only, as the key cache
+        keeps), and the key is not checked again when it comes so.
+
+        :raises Unauthorized: as `parse_bearer`.
+        """
+        if authorization is not None and authorization.startswith(BEARER):
+            key = authorization[len(BEARER) :]
+            if key == key.strip():
+                key_hash = hash_key(key)
+                legacy = self._checked.get(key_hash)
+                if legacy is not None:
+                    return key_hash, legacy
+        key = parse_bearer(authorization)
+        key_hash = hash_key(key)
+        legacy = is_legacy_key(key)
+        if len(self._checked) >= MAX_CHECKED_KEYS:
+            self._checked.clear()
+        self._checked[key_hash] = legacy
+        return key_hash, legacy
 
     def _entry(self, key_hash: str, now_us: int, *, legacy_key: bool) -> KeyEntry:
         if self.cache.is_unknown(key_hash, now_us):

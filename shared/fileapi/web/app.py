@@ -61,9 +61,10 @@ def create_app(*routers: APIRouter, title: str, worker_modules: tuple[str, ...] 
 
 
 def _close_queries(routes: list[Any]) -> None:
-    """Make the routes FastAPI solves itself refuse unknown query parameters, as the bound ones do (a
-    MeteredRoute has a `binder`: fileapi.web.binding); a route that declares no parameter and no body reads its
-    request as it comes (the Stripe webhook: its sender's URL is not ours to police) and is left as it is."""
+    """Make the routes FastAPI solves itself (none an app serves: they are ServedRoutes, bound by
+    fileapi.web.binding, fileapi.web.served) refuse unknown query parameters, as the bound ones do; a route that
+    declares no parameter and no body reads its request as it comes (the Stripe webhook: its sender's URL is not
+    ours to police) and is left as it is."""
     from fastapi.routing import APIRoute
 
     from fileapi.web.binding import closed_query

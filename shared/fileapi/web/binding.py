@@ -34,6 +34,7 @@ import re
 import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Annotated, Any
 
 from fastapi.exceptions import RequestValidationError
@@ -141,11 +142,13 @@ class Binder:
         """Whether the endpoint reads a request body (raw, text, JSON, or through the request itself)."""
         return bool(self.readers) or self.request is not None or self.json_body is not None
 
-    async def bind(self, request: Request, *, body: Any = _REQUIRED) -> Arguments:
+    async def bind(self, request: Request, *, body: Any = _REQUIRED, open_query: bool = False) -> Arguments:
         """The endpoint's arguments from `request`.
 
         :param body: the value of the body reader's argument, instead of the body read from `request` (an
             operation's input file, `fileapi.isolation.files.FileInput`).
+        :param open_query: let query parameters the endpoint does not take pass (a public route that takes no
+            parameter and no body: fileapi.web.served).
         :raises RequestValidationError: every problem with the path, the query and the JSON body, at once.
         :raises ApiError: a body reader's refusal (e.g. a text route's JSON body that is not a string).
         """
@@ -154,7 +157,7 @@ class Binder:
             values[argument] = await reader.read(request) if body is _REQUIRED else body
         if self.request is not None:
             values[self.request] = request
-        errors = self._options(request, values)
+        errors = self._options(request, values, open_query=open_query)
         if self.json_body is not None:
             argument, adapter = self.json_body
             values[argument] = _json_model(
@@ -175,10 +178,10 @@ class Binder:
             raise RequestValidationError(errors)
         return values
 
-    def _options(self, request: Request, values: Arguments) -> list[dict[str, Any]]:
+    def _options(self, request: Request, values: Arguments, *, open_query: bool = False) -> list[dict[str, Any]]:
         """Fill `values` with the path and query arguments; the problems found."""
-        received = request.query_params
-        errors = self._query_problems(received)
+        received = query_of(request)
+        errors = [] if open_query else self._query_problems(received)
         for parameter in self.path:
             values[parameter.argument] = _path_value(parameter, request.path_params, errors)
         for parameter in self.query:
@@ -187,7 +190,7 @@ class Binder:
             values[model.argument] = _query_model(model, received, errors)
         return errors
 
-    @property
+    @cached_property
     def query_names(self) -> tuple[str, ...]:
         """The query parameters the endpoint takes itself: its parameters, then its options models' fields (every
         endpoint takes the `PROTOCOL_PARAMETERS` too)."""
@@ -195,11 +198,18 @@ class Binder:
             alias for model in self.models for alias in model.aliases
         )
 
+    @cached_property
+    def repeatable(self) -> frozenset[str]:
+        """The query parameters that may be given more than once (its options models' list fields)."""
+        return frozenset(alias for model in self.models for alias in model.repeatable)
+
     def _query_problems(self, received: QueryParams) -> list[dict[str, Any]]:
         """A parameter given twice (but a list field's), and each one the endpoint does not take (with those it
         does)."""
+        if not received:  # nothing given: nothing twice, nothing unknown
+            return []
         names = self.query_names
-        repeatable = {alias for model in self.models for alias in model.repeatable}
+        repeatable = self.repeatable
         errors = [
             {"type": "repeated", "loc": ("query", name), "msg": "given more than once; give it once", "input": None}
             for name in names
@@ -240,6 +250,15 @@ def closed_query(app: ASGIApp, names: tuple[str, ...]) -> ASGIApp:
         await app(scope, receive, send)
 
     return checked
+
+
+_NO_QUERY = QueryParams()  # immutable: shared by every request without a query string
+
+
+def query_of(request: Request) -> QueryParams:
+    """`request.query_params`, with nothing parsed when there is no query string (most requests: parsing even an
+    empty one costs microseconds)."""
+    return request.query_params if request.scope.get("query_string") else _NO_QUERY
 
 
 def _unwrapped(annotation: Any) -> tuple[Any, tuple[Any, ...]]:

@@ -30,8 +30,8 @@ Endpoint = Callable[..., Awaitable[Response]]
 
 def family_router(conversions: tuple[Conversion, ...]) -> APIRouter:
     """A router with one metered route per conversion, in the order declared."""
-    router = APIRouter(route_class=MeteredRoute, dependencies=[Depends(metered)])
-    routes = Routes(router)
+    router = APIRouter(dependencies=[Depends(metered)])
+    routes = Routes(router, served_by=MeteredRoute)
     for conversion in conversions:
         routes.post(
             conversion.path,

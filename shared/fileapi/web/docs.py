@@ -287,7 +287,9 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
     """One OpenAPI document over the routes of every function's app (a build-time tool: imported lazily)."""
     from fastapi.openapi.utils import get_openapi
 
-    routes = [route for app in apps for route in app.routes]
+    from fileapi.web.served import documented
+
+    routes = documented(route for app in apps for route in app.routes)
     spec = get_openapi(
         title=title,
         version=__version__,

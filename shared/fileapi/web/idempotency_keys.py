@@ -62,9 +62,9 @@ async def claim(request: Request) -> Held | Replay | None:
     :raises IdempotencyKeyReused: the key was used for another request.
     :raises IdempotencyInFlight: the same request is still being answered.
     """
-    key = request.headers.get(HEADER)
-    if key is None or request.method != "POST":
+    if HEADER not in request.headers or request.method != "POST":  # `in`: a get's miss raises and catches
         return None
+    key = request.headers[HEADER]
     from fileapi.idempotency import Stored, fingerprint
     from fileapi.services import get_file_services
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import time
-import uuid
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -45,40 +45,45 @@ class AccessLogMiddleware:
         state["request_id"] = request_id
         started = time.perf_counter()
         record: dict[str, Any] = {"request_id": request_id, "method": scope["method"]}
-        counts = {"bytes_in": 0, "bytes_out": 0, "status": 500}
+        bytes_in = bytes_out = 0
+        status = 500
 
         async def counting_receive() -> Message:
+            nonlocal bytes_in
             message = await receive()
             if message["type"] == "http.request":
-                counts["bytes_in"] += len(message.get("body", b""))
+                bytes_in += len(message.get("body", b""))
             return message
 
         async def tagging_send(message: Message) -> None:
+            nonlocal status, bytes_out
             if message["type"] == "http.response.start":
-                counts["status"] = message["status"]
+                status = message["status"]
                 message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
             elif message["type"] == "http.response.body":
                 body = message.get("body", b"")
-                if counts["status"] >= 400 and counts["bytes_out"] == 0:
+                if status >= 400 and bytes_out == 0:
                     code = error_code(body)
                     if code:
                         record["error"] = code
-                counts["bytes_out"] += len(body)
+                bytes_out += len(body)
             await send(message)
 
         try:
             await self.app(scope, counting_receive, tagging_send)
         finally:
             if state.get(CLIENT_DISCONNECTED):
-                counts["status"] = CLIENT_CLOSED_REQUEST
+                status = CLIENT_CLOSED_REQUEST
                 record[CLIENT_DISCONNECTED] = True
-            record.update(counts)
+            record["bytes_in"] = bytes_in
+            record["bytes_out"] = bytes_out
+            record["status"] = status
             # The matched route's template, never the raw path (an unknown path is the caller's text).
             record["route"] = getattr(scope.get("route"), "path", None) or "(no route)"
             record["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
             if "key_prefix" in state:
                 record["key_prefix"] = state["key_prefix"]
-            outcome = metering_outcome(state.get("admission"), counts["status"], record.get("error"))
+            outcome = metering_outcome(state.get("admission"), status, record.get("error"))
             if outcome:
                 record["metering"] = outcome
             write_access_record(record)
@@ -115,14 +120,20 @@ def write_access_record(record: dict[str, Any]) -> None:
             )
 
 
+# json.dumps(line, default=str, separators=(",", ":")), made once: json.dumps makes an encoder for each call.
+_ENCODER = json.JSONEncoder(default=str, separators=(",", ":"))
+
+
 def _access_line(record: dict[str, Any]) -> str:
     line: dict[str, Any] = {key: _MESSAGE_KEYS.get(key, value) for key, value in logger.get_current_keys().items()}
     line["timestamp"] = log_timestamp(time.time())
     line.update(record)
     line["xray_trace_id"] = xray_trace_id()
-    return json.dumps(
-        {key: value for key, value in line.items() if value is not None}, default=str, separators=(",", ":")
-    )
+    return _ENCODER.encode({key: value for key, value in line.items() if value is not None})
+
+
+# The last second formatted (log_timestamp): its whole seconds, their local time and the UTC offset.
+_last_second: tuple[int, str, str] = (-1, "", "")
 
 
 def readable_access_line(record: dict[str, Any]) -> str:
@@ -146,10 +157,15 @@ def readable_access_line(record: dict[str, Any]) -> str:
 
 def log_timestamp(instant: float) -> str:
     """`instant` (epoch seconds) as Powertools writes a record's time: local time, milliseconds after a comma,
-    then the UTC offset (2026-11-25 18:16:09,325+0000)."""
-    moment = time.localtime(instant)
-    milliseconds = int((instant - int(instant)) * 1000)
-    return f"{time.strftime('%Y-%m-%d %H:%M:%S', moment)},{milliseconds:03d}{time.strftime('%z', moment)}"
+    then the UTC offset (2026-11-25 18:16:09,325+0000). The calendar is worked out once a second."""
+    global _last_second
+    whole = int(instant)
+    second, local, offset = _last_second
+    if second != whole:
+        moment = time.localtime(instant)
+        local, offset = time.strftime("%Y-%m-%d %H:%M:%S", moment), time.strftime("%z", moment)
+        _last_second = (whole, local, offset)
+    return f"{local},{int((instant - whole) * 1000):03d}{offset}"
 
 
 _CODES = frozenset(error.code for error in ALL_ERRORS)
@@ -187,7 +203,17 @@ def metering_outcome(admission: Any, status: int, code: str | None) -> str | Non
 def _request_id(scope: Scope) -> str:
     context = scope.get("aws.context")
     request_id = getattr(context, "aws_request_id", None)
-    return str(request_id) if request_id else uuid.uuid4().hex
+    return str(request_id) if request_id else random_request_id()
+
+
+# The bits a version-4 UUID fixes (RFC 9562): its version (4) and its variant (10).
+_UUID4_CLEARED = ~((0xF000 << 64) | (0xC000 << 48))
+_UUID4_SET = (4 << 76) | (0x8000 << 48)
+
+
+def random_request_id() -> str:
+    """uuid.uuid4().hex (122 bits from os.urandom, the version and variant bits set), without the UUID object."""
+    return f"{int.from_bytes(os.urandom(16)) & _UUID4_CLEARED | _UUID4_SET:032x}"
 
 
 def emit_request_metrics(record: dict[str, Any]) -> None:

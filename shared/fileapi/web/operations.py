@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 from fileapi.catalogue.declaration import ANY, Conversion, Reads
 from fileapi.errors import InvalidInput
-from fileapi.web.binding import UPLOAD_PARAMETER
+from fileapi.web.binding import UPLOAD_PARAMETER, query_of
 from fileapi.web.invocation import off_the_loop
 from fileapi.web.routes import json_response
 
@@ -48,7 +48,7 @@ class Asked:
 
 def asked(request: Request) -> Asked | None:
     """The operation `request` asks for, or None (it is answered synchronously)."""
-    uploads = tuple(request.query_params.getlist(UPLOAD_PARAMETER))
+    uploads = tuple(query_of(request).getlist(UPLOAD_PARAMETER))
     prefer_async = prefers_async(request.headers.getlist("prefer"))
     if not uploads and not prefer_async:
         return None
