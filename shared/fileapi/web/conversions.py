@@ -24,8 +24,7 @@ from typing import Any, TypeVar
 
 from fileapi.convert.payload import response_limit
 from fileapi.isolation.files import has_file_inputs
-from fileapi.isolation.tenants import current_tenant
-from fileapi.services import get_workers
+from fileapi.services import run_in_worker
 from fileapi.settings import get_settings
 from fileapi.web.invocation import off_the_loop
 from fileapi.web.tracing import subsegment
@@ -39,18 +38,8 @@ async def isolated(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     :param function: a module-level function of `fileapi` (a converter).
     :raises ApiError: the converter's refusal, or how the worker ended (fileapi.isolation.pool).
     """
-    settings = get_settings()
-    tenant = current_tenant()
     with subsegment(f"## {function.__name__}"):
-        return await get_workers().run(
-            function,
-            *args,
-            seconds=settings.deadline_seconds,
-            max_response_bytes=settings.max_response_bytes,
-            key=tenant.account_id if tenant is not None else "",
-            on_overrun=tenant.overran if tenant is not None else None,
-            **kwargs,
-        )
+        return await run_in_worker(function, *args, **kwargs)
 
 
 async def in_process(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
