@@ -1,6 +1,6 @@
 """make bench: stack overhead, Data throughput against command-line tools, cold-start imports,
 OCR against the tesseract command, operations on large PDFs against qpdf, a pipeline against its stages run one
-by one (time, S3 bytes), URL inputs and PUT outputs against curl, function sizing and
+by one (time, S3 bytes, peak memory at three sizes), URL inputs and PUT outputs against curl, function sizing and
 the cost per million requests and operations.
 
 Every figure is a median of repeated runs; ratios compare against a reference measured in the
@@ -39,6 +39,7 @@ from bench.operations import bench_operations
 from bench.operations_cost import operation_cost_lines
 from bench.pdf import bench_pdf
 from bench.pdf_images import bench_images_to_pdf
+from bench.pipeline_memory import bench_pipeline_memory
 from bench.pipelines import bench_pipelines
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
@@ -214,6 +215,7 @@ def main() -> None:
             bench_ocr(Path(tmp))
             moved = bench_operations(Path(tmp))
             bench_pipelines(endpoint, Path(tmp))
+            bench_pipeline_memory(endpoint, Path(tmp))
             bench_fetch(Path(tmp))
         bench_codes()
         bench_render()
