@@ -1,7 +1,7 @@
 """make bench: stack overhead, Data throughput against command-line tools, cold-start imports,
 OCR against the tesseract command, operations on large PDFs against qpdf, a pipeline against its stages run one
 by one (time, S3 bytes, peak memory at three sizes), URL inputs and PUT outputs against curl, function sizing and
-the cost per million requests and operations.
+the cost per million requests and operations (with an operation's own time).
 
 Every figure is a median of repeated runs; ratios compare against a reference measured in the
 same run. Nothing here is asserted: targets are read off the report.
