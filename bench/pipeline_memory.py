@@ -1,7 +1,7 @@
 """Peak memory of the process tree that runs a pipeline, at three sizes of the same scan.
 
 The pipeline of bench.pipelines (merge the scan with itself -> compress -> watermark) on scan-like PDFs of 150,
-300 and 600 pages (about 30, 60 and 121 MB: the same pages, fewer of them). The Operations runner has a
+300 and 600 pages (about 30, 60 and 120 MB: the same pages, fewer of them). The Operations runner has a
 process of its own (`python -m bench.pipeline_memory runner WHERE`: the executor over the same moto stack, its
 conversions in its own conversion workers), a fresh one for each size, so the tree measured is the runner and
 its workers alone: none of the client's, the API's or moto's memory. After a small warm pipeline (the workers
@@ -31,7 +31,7 @@ from bench.moto_stack import Moved, Where, attached_stack, local_api, local_endp
 from bench.pipelines import IMAGE_BYTES, run_pipeline
 from bench.scoreboard import PROJECT_ROOT, Goal, record
 
-SIZES_PAGES = (150, 300, 600)  # about 30, 60 and 121 MB (bench.pipelines' scan, and its first half and quarter)
+SIZES_PAGES = (150, 300, 600)  # about 30, 60 and 120 MB (bench.pipelines' scan, and its first half and quarter)
 FLAT_GOAL = Goal(max_ratio=1.2)  # the largest file's tree peak to the smallest's, at 4x the bytes
 RUNNER_SECONDS = 1800  # a runner that has not handled its messages by then stops
 POLL_SECONDS = 1.0  # between the client's reads of the operation the runner works on

@@ -1,6 +1,6 @@
 """A pipeline against the same conversions run one by one as operations, on the same scan-like PDF, in the same run.
 
-The pipeline: merge a 121 MB scan (600 pages of 200 kB images) with itself, compress, watermark, as one
+The pipeline: merge a 120 MB scan (600 pages of 200 kB images) with itself, compress, watermark, as one
 POST /v1/pipelines over one upload given twice. One by one: the same three as three operations, each result
 downloaded and uploaded again as the next one's input, as a client does it. Both on moto's S3 and SQS, their
 work run by the executor in this process's conversion workers. Time: from the first request to the last result
@@ -26,8 +26,8 @@ import httpx
 from bench.moto_stack import Moved, count_s3_bytes, local_api, local_endpoint, moto_stack
 from bench.scoreboard import Goal, record
 
-# A 121 MB scan (bench.operations' larger file's bytes) in 600 pages of 200 kB: merged with itself, 1,200 pages
-# (compress takes at most 2,000) and 242 MB.
+# A 120 MB scan (the bytes of bench.operations' larger file) in 600 pages of 200 kB: merged, 1,200 pages
+# (compress takes at most 2,000) and 241 MB.
 PAGES = 600
 IMAGE_BYTES = 200_000
 TIME_GOAL = Goal(max_ratio=1.0)
