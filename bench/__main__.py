@@ -1,7 +1,7 @@
 """make bench: stack overhead, Data throughput against command-line tools, cold-start imports,
-OCR against the tesseract command, operations on large PDFs against qpdf, URL inputs and PUT outputs against
-curl, function sizing and the cost
-per million requests and operations.
+OCR against the tesseract command, operations on large PDFs against qpdf, a pipeline against its stages run one
+by one (time, S3 bytes, peak memory at three sizes), URL inputs and PUT outputs against curl, function sizing and
+the cost per million requests and operations (with an operation's own time).
 
 Every figure is a median of repeated runs; ratios compare against a reference measured in the
 same run. Nothing here is asserted: targets are read off the report.
@@ -10,13 +10,12 @@ same run. Nothing here is asserted: targets are read off the report.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,11 +33,13 @@ from bench.fetch import bench_fetch
 from bench.image import bench_image
 from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
+from bench.moto_stack import local_endpoint
 from bench.ocr import bench_ocr
 from bench.operations import bench_operations
 from bench.operations_cost import operation_cost_lines
 from bench.pdf import bench_pdf
 from bench.pdf_images import bench_images_to_pdf
+from bench.pipeline_memory import bench_pipeline_memory
 from bench.pipelines import bench_pipelines
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
@@ -188,19 +189,6 @@ def bench_text(tmp: Path) -> None:
     print(row("Python-Markdown (tables)", python_markdown, ours_md, "ours"))
 
 
-@contextlib.contextmanager
-def local_endpoint() -> Iterator[str]:
-    """A local DynamoDB endpoint for the run (stopped after it), with its credentials set."""
-    process, endpoint = dynamo.start_process()
-    try:
-        for name, value in dynamo.LOCAL_CREDENTIALS.items():
-            os.environ.setdefault(name, value)
-        yield endpoint
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
 def bench_converter_rows(metered: MeteredApp, tmp: Path) -> None:
     bench_wordcount(tmp)
     bench_base64_path(lambda body: metered.post("/v1/data/base64-encode", body), metered.admit_once, tmp)
@@ -227,6 +215,7 @@ def main() -> None:
             bench_ocr(Path(tmp))
             moved = bench_operations(Path(tmp))
             bench_pipelines(endpoint, Path(tmp))
+            bench_pipeline_memory(endpoint, Path(tmp))
             bench_fetch(Path(tmp))
         bench_codes()
         bench_render()

@@ -31,7 +31,6 @@ What is measured, counted and modelled:
 from __future__ import annotations
 
 import math
-import os
 import secrets
 import shlex
 import statistics
@@ -42,6 +41,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from bench.moto_stack import local_endpoint
 from bench.scoreboard import Goal, record
 from bench.sizing import WORKLOADS, bench_sizing, memory_sizes
 from bench.timing import median_seconds
@@ -513,17 +513,9 @@ def bench_cost(
 
 
 def main() -> None:
-    from fileapi.local import dynamo
-
     sizing = bench_sizing()
-    process, endpoint = dynamo.start_process()
-    try:
-        for name, value in dynamo.LOCAL_CREDENTIALS.items():
-            os.environ.setdefault(name, value)
+    with local_endpoint() as endpoint:
         bench_cost(endpoint, sizing)
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 if __name__ == "__main__":

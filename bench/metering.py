@@ -16,7 +16,6 @@ those of a steady stream, not of racing threads).
 
 from __future__ import annotations
 
-import os
 import secrets
 import statistics
 import time
@@ -26,6 +25,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from dataclasses import dataclass, replace
 
+from bench.moto_stack import local_endpoint
 from bench.scoreboard import Goal, print_scoreboard, record
 from fileapi.errors import ApiError
 from fileapi.local import dynamo
@@ -228,17 +228,11 @@ def bench_load_model(endpoint: str) -> LoadModelResult:
 
 def main() -> None:
     """`make bench-metering`: the metering costs and the load model; the last line is the load model's."""
-    process, endpoint = dynamo.start_process()
-    try:
-        for name, value in dynamo.LOCAL_CREDENTIALS.items():
-            os.environ.setdefault(name, value)
+    with local_endpoint() as endpoint:
         bench_metering_costs(endpoint)
         result = bench_load_model(endpoint)
         print_scoreboard()
         print(result.line())
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 if __name__ == "__main__":

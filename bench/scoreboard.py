@@ -105,6 +105,8 @@ def _number(value: float) -> str:
 def _verdict(row: Row) -> str:
     if row.missing:
         return f"n/a ({row.missing})"
+    if row.goal == Goal():
+        return "reported"  # a figure to be seen, with no bound set
     return {True: "pass", False: "FAIL", None: "n/a"}[row.passed]
 
 
@@ -132,7 +134,10 @@ def print_scoreboard(rows: list[Row] | None = None) -> None:
         print(line)
     passed = sum(1 for row in rows if row.passed)
     failed = sum(1 for row in rows if row.passed is False)
-    print(f"scoreboard: {passed} pass, {failed} fail, {len(rows) - passed - failed} n/a")
+    reported = sum(1 for row in rows if row.goal == Goal() and not row.missing)
+    print(
+        f"scoreboard: {passed} pass, {failed} fail, {len(rows) - passed - failed - reported} n/a, {reported} reported"
+    )
 
 
 def write_performance_doc(rows: list[Row] | None = None, *, path: Path = PERFORMANCE_DOC, command: str) -> None:

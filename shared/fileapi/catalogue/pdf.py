@@ -281,6 +281,7 @@ CONVERSIONS = (
         options=WatermarkOptions,
         gives=A_PDF,
         convert=watermark_pdf,
+        convert_files=partial(pdf_over_files, "fileapi.convert.pdf_edit:watermark_pdf_file", "watermarked.pdf"),
         tags=TAGS,
         example={"text": "DRAFT"},
     ),

@@ -7,13 +7,13 @@ import math
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fileapi.convert import deadline
 from fileapi.convert.pages import parse_pages
 from fileapi.convert.pdf_active import remove_active_content
 from fileapi.convert.pdf_errors import reading
-from fileapi.convert.pdf_io import Source, open_pdf, save_pdf
+from fileapi.convert.pdf_io import Source, open_pdf, save_pdf, write_pdf
 from fileapi.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -31,6 +31,11 @@ _HELVETICA = [
 DEFAULT_OPACITY = 0.3
 DEFAULT_ROTATION = 45.0
 MAX_WATERMARK_CHARS = 200
+# watermark_pdf's defaults, for the variant over files (its options by keyword)
+WATERMARK_DEFAULTS: dict[str, Any] = {
+    "opacity": DEFAULT_OPACITY, "rotation": DEFAULT_ROTATION, "font_size": None, "pages": None,
+    "keep_active_content": False,
+}  # fmt: skip
 
 
 def text_width(text: str, font_size: float) -> float:
@@ -57,7 +62,25 @@ def watermark_pdf(
         removed, see fileapi.convert.pdf_active).
     :raises InvalidInput: empty or non-Latin-1 text, or options out of range.
     """
+    return save_pdf(_watermarked(data, text, opacity, rotation, font_size, pages, keep_active_content))
 
+
+def watermark_pdf_file(source: str, out: str, **options: Any) -> None:
+    """The file `source` watermarked as `watermark_pdf` does (its keyword options) into `out`, read and written on
+    disk: the pages' own streams are copied, never held whole, so memory follows the pages, not the bytes."""
+    write_pdf(_watermarked(Path(source), **{**WATERMARK_DEFAULTS, **options}), Path(out))
+
+
+def _watermarked(
+    source: Source,
+    text: str,
+    opacity: float,
+    rotation: float,
+    font_size: float | None,
+    pages: str | None,
+    keep_active_content: bool,
+) -> pikepdf.Pdf:
+    """The document with the watermark drawn (the options checked first)."""
     if not text.strip() or len(text) > MAX_WATERMARK_CHARS:
         raise InvalidInput(f"text must be 1..{MAX_WATERMARK_CHARS} characters")
     try:
@@ -72,12 +95,12 @@ def watermark_pdf(
         raise InvalidInput(f"fontSize must be >= 1, not {font_size}")
     if not math.isfinite(rotation):
         raise InvalidInput("rotation must be a number of degrees")
-    pdf = open_pdf(data)
+    pdf = open_pdf(source)
     with reading():
         _draw_watermark(pdf, text, encoded, opacity, rotation, font_size, pages)
     if not keep_active_content:
         remove_active_content(pdf)
-    return save_pdf(pdf)
+    return pdf
 
 
 def _draw_watermark(

@@ -11,7 +11,7 @@ import pytest
 from pypdf import PdfReader
 
 from fileapi.convert.pdf import extract_text, pdf_info
-from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, text_width, watermark_pdf
+from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, text_width, watermark_pdf, watermark_pdf_file
 from fileapi.convert.pdf_forms import _field_values, fill_form, flatten_form
 from fileapi.errors import InvalidInput
 from tests.helpers import require_tool
@@ -52,6 +52,30 @@ def test_watermark_opacity_is_in_the_graphics_state() -> None:
     pdf = pikepdf.Pdf.open(io.BytesIO(watermark_pdf(TWO, text="X", opacity=0.25)))
     states = pdf.pages[0].Resources.ExtGState
     assert [float(state.ca) for state in states.values()] == [0.25]
+
+
+def test_watermark_over_files_draws_what_over_bytes_draws(tmp_path: Path) -> None:
+    source, out = tmp_path / "in.pdf", tmp_path / "out.pdf"
+    source.write_bytes(TWO)
+    options: dict[str, object] = {"text": "DRAFT", "opacity": 0.4, "rotation": 30, "pages": "2"}
+    watermark_pdf_file(str(source), str(out), **options)
+    over_bytes = watermark_pdf(TWO, **options)  # type: ignore[arg-type]
+    pages = extract_text(out.read_bytes()).pages
+    assert pages == extract_text(over_bytes).pages
+    assert "DRAFT" not in squeezed(pages[0]) and "DRAFT" in squeezed(pages[1])
+    documents = [pikepdf.Pdf.open(io.BytesIO(data)) for data in (out.read_bytes(), over_bytes)]
+    drawn = [document.pages[1] for document in documents]
+    assert [[float(state.ca) for state in page.Resources.ExtGState.values()] for page in drawn] == [[0.4], [0.4]]
+
+
+def test_watermark_over_files_refuses_as_over_bytes(tmp_path: Path) -> None:
+    source = tmp_path / "in.pdf"
+    source.write_bytes(TWO)
+    with pytest.raises(InvalidInput, match="Windows-1252"):
+        watermark_pdf_file(str(source), str(tmp_path / "out.pdf"), text="日本")
+    source.write_bytes(b"not a PDF at all")
+    with pytest.raises(InvalidInput):
+        watermark_pdf_file(str(source), str(tmp_path / "out.pdf"), text="DRAFT")
 
 
 @pytest.mark.parametrize(
