@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+from typing import Any
 
 import pikepdf
 import pytest
@@ -67,6 +68,30 @@ def test_merge_of_an_upload_with_itself_doubles_its_pages(
     merged = pikepdf.open(io.BytesIO(data))
     assert len(merged.pages) == 8
     assert b"(3)" in merged.pages[6].Contents.read_bytes()
+
+
+def test_an_upload_named_twice_is_read_from_s3_once(
+    api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer
+) -> None:
+    # GIVEN a merge naming one upload twice, and every GetObject of the service's S3 client counted
+    upload = upload_file(api, key, pdf_with_pages(3), content_type="application/pdf")
+    operation = accepted(api, key, "/v1/pdf/merge", [upload, upload])
+    reads: list[str] = []
+
+    def counted(model: Any, **_: Any) -> None:
+        if model.name == "GetObject":
+            reads.append(model.name)
+
+    files.uploads.s3.meta.events.register("before-call.s3", counted)
+    try:
+        # WHEN it runs
+        executor_consumer.poll_once()
+    finally:
+        files.uploads.s3.meta.events.unregister("before-call.s3", counted)
+    # THEN the upload was read once, and given to the merge twice
+    assert reads == ["GetObject"]
+    merged = pikepdf.open(io.BytesIO(fetched(shown(api, key, operation["id"])["result"]["url"])))
+    assert len(merged.pages) == 6
 
 
 def test_compress_reports_its_sizes_beside_its_file(

@@ -209,7 +209,8 @@ class Executor:
             if conversion is None:
                 raise LookupError(f"no conversion {stored.route} in the catalogue")
             options = stored_options(conversion, stored.options, stored.query)
-            inputs = [self._download(operation, upload_id, folder / f"input-{position}")
+            fetched: dict[str, Path] = {}
+            inputs = [self._download(operation, upload_id, folder / f"input-{position}", fetched)
                       for position, upload_id in enumerate(stored.inputs, start=1)]  # fmt: skip
             outcome = await run_conversion(
                 conversion, options, inputs, out, self.run_in_worker, from_uploads=not stored.inline
@@ -226,10 +227,11 @@ class Executor:
         spec = PipelineRequest.model_validate(given[PIPELINE])
         stages = plan(spec)
         inputs = []
+        fetched: dict[str, Path] = {}
         for position, source in enumerate(spec.inputs, start=1):
             path = folder / f"input-{position}"
             if source.upload is not None:
-                inputs.append(self._download(operation, source.upload, path))
+                inputs.append(self._download(operation, source.upload, path, fetched))
             else:
                 assert source.url is not None
                 fetch_to_file(
@@ -258,10 +260,15 @@ class Executor:
             details[OUTPUTS] = put_outputs(spec.output, files, self.egress)
         return results, {**last_details, **details}
 
-    def _download(self, operation: Operation, upload_id: str, path: Path) -> Path:
+    def _download(self, operation: Operation, upload_id: str, path: Path, fetched: dict[str, Path]) -> Path:
+        """The upload's file in the work folder at `path`, read from S3 once per operation however many times the
+        operation names it (`fetched`: the uploads already read; converters only read their inputs)."""
+        if upload_id in fetched:
+            return fetched[upload_id]
         source = self.uploads.owned(upload_id, operation.account_id)
         self.uploads.stored_size(source)
         download(self.uploads.s3, self.uploads.bucket, source.key, path)
+        fetched[upload_id] = path
         return path
 
     def _results(self, operation: Operation, files: tuple[OutFile, ...]) -> tuple[ResultFile, ...]:
