@@ -63,7 +63,7 @@ export interface DataJsonToCsvParams {
   escapeFormulas?: boolean;
 }
 
-export type ImageFormat = "jpeg" | "png" | "webp" | "avif";
+export type ImageFormat = "jpeg" | "png" | "webp" | "avif" | "jxl";
 
 export interface ImageConvertParams {
   /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
@@ -72,6 +72,10 @@ export interface ImageConvertParams {
   to: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
+  /** With to=jxl and a JPEG body: recompress the JPEG losslessly (about 20% smaller; a JPEG XL decoder gives back the JPEG byte for byte, metadata included). Not with quality or targetScore. */
+  jpegTranscode?: boolean;
 }
 
 export type Fit = "cover" | "contain" | "fill" | "inside" | "outside";
@@ -89,17 +93,21 @@ export interface ImageResizeParams {
   format?: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export interface ImageCompressParams {
   /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** 1-100. */
-  quality: number;
+  /** 1-100 (this or targetScore). */
+  quality?: number;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
   /** PNG only: quantise to this many colours. */
   colors?: number;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export interface ImageStripMetadataParams {
@@ -180,6 +188,8 @@ export interface ImageCropParams {
   format?: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export type Rotation = 90 | 180 | 270;
@@ -191,6 +201,8 @@ export interface ImageRotateParams {
   degrees: Rotation;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export type FlipDirection = "horizontal" | "vertical";
@@ -202,6 +214,8 @@ export interface ImageFlipParams {
   direction: FlipDirection;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export interface PdfInfoParams {
@@ -874,15 +888,15 @@ export const OPERATIONS: Record<string, Operation> = {
   data_json_minify: { id: "data_json_minify", method: "POST", path: "/v1/data/json-minify", auth: true, body: "json", contentType: "application/json", query: [], fields: ["data"], files: [], result: "text" },
   data_csv_to_json: { id: "data_csv_to_json", method: "POST", path: "/v1/data/csv-to-json", auth: true, body: "text", contentType: "text/csv", query: ["delimiter", "header"], fields: ["text"], files: [], result: "json" },
   data_json_to_csv: { id: "data_json_to_csv", method: "POST", path: "/v1/data/json-to-csv", auth: true, body: "json", contentType: "application/json", query: ["delimiter", "escapeFormulas"], fields: ["data"], files: [], result: "text" },
-  image_convert: { id: "image_convert", method: "POST", path: "/v1/image/convert", auth: true, body: "file", contentType: "application/octet-stream", query: ["to", "quality"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_resize: { id: "image_resize", method: "POST", path: "/v1/image/resize", auth: true, body: "file", contentType: "application/octet-stream", query: ["width", "height", "fit", "format", "quality"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_compress: { id: "image_compress", method: "POST", path: "/v1/image/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["quality", "format", "colors"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_convert: { id: "image_convert", method: "POST", path: "/v1/image/convert", auth: true, body: "file", contentType: "application/octet-stream", query: ["to", "quality", "targetScore", "jpegTranscode"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_resize: { id: "image_resize", method: "POST", path: "/v1/image/resize", auth: true, body: "file", contentType: "application/octet-stream", query: ["width", "height", "fit", "format", "quality", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_compress: { id: "image_compress", method: "POST", path: "/v1/image/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["quality", "format", "colors", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
   image_strip_metadata: { id: "image_strip_metadata", method: "POST", path: "/v1/image/strip-metadata", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "bytes" },
   image_read_metadata: { id: "image_read_metadata", method: "POST", path: "/v1/image/read-metadata", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   image_favicon_set: { id: "image_favicon_set", method: "POST", path: "/v1/image/favicon-set", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json", dottedKeys: ["android-chrome-192x192.png", "android-chrome-512x512.png", "apple-touch-icon.png", "favicon-16x16.png", "favicon-32x32.png", "favicon-48x48.png"] },
-  image_crop: { id: "image_crop", method: "POST", path: "/v1/image/crop", auth: true, body: "file", contentType: "application/octet-stream", query: ["x", "y", "width", "height", "format", "quality"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_rotate: { id: "image_rotate", method: "POST", path: "/v1/image/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "format"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_flip: { id: "image_flip", method: "POST", path: "/v1/image/flip", auth: true, body: "file", contentType: "application/octet-stream", query: ["direction", "format"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_crop: { id: "image_crop", method: "POST", path: "/v1/image/crop", auth: true, body: "file", contentType: "application/octet-stream", query: ["x", "y", "width", "height", "format", "quality", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_rotate: { id: "image_rotate", method: "POST", path: "/v1/image/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "format", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_flip: { id: "image_flip", method: "POST", path: "/v1/image/flip", auth: true, body: "file", contentType: "application/octet-stream", query: ["direction", "format", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_info: { id: "pdf_info", method: "POST", path: "/v1/pdf/info", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   pdf_extract_text: { id: "pdf_extract_text", method: "POST", path: "/v1/pdf/extract-text", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages"], fields: ["file"], files: ["file"], result: "json" },
   pdf_render_page: { id: "pdf_render_page", method: "POST", path: "/v1/pdf/render-page", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "format", "dpi"], fields: ["file"], files: ["file"], result: "json" },

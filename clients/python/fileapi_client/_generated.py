@@ -18,7 +18,7 @@ from fileapi_client._core import (
 
 DataCsvToJsonResult = list[dict[str, str] | list[str]]
 
-ImageFormat = Literal["jpeg", "png", "webp", "avif"]
+ImageFormat = Literal["jpeg", "png", "webp", "avif", "jxl"]
 
 Fit = Literal["cover", "contain", "fill", "inside", "outside"]
 
@@ -531,7 +531,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("to", "quality"),
+        query=("to", "quality", "targetScore", "jpegTranscode"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -543,7 +543,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("width", "height", "fit", "format", "quality"),
+        query=("width", "height", "fit", "format", "quality", "targetScore"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -555,7 +555,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("quality", "format", "colors"),
+        query=("quality", "format", "colors", "targetScore"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -611,7 +611,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("x", "y", "width", "height", "format", "quality"),
+        query=("x", "y", "width", "height", "format", "quality", "targetScore"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -623,7 +623,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("degrees", "format"),
+        query=("degrees", "format", "targetScore"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -635,7 +635,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("direction", "format"),
+        query=("direction", "format", "targetScore"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -1162,14 +1162,25 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("data_json_to_csv", {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas})
 
-    def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
+    def image_convert(
+        self,
+        file: FileInput,
+        *,
+        to: ImageFormat,
+        quality: int | None = None,
+        targetScore: float | None = None,
+        jpegTranscode: bool | None = None,
+    ) -> Result[bytes]:
         """Convert an image to another format.
 
         Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
-        return self._call("image_convert", {"file": file, "to": to, "quality": quality})
+        return self._call(
+            "image_convert",
+            {"file": file, "to": to, "quality": quality, "targetScore": targetScore, "jpegTranscode": jpegTranscode},
+        )
 
     def image_resize(
         self,
@@ -1180,6 +1191,7 @@ class FileApiOperations(SyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
@@ -1189,11 +1201,25 @@ class FileApiOperations(SyncOperations):
         """
         return self._call(
             "image_resize",
-            {"file": file, "width": width, "height": height, "fit": fit, "format": format, "quality": quality},
+            {
+                "file": file,
+                "width": width,
+                "height": height,
+                "fit": fit,
+                "format": format,
+                "quality": quality,
+                "targetScore": targetScore,
+            },
         )
 
     def image_compress(
-        self, file: FileInput, *, quality: int, format: ImageFormat | None = None, colors: int | None = None
+        self,
+        file: FileInput,
+        *,
+        quality: int | None = None,
+        format: ImageFormat | None = None,
+        colors: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Compress an image.
 
@@ -1201,7 +1227,10 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/image/compress
         """
-        return self._call("image_compress", {"file": file, "quality": quality, "format": format, "colors": colors})
+        return self._call(
+            "image_compress",
+            {"file": file, "quality": quality, "format": format, "colors": colors, "targetScore": targetScore},
+        )
 
     def image_strip_metadata(self, file: FileInput) -> Result[bytes]:
         """Remove EXIF, IPTC, XMP and GPS without re-encoding.
@@ -1240,6 +1269,7 @@ class FileApiOperations(SyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
@@ -1249,20 +1279,38 @@ class FileApiOperations(SyncOperations):
         """
         return self._call(
             "image_crop",
-            {"file": file, "x": x, "y": y, "width": width, "height": height, "format": format, "quality": quality},
+            {
+                "file": file,
+                "x": x,
+                "y": y,
+                "width": width,
+                "height": height,
+                "format": format,
+                "quality": quality,
+                "targetScore": targetScore,
+            },
         )
 
-    def image_rotate(self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None) -> Result[bytes]:
+    def image_rotate(
+        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, targetScore: float | None = None
+    ) -> Result[bytes]:
         """Rotate an image clockwise.
 
         degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
-        return self._call("image_rotate", {"file": file, "degrees": degrees, "format": format})
+        return self._call(
+            "image_rotate", {"file": file, "degrees": degrees, "format": format, "targetScore": targetScore}
+        )
 
     def image_flip(
-        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None
+        self,
+        file: FileInput,
+        *,
+        direction: FlipDirection,
+        format: ImageFormat | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Flip an image.
 
@@ -1270,7 +1318,9 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/image/flip
         """
-        return self._call("image_flip", {"file": file, "direction": direction, "format": format})
+        return self._call(
+            "image_flip", {"file": file, "direction": direction, "format": format, "targetScore": targetScore}
+        )
 
     def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
@@ -1847,14 +1897,25 @@ class AsyncFileApiOperations(AsyncOperations):
             "data_json_to_csv", {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas}
         )
 
-    async def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
+    async def image_convert(
+        self,
+        file: FileInput,
+        *,
+        to: ImageFormat,
+        quality: int | None = None,
+        targetScore: float | None = None,
+        jpegTranscode: bool | None = None,
+    ) -> Result[bytes]:
         """Convert an image to another format.
 
         Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
-        return await self._call("image_convert", {"file": file, "to": to, "quality": quality})
+        return await self._call(
+            "image_convert",
+            {"file": file, "to": to, "quality": quality, "targetScore": targetScore, "jpegTranscode": jpegTranscode},
+        )
 
     async def image_resize(
         self,
@@ -1865,6 +1926,7 @@ class AsyncFileApiOperations(AsyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
@@ -1874,11 +1936,25 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call(
             "image_resize",
-            {"file": file, "width": width, "height": height, "fit": fit, "format": format, "quality": quality},
+            {
+                "file": file,
+                "width": width,
+                "height": height,
+                "fit": fit,
+                "format": format,
+                "quality": quality,
+                "targetScore": targetScore,
+            },
         )
 
     async def image_compress(
-        self, file: FileInput, *, quality: int, format: ImageFormat | None = None, colors: int | None = None
+        self,
+        file: FileInput,
+        *,
+        quality: int | None = None,
+        format: ImageFormat | None = None,
+        colors: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Compress an image.
 
@@ -1887,7 +1963,8 @@ class AsyncFileApiOperations(AsyncOperations):
         POST /v1/image/compress
         """
         return await self._call(
-            "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors}
+            "image_compress",
+            {"file": file, "quality": quality, "format": format, "colors": colors, "targetScore": targetScore},
         )
 
     async def image_strip_metadata(self, file: FileInput) -> Result[bytes]:
@@ -1927,6 +2004,7 @@ class AsyncFileApiOperations(AsyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
@@ -1936,11 +2014,20 @@ class AsyncFileApiOperations(AsyncOperations):
         """
         return await self._call(
             "image_crop",
-            {"file": file, "x": x, "y": y, "width": width, "height": height, "format": format, "quality": quality},
+            {
+                "file": file,
+                "x": x,
+                "y": y,
+                "width": width,
+                "height": height,
+                "format": format,
+                "quality": quality,
+                "targetScore": targetScore,
+            },
         )
 
     async def image_rotate(
-        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None
+        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, targetScore: float | None = None
     ) -> Result[bytes]:
         """Rotate an image clockwise.
 
@@ -1948,10 +2035,17 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/image/rotate
         """
-        return await self._call("image_rotate", {"file": file, "degrees": degrees, "format": format})
+        return await self._call(
+            "image_rotate", {"file": file, "degrees": degrees, "format": format, "targetScore": targetScore}
+        )
 
     async def image_flip(
-        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None
+        self,
+        file: FileInput,
+        *,
+        direction: FlipDirection,
+        format: ImageFormat | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Flip an image.
 
@@ -1959,7 +2053,9 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/image/flip
         """
-        return await self._call("image_flip", {"file": file, "direction": direction, "format": format})
+        return await self._call(
+            "image_flip", {"file": file, "direction": direction, "format": format, "targetScore": targetScore}
+        )
 
     async def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.

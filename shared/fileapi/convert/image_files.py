@@ -10,14 +10,25 @@ from fileapi.convert.image import convert_image
 from fileapi.convert.image_io import ImageFormat
 
 
-def convert_image_file(source: str, out: str, *, to: ImageFormat, quality: int | None = None) -> dict[str, str]:
+def convert_image_file(
+    source: str,
+    out: str,
+    *,
+    to: ImageFormat,
+    quality: int | None = None,
+    target_score: float | None = None,
+    jpeg_transcode: bool = False,
+) -> dict[str, str]:
     """The image in the file `source` re-encoded as `to` into `out`, as `fileapi.convert.image.convert_image`
-    does; the answer's headers beyond its type (X-Animation and X-Animation-Frames for an animated input).
+    does; the answer's headers beyond its type (`ImageResult.headers`: X-Animation and X-Animation-Frames for
+    an animated input, X-Quality-Score and X-Encoder-Quality for a target score).
 
     :raises UnsupportedFormat: not an image of an accepted input format.
     :raises TooLarge: more than 50 megapixels in, or over the output bounds.
-    :raises InvalidInput: truncated or corrupt, or a quality out of 1..100.
+    :raises InvalidInput: truncated or corrupt, a quality out of 1..100 or a target score out of 30..95.
     """
-    result = convert_image(Path(source), to=to, quality=quality)
+    result = convert_image(
+        Path(source), to=to, quality=quality, target_score=target_score, jpeg_transcode=jpeg_transcode
+    )
     Path(out).write_bytes(result.data)
-    return result.animation_headers()
+    return result.headers()

@@ -9,6 +9,7 @@ from pydantic import Field, create_model
 from fileapi.convert.favicons import FAVICON_PNGS
 from fileapi.convert.image import Fit, FlipDirection, Rotation
 from fileapi.convert.image_io import ImageFormat
+from fileapi.convert.quality_search import MAX_TARGET_SCORE, MIN_TARGET_SCORE
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 
 
@@ -79,6 +80,19 @@ OutputFormat = Annotated[
     ImageFormat | None, Field(alias="format", description="Output format (default: keep the input's).")
 ]
 Quality = Annotated[int | None, Field(ge=1, le=100, description="1-100; default per format (see description).")]
+TargetScore = Annotated[
+    float | None,
+    Field(
+        ge=MIN_TARGET_SCORE,
+        le=MAX_TARGET_SCORE,
+        description=(
+            "SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by "
+            "side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and "
+            "returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, "
+            "jxl); not with quality."
+        ),
+    ),
+]
 
 
 # Each options model's fields are its converter's keyword arguments (a test holds them together), so a
@@ -88,6 +102,14 @@ Quality = Annotated[int | None, Field(ge=1, le=100, description="1-100; default 
 class ConvertOptions(QueryOptions):
     to: ImageFormat = Field(description="Target format.")
     quality: Quality = None
+    target_score: TargetScore = None
+    jpeg_transcode: bool = Field(
+        default=False,
+        description=(
+            "With to=jxl and a JPEG body: recompress the JPEG losslessly (about 20% smaller; a JPEG XL decoder "
+            "gives back the JPEG byte for byte, metadata included). Not with quality or targetScore."
+        ),
+    )
 
 
 class ResizeOptions(QueryOptions):
@@ -96,14 +118,16 @@ class ResizeOptions(QueryOptions):
     fit: Fit = Field(default=Fit.COVER, description="How to fit width x height.")
     fmt: OutputFormat = None
     quality: Quality = None
+    target_score: TargetScore = None
 
 
 class CompressOptions(QueryOptions):
-    quality: int = Field(ge=1, le=100, description="1-100.")
+    quality: int | None = Field(default=None, ge=1, le=100, description="1-100 (this or targetScore).")
     fmt: OutputFormat = None
     palette_colors: int | None = Field(
         default=None, alias="colors", ge=2, le=256, description="PNG only: quantise to this many colours."
     )
+    target_score: TargetScore = None
 
 
 class CropOptions(QueryOptions):
@@ -113,13 +137,16 @@ class CropOptions(QueryOptions):
     height: int = Field(ge=1, description="Height, pixels.")
     fmt: OutputFormat = None
     quality: Quality = None
+    target_score: TargetScore = None
 
 
 class RotateOptions(QueryOptions):
     degrees: Rotation = Field(description="Clockwise rotation in degrees.")
     fmt: OutputFormat = None
+    target_score: TargetScore = None
 
 
 class FlipOptions(QueryOptions):
     direction: FlipDirection = Field(description="horizontal or vertical.")
     fmt: OutputFormat = None
+    target_score: TargetScore = None
