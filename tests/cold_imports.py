@@ -93,6 +93,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "pdf": (
         *CONVERTING,
         "fileapi.convert.fallbacks",
+        "fileapi.convert.image_io",  # the image formats of targetScore (render-page); Pillow is imported on use
+        "fileapi.convert.quality_search",
         "fileapi.convert.pages",
         "fileapi.convert.pdf",
         "fileapi.convert.pdf_active",

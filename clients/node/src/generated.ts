@@ -255,7 +255,7 @@ export interface PdfExtractTextResult {
   "pages": Array<string>;
 }
 
-export type RenderFormat = "png" | "jpeg" | "webp";
+export type RenderFormat = "png" | "jpeg" | "webp" | "jxl";
 
 export interface PdfRenderPageParams {
   /** A PDF document (any Content-Type, e.g. application/pdf). */
@@ -266,6 +266,8 @@ export interface PdfRenderPageParams {
   format?: RenderFormat;
   /** Resolution, dots per inch. */
   dpi?: number;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export interface PdfRenderPageResult {
@@ -282,6 +284,10 @@ export interface RenderedPage {
   "width": number;
   /** Pixels. */
   "height": number;
+  /** With targetScore: the SSIMULACRA2 score the page reached. */
+  "qualityScore"?: number;
+  /** With targetScore: the encoder quality chosen. */
+  "encoderQuality"?: number;
 }
 
 export interface PdfMergeParams {
@@ -899,7 +905,7 @@ export const OPERATIONS: Record<string, Operation> = {
   image_flip: { id: "image_flip", method: "POST", path: "/v1/image/flip", auth: true, body: "file", contentType: "application/octet-stream", query: ["direction", "format", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_info: { id: "pdf_info", method: "POST", path: "/v1/pdf/info", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   pdf_extract_text: { id: "pdf_extract_text", method: "POST", path: "/v1/pdf/extract-text", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages"], fields: ["file"], files: ["file"], result: "json" },
-  pdf_render_page: { id: "pdf_render_page", method: "POST", path: "/v1/pdf/render-page", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "format", "dpi"], fields: ["file"], files: ["file"], result: "json" },
+  pdf_render_page: { id: "pdf_render_page", method: "POST", path: "/v1/pdf/render-page", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "format", "dpi", "targetScore"], fields: ["file"], files: ["file"], result: "json" },
   pdf_merge: { id: "pdf_merge", method: "POST", path: "/v1/pdf/merge", auth: true, body: "multipart", contentType: "multipart/form-data", query: [], fields: ["files"], files: ["files"], result: "bytes" },
   pdf_split: { id: "pdf_split", method: "POST", path: "/v1/pdf/split", auth: true, body: "file", contentType: "application/octet-stream", query: ["ranges"], fields: ["file"], files: ["file"], result: "json" },
   pdf_rotate: { id: "pdf_rotate", method: "POST", path: "/v1/pdf/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "pages", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },

@@ -78,7 +78,7 @@ class PdfExtractTextResult(TypedDict):
     pages: list[str]
 
 
-RenderFormat = Literal["png", "jpeg", "webp"]
+RenderFormat = Literal["png", "jpeg", "webp", "jxl"]
 
 
 class PdfRenderPageResult(TypedDict):
@@ -90,6 +90,8 @@ class RenderedPage(TypedDict):
     bytes: str
     width: int
     height: int
+    qualityScore: NotRequired[float]
+    encoderQuality: NotRequired[int]
 
 
 class PdfSplitResult(TypedDict):
@@ -671,7 +673,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("pages", "format", "dpi"),
+        query=("pages", "format", "dpi", "targetScore"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -1341,7 +1343,13 @@ class FileApiOperations(SyncOperations):
         return self._call("pdf_extract_text", {"file": file, "pages": pages})
 
     def pdf_render_page(
-        self, file: FileInput, *, pages: str | None = None, format: RenderFormat | None = None, dpi: int | None = None
+        self,
+        file: FileInput,
+        *,
+        pages: str | None = None,
+        format: RenderFormat | None = None,
+        dpi: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
@@ -1349,7 +1357,9 @@ class FileApiOperations(SyncOperations):
 
         POST /v1/pdf/render-page
         """
-        return self._call("pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi})
+        return self._call(
+            "pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi, "targetScore": targetScore}
+        )
 
     def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
         """Merge PDFs.
@@ -2076,7 +2086,13 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("pdf_extract_text", {"file": file, "pages": pages})
 
     async def pdf_render_page(
-        self, file: FileInput, *, pages: str | None = None, format: RenderFormat | None = None, dpi: int | None = None
+        self,
+        file: FileInput,
+        *,
+        pages: str | None = None,
+        format: RenderFormat | None = None,
+        dpi: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
@@ -2084,7 +2100,9 @@ class AsyncFileApiOperations(AsyncOperations):
 
         POST /v1/pdf/render-page
         """
-        return await self._call("pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi})
+        return await self._call(
+            "pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi, "targetScore": targetScore}
+        )
 
     async def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
         """Merge PDFs.

@@ -9,8 +9,8 @@ from pydantic import Field, create_model
 from fileapi.convert.favicons import FAVICON_PNGS
 from fileapi.convert.image import Fit, FlipDirection, Rotation
 from fileapi.convert.image_io import ImageFormat
-from fileapi.convert.quality_search import MAX_TARGET_SCORE, MIN_TARGET_SCORE
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
+from fileapi.models.quality import TargetScore
 
 
 class Gps(ApiModel):
@@ -80,20 +80,6 @@ OutputFormat = Annotated[
     ImageFormat | None, Field(alias="format", description="Output format (default: keep the input's).")
 ]
 Quality = Annotated[int | None, Field(ge=1, le=100, description="1-100; default per format (see description).")]
-TargetScore = Annotated[
-    float | None,
-    Field(
-        ge=MIN_TARGET_SCORE,
-        le=MAX_TARGET_SCORE,
-        description=(
-            "SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by "
-            "side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and "
-            "returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, "
-            "jxl); not with quality."
-        ),
-    ),
-]
-
 
 # Each options model's fields are its converter's keyword arguments (a test holds them together), so a
 # route calls `converter(body, **options.model_dump())`.

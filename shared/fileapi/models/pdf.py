@@ -10,6 +10,7 @@ from pydantic import Field
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
+from fileapi.models.quality import TargetScore
 
 
 class PageSize(ApiModel):
@@ -57,6 +58,10 @@ class RenderedPage(ApiModel):
     image: Base64Text = Field(alias="bytes", description="The image, Base64-encoded.")
     width: int = Field(description="Pixels.")
     height: int = Field(description="Pixels.")
+    quality_score: float | None = Field(
+        default=None, description="With targetScore: the SSIMULACRA2 score the page reached."
+    )
+    encoder_quality: int | None = Field(default=None, description="With targetScore: the encoder quality chosen.")
 
 
 class PdfRenderPageResult(ApiModel):
@@ -102,6 +107,7 @@ class RenderOptions(QueryOptions):
     pages: Pages = None
     fmt: RenderFormat = Field(default=RenderFormat.PNG, alias="format", description="Image format.")
     dpi: int = Field(default=150, ge=72, le=300, description="Resolution, dots per inch.")
+    target_score: TargetScore = None
 
 
 class WatermarkOptions(QueryOptions):

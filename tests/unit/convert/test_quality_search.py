@@ -22,6 +22,7 @@ from fileapi.convert.image import (
     rotate_image,
 )
 from fileapi.convert.image_io import ImageFormat
+from fileapi.convert.pdf import RenderFormat, render_pages
 from fileapi.convert.quality_search import bisect_quality, make_proxy
 from fileapi.convert.ssimulacra2 import ssimulacra2
 from fileapi.errors import InvalidInput
@@ -187,3 +188,24 @@ def test_a_large_image_is_searched_on_a_mosaic_of_full_resolution_tiles() -> Non
     assert proxy.width * proxy.height < large.width * large.height
     small = photo(320, 240)
     assert make_proxy(small) == (small, True)
+
+
+@pytest.mark.parametrize("fmt", [RenderFormat.JPEG, RenderFormat.WEBP])
+def test_render_page_reaches_the_target_score(fmt: RenderFormat, tmp_path: Path) -> None:
+    import base64
+
+    out = io.BytesIO()
+    photo(400, 300).save(out, "PDF", resolution=100)
+    reference = render_pages(out.getvalue(), fmt=RenderFormat.PNG, dpi=100)[0]
+    page = render_pages(out.getvalue(), fmt=fmt, dpi=100, target_score=80)[0]
+    original = Image.open(io.BytesIO(base64.b64decode(reference.bytes))).convert("RGB")
+    score = independent_score(original, base64.b64decode(page.bytes), tmp_path)
+    assert score >= 80
+    assert page.quality_score is not None and page.quality_score >= 80 and page.encoder_quality is not None
+
+
+def test_render_page_refuses_a_target_score_for_png() -> None:
+    out = io.BytesIO()
+    photo(64, 64).save(out, "PDF")
+    with pytest.raises(InvalidInput, match="lossless"):
+        render_pages(out.getvalue(), fmt=RenderFormat.PNG, target_score=80)
