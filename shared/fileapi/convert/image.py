@@ -91,20 +91,21 @@ class ImageResult:
     animation_headers = headers
 
 
-def _check_quality(quality: int | None) -> None:
+def check_quality(quality: int | None) -> None:
+    """Refuse a quality out of 1..100 (None: the format's default)."""
     if quality is not None and not 1 <= quality <= 100:
         raise InvalidInput(f"quality must be 1..100, not {quality}")
 
 
 def _check_options(quality: int | None, target_score: float | None, fmt: ImageFormat | None) -> None:
-    _check_quality(quality)
+    check_quality(quality)
     check_target_score(target_score, quality, fmt)
 
 
 def _output(
     image: Image.Image, fmt: ImageFormat | None, quality: int | None, target_score: float | None = None
 ) -> ImageResult:
-    _check_quality(quality)
+    check_quality(quality)
     target = fmt or source_format(image) or ImageFormat.PNG
     if target_score is None:
         return ImageResult(encode(image, target, quality=quality, icc_profile=icc_of(image)), target)

@@ -1,13 +1,15 @@
-"""Image conversion from a file to a file, for operations: the synchronous converter over a file Pillow reads
-on demand, so memory is bounded by the pixel limits (50 megapixels in and out), not by the file's size.
-Paths are strings, so that a conversion worker gets them pickled as they are."""
+"""Image conversion from a file to a file, for operations: a still PNG or JPEG to WebP or JPEG through libvips
+(fileapi.convert.image_vips: read in strips as the encoder takes them), anything else through the synchronous
+converter over a file Pillow reads on demand, so memory is bounded by the pixel limits (50 megapixels in and
+out), not by the file's size. Paths are strings, so that a conversion worker gets them pickled as they are."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from fileapi.convert.image import convert_image
+from fileapi.convert.image import check_quality, convert_image
 from fileapi.convert.image_io import ImageFormat
+from fileapi.convert.image_vips import convert_with_vips
 
 
 def convert_image_file(
@@ -27,6 +29,13 @@ def convert_image_file(
     :raises TooLarge: more than 50 megapixels in, or over the output bounds.
     :raises InvalidInput: truncated or corrupt, a quality out of 1..100 or a target score out of 30..95.
     """
+    check_quality(quality)
+    if (
+        target_score is None
+        and not jpeg_transcode
+        and convert_with_vips(Path(source), Path(out), to=to, quality=quality)
+    ):
+        return {}
     result = convert_image(
         Path(source), to=to, quality=quality, target_score=target_score, jpeg_transcode=jpeg_transcode
     )
