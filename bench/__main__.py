@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 
+from bench.big_images import bench_big_images
 from bench.bombs import bench_bombs
 from bench.codes import bench_codes, bench_render
 from bench.converters import FOUR_MB, bench_base64_path, bench_wordcount
@@ -32,6 +33,7 @@ from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
 from bench.operations import bench_operations
 from bench.pdf import bench_pdf
+from bench.quality import bench_quality
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
@@ -215,6 +217,8 @@ def main() -> None:
             bench_text(Path(tmp))
             bench_gfm()
             bench_image(Path(tmp))
+            bench_quality(Path(tmp))
+            bench_big_images(Path(tmp))
             bench_too_large()
             bench_pdf(Path(tmp))
             moved = bench_operations(Path(tmp))
