@@ -3,9 +3,10 @@
 The search runs on a proxy: the whole image when it has at most PROXY_PIXELS, else a mosaic of
 full-resolution tiles spread over it (tiles aligned to 16 px, the JPEG and WebP block grid, so that
 each encodes as it does in the whole image). Scores rise with quality; the search starts from a guess
-per format, then interpolates between the qualities known
-to fall short and to reach the target, a few encodes in all. On a mosaic the target is raised by
-PROXY_MARGIN, the proxy's error measured on the corpus photographs (bench/quality.py).
+per format, then interpolates between the qualities known to fall short and to reach the target, a few
+encodes in all. On a mosaic the target is raised by PROXY_MARGIN, and the choice is then scored on the
+whole image and raised while it falls short (up to VERIFY_PIXELS), so the score returned is the whole
+image's.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ PROXY_PIXELS = 1_000_000  # at most this many pixels are searched on: up to 1 MP
 TILE = 128  # px, a multiple of 16
 PROXY_MARGIN = 1.0  # score points added to the target on a mosaic
 MAX_ENCODES = 6  # proxy encodes per search; the full image is encoded once more
+# Up to this size the search goes on from the mosaic's choice on the whole image (scored in bands, 6 bytes
+# a pixel), at most VERIFY_ENCODES scorings: the mosaic of a 3 MP corpus photo scored 81.3-81.9 where the
+# whole image scored 77.7-78.2 at the same quality (bench/quality.py).
+VERIFY_PIXELS = 16_000_000
+VERIFY_ENCODES = 4
 # Per format: the median quality reaching score 80 on the corpus photographs (the first guess), and the
 # change of quality per score point. The image's detail (mean luma gradient) did not predict it better.
 _GUESS = {
@@ -37,13 +43,14 @@ _GUESS = {
     ImageFormat.AVIF: (72.0, 1.2),
     ImageFormat.JXL: (80.0, 1.1),
 }
+MAX_SLOPE = 10.0  # quality per score point at most, however flat two measured scores are
 CLOSE_ENOUGH = 0.5  # score points: a quality reaching the target by less than this ends the search
 
 
 @dataclass(frozen=True)
 class Chosen:
-    """The encoding chosen: its bytes, the encoder quality (1..100) and the SSIMULACRA2 score it reached
-    on the proxy (on the whole image when it is its own proxy)."""
+    """The encoding chosen: its bytes, the encoder quality (1..100) and the SSIMULACRA2 score it reached on
+    the whole image (on the mosaic for an image over VERIFY_PIXELS)."""
 
     data: bytes
     quality: int
@@ -83,7 +90,25 @@ def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float
         check_encoded(prepared, fmt, data)
         return Chosen(data, quality, score)
     quality, score, _ = search_quality(proxy, fmt, target_score + PROXY_MARGIN, icc_profile=None)
-    return Chosen(encode(prepared, fmt, quality=quality, icc_profile=icc_profile), quality, score)
+    data = encode(prepared, fmt, quality=quality, icc_profile=icc_profile)
+    if prepared.width * prepared.height > VERIFY_PIXELS:
+        return Chosen(data, quality, score)
+    from fileapi.convert.ssimulacra2 import score_in_bands
+
+    encodings = {quality: (score_in_bands(prepared, _decoded(data)), data)}
+
+    def whole_score_at(candidate: int) -> float:
+        if candidate not in encodings:
+            encoded = encode(prepared, fmt, quality=candidate, icc_profile=icc_profile)
+            encodings[candidate] = (score_in_bands(prepared, _decoded(encoded)), encoded)
+        return encodings[candidate][0]
+
+    per_point = _GUESS[fmt][1]
+    quality = bisect_quality(
+        whole_score_at, target_score, start=quality, quality_per_point=per_point, max_calls=VERIFY_ENCODES
+    )
+    score, data = encodings[quality]
+    return Chosen(data, quality, score)
 
 
 def search_quality(
@@ -117,15 +142,22 @@ def bisect_quality(
     quality_per_point: float,
     low: int = 1,
     high: int = 100,
+    max_calls: int = MAX_ENCODES,
 ) -> int:
     """The lowest quality in low..high with score_at(quality) >= target, scores taken as rising with
-    quality: from `start`, steps of the expected slope until the target is bracketed, then interpolation
-    between the bracket's ends (at most MAX_ENCODES calls); `high` when no quality reaches the target."""
+    quality: from `start`, steps of the expected slope (the measured one once two qualities fall on one side of
+    the target) until the target is bracketed, then interpolation
+    between the bracket's ends (at most `max_calls` calls, and one more for `high` when none reached the
+    target); `high` when no quality reaches the target."""
     below: tuple[int, float] | None = None  # the highest quality known to fall short
     above: tuple[int, float] | None = None  # the lowest quality known to reach the target
+    slope = quality_per_point  # quality per score point; from two qualities on one side once known
     quality = min(high, max(low, start))
-    for _ in range(MAX_ENCODES):
+    for _ in range(max_calls):
         score = score_at(quality)
+        side = above if score >= target else below
+        if side is not None and score != side[1]:
+            slope = min(MAX_SLOPE, max(quality_per_point, (quality - side[0]) / (score - side[1])))
         if score >= target:
             above = (quality, score)
         else:
@@ -138,9 +170,9 @@ def bisect_quality(
             fraction = (target - below[1]) / max(above[1] - below[1], 1e-6)
             quality = below[0] + math.ceil(fraction * (above[0] - below[0]))
         elif above:
-            quality = above[0] - max(1, math.floor((above[1] - target) * quality_per_point))
+            quality = above[0] - max(1, math.floor((above[1] - target) * slope))
         elif below:
-            quality = below[0] + max(1, math.ceil((target - below[1]) * quality_per_point * 1.2))
+            quality = below[0] + max(1, math.ceil((target - below[1]) * slope * 1.2))
         quality = min(ceiling - 1, max(floor + 1, quality))
     if above is None:
         if below is None or below[0] != high:

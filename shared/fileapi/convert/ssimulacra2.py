@@ -14,7 +14,7 @@ Float32 numpy, blurred in strips of rows.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -119,13 +119,89 @@ class Reference:
             ratio = (1.0 + np.abs(second - mu2)) / (1.0 + np.abs(first - mu1)) - 1.0
             terms[:, scale, :, 1] = _norms(np.maximum(ratio, 0.0))
             terms[:, scale, :, 2] = _norms(np.maximum(-ratio, 0.0))
-        # As in the reference, the weights are taken in order over the scales measured: an image with fewer
-        # than 6 scales (a side under 256 px) uses the first ones.
-        weighted = float(np.dot(np.abs(terms).reshape(-1), np.asarray(_WEIGHTS[: terms.size]))) * 0.9562382616834844
-        weighted = (
-            2.326765642916932 * weighted - 0.020884521182843837 * weighted**2 + 6.248496625763138e-05 * weighted**3
-        )
-        return 100.0 - 10.0 * weighted**0.6276336467831387 if weighted > 0 else 100.0
+        return _final_score(terms)
+
+
+BAND_ROWS = 64  # rows of a band in score_in_bands (even: a band halves into whole rows)
+
+
+def score_in_bands(original: Image.Image, distorted: Image.Image) -> float:
+    """The SSIMULACRA2 score of `distorted` against `original` (as `ssimulacra2`), computed in bands of rows:
+    besides the two images' 8-bit pixels, it holds their linear RGB at half size and below (6 bytes per
+    pixel of the original in all) and one band's maps, whatever the image's size.
+
+    :raises ValueError: the sizes differ, or a side is under 8 px.
+    """
+    import numpy as np
+
+    if original.size != distorted.size:
+        raise ValueError(f"the images differ in size: {original.size} and {distorted.size}")
+    if min(original.size) < MIN_SIDE:
+        raise ValueError(f"SSIMULACRA2 needs at least {MIN_SIDE} x {MIN_SIDE} px, not {original.size}")
+    first: NDArray[Any] = np.asarray(original if original.mode == "RGB" else original.convert("RGB"))
+    second: NDArray[Any] = np.asarray(distorted if distorted.mode == "RGB" else distorted.convert("RGB"))
+    measured: list[NDArray[np.float64]] = []
+    for scale in range(_SCALES):
+        height, width = first.shape[:2]
+        if min(height, width) < MIN_SIDE:
+            break
+        sums = np.zeros((3, 2, 3), dtype=np.float64)  # channel, (sum, sum of 4th powers), map
+        for top in range(0, height, BAND_ROWS):
+            rows = min(BAND_ROWS, height - top)
+            index = _reflect(np.arange(top - _RADIUS, top + rows + _RADIUS), height)
+            one, two = _xyb(_linear(first[index])), _xyb(_linear(second[index]))
+            down = _taps(np.stack((one, two, one * one, two * two, one * two)), rows, axis=-2)
+            wide = np.zeros((*down.shape[:-1], width + 2 * _RADIUS), dtype=np.float32)
+            wide[..., _RADIUS : _RADIUS + width] = down
+            mu1, mu2, sigma11, sigma22, sigma12 = _taps(wide, width, axis=-1)
+            one, two = one[:, _RADIUS : _RADIUS + rows], two[:, _RADIUS : _RADIUS + rows]
+            ratio = (1.0 + np.abs(two - mu2)) / (1.0 + np.abs(one - mu1)) - 1.0
+            sums[:, :, 0] += _sums(_ssim_error(mu1, mu2, sigma11, sigma22, sigma12))
+            sums[:, :, 1] += _sums(np.maximum(ratio, 0.0))
+            sums[:, :, 2] += _sums(np.maximum(-ratio, 0.0))
+        means = sums / (height * width)
+        measured.append(np.stack((means[:, 0], means[:, 1] ** 0.25), axis=1))  # channel, norm, map
+        if scale < _SCALES - 1:
+            first, second = _halve_in_bands(first), _halve_in_bands(second)
+    return _final_score(np.stack(measured, axis=1))
+
+
+def _linear(pixels: NDArray[Any]) -> Planes:
+    """8-bit sRGB through the table; linear values (a smaller scale's) as they are."""
+    import numpy as np
+
+    linear: Planes = _srgb_to_linear()[pixels] if pixels.dtype == np.uint8 else pixels
+    return linear
+
+
+def _halve_in_bands(pixels: NDArray[Any]) -> Planes:
+    import numpy as np
+
+    height, width = pixels.shape[:2]
+    result = np.empty(((height + 1) // 2, (width + 1) // 2, 3), dtype=np.float32)
+    for top in range(0, height, BAND_ROWS):
+        result[top // 2 : (min(height, top + BAND_ROWS) + 1) // 2] = _halve(_linear(pixels[top : top + BAND_ROWS]))
+    return result
+
+
+def _sums(maps: Planes) -> NDArray[np.float64]:
+    """Per channel of a 3 x rows x width map: the sum and the sum of 4th powers."""
+    import numpy as np
+
+    flat = maps.reshape(3, -1).astype(np.float64)
+    fourth = (flat * flat) ** 2
+    return np.stack((flat.sum(axis=1), fourth.sum(axis=1)), axis=1)
+
+
+def _final_score(terms: NDArray[np.float64]) -> float:
+    """The score from the norms (channel, scale, norm, map) of the scales measured."""
+    import numpy as np
+
+    # As in the reference, the weights are taken in order over the scales measured: an image with fewer
+    # than 6 scales (a side under 256 px) uses the first ones.
+    weighted = float(np.dot(np.abs(terms).reshape(-1), np.asarray(_WEIGHTS[: terms.size]))) * 0.9562382616834844
+    weighted = 2.326765642916932 * weighted - 0.020884521182843837 * weighted**2 + 6.248496625763138e-05 * weighted**3
+    return 100.0 - 10.0 * weighted**0.6276336467831387 if weighted > 0 else 100.0
 
 
 @functools.cache

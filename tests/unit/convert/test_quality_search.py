@@ -24,7 +24,7 @@ from fileapi.convert.image import (
 from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.pdf import RenderFormat, render_pages
 from fileapi.convert.quality_search import bisect_quality, make_proxy
-from fileapi.convert.ssimulacra2 import ssimulacra2
+from fileapi.convert.ssimulacra2 import score_in_bands, ssimulacra2
 from fileapi.errors import InvalidInput
 
 ssimulacra2_package = pytest.importorskip("ssimulacra2")
@@ -209,3 +209,19 @@ def test_render_page_refuses_a_target_score_for_png() -> None:
     photo(64, 64).save(out, "PDF")
     with pytest.raises(InvalidInput, match="lossless"):
         render_pages(out.getvalue(), fmt=RenderFormat.PNG, target_score=80)
+
+
+def test_scoring_in_bands_gives_the_whole_image_score() -> None:
+    original = photo(333, 275)  # odd sides: the last row and column of each scale average with themselves
+    out = io.BytesIO()
+    original.save(out, "JPEG", quality=60)
+    distorted = Image.open(io.BytesIO(out.getvalue())).convert("RGB")
+    assert score_in_bands(original, distorted) == pytest.approx(ssimulacra2(original, distorted), abs=1e-6)
+
+
+def test_an_image_over_the_proxy_size_reaches_the_target_on_the_whole_image(tmp_path: Path) -> None:
+    original = photo(1300, 900)  # 1.17 MP: searched on a mosaic, then on the whole image
+    result = convert_image(png(original), to=ImageFormat.JPEG, target_score=80)
+    score = independent_score(original, result.data, tmp_path)
+    assert score >= 80
+    assert result.quality_score == pytest.approx(score, abs=0.05)
