@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
+from fileapi.convert.image_io import load_pillow
 from fileapi.metering.plans import CONTRACT_PLANS
 from tests.helpers import auth
 
@@ -86,3 +87,47 @@ def test_strip_metadata_of_gif_is_unsupported(api: TestClient, key: str) -> None
     Image.new("P", (4, 4)).save(out, "GIF")
     response = api.post("/v1/image/strip-metadata", content=out.getvalue(), headers=auth(key))
     assert (response.status_code, response.json()["error"]) == (400, "unsupported_format")
+
+
+def photo_png(width: int = 300, height: int = 260) -> bytes:
+    """A smooth, photo-like image (noise blobs over a gradient)."""
+    noise = Image.effect_noise((width // 12, height // 12), 24).resize((width, height), Image.Resampling.BICUBIC)
+    gradient = Image.linear_gradient("L").resize((width, height))
+    out = io.BytesIO()
+    Image.merge("RGB", (noise, gradient, Image.blend(noise, gradient, 0.5))).save(out, "PNG")
+    return out.getvalue()
+
+
+def test_target_score_answers_say_what_was_chosen(api: TestClient, key: str) -> None:
+    response = api.post(
+        "/v1/image/convert", params={"to": "webp", "targetScore": "80"}, content=photo_png(), headers=auth(key)
+    )
+    assert response.status_code == 200
+    assert float(response.headers["X-Quality-Score"]) >= 80
+    assert 1 <= int(response.headers["X-Encoder-Quality"]) <= 100
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"to": "jpeg", "targetScore": "20"},
+        {"to": "png", "targetScore": "80"},
+        {"to": "jpeg", "quality": "80", "targetScore": "80"},
+    ],
+)
+def test_bad_target_scores_are_400(api: TestClient, key: str, params: dict[str, str]) -> None:
+    response = api.post("/v1/image/convert", params=params, content=photo_png(), headers=auth(key))
+    assert (response.status_code, response.json()["error"]) == (400, "invalid_input")
+
+
+def test_a_jpeg_recompressed_to_jpeg_xl(api: TestClient, key: str) -> None:
+    out = io.BytesIO()
+    Image.open(io.BytesIO(photo_png())).save(out, "JPEG", quality=90)
+    response = api.post(
+        "/v1/image/convert", params={"to": "jxl", "jpegTranscode": "true"}, content=out.getvalue(), headers=auth(key)
+    )
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "image/jxl"
+    assert len(response.content) < len(out.getvalue())
+    load_pillow()  # registers the JPEG XL plugin in this process (the conversion ran in a worker)
+    assert Image.open(io.BytesIO(response.content)).size == (300, 260)

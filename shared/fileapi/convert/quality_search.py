@@ -29,6 +29,9 @@ LOSSY = frozenset({ImageFormat.JPEG, ImageFormat.WEBP, ImageFormat.AVIF, ImageFo
 PROXY_PIXELS = 1_000_000  # at most this many pixels are searched on: up to 1 MP the image is its own proxy
 TILE = 128  # px, a multiple of 16
 PROXY_MARGIN = 1.0  # score points added to the target on a mosaic
+# Score points added to every target: our scorer and the `ssimulacra2` package differ by up to 0.03, so an
+# answer at the target by ours is at it by the package too.
+AGREEMENT_MARGIN = 0.05
 MAX_ENCODES = 6  # proxy encodes per search; the full image is encoded once more
 # Up to this size the search goes on from the mosaic's choice on the whole image (scored in bands, 6 bytes
 # a pixel), at most VERIFY_ENCODES scorings: the mosaic of a 3 MP corpus photo scored 81.3-81.9 where the
@@ -105,7 +108,11 @@ def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float
 
     per_point = _GUESS[fmt][1]
     quality = bisect_quality(
-        whole_score_at, target_score, start=quality, quality_per_point=per_point, max_calls=VERIFY_ENCODES
+        whole_score_at,
+        target_score + AGREEMENT_MARGIN,
+        start=quality,
+        quality_per_point=per_point,
+        max_calls=VERIFY_ENCODES,
     )
     score, data = encodings[quality]
     return Chosen(data, quality, score)
@@ -129,7 +136,8 @@ def search_quality(
 
     base, per_point = _GUESS[fmt]
     guess = base + per_point * (target_score - 80)
-    quality = bisect_quality(score_at, target_score, start=round(guess), quality_per_point=per_point)
+    aim = target_score + AGREEMENT_MARGIN
+    quality = bisect_quality(score_at, aim, start=round(guess), quality_per_point=per_point)
     score, data = encodings[quality]
     return quality, score, data
 

@@ -190,7 +190,7 @@ def test_a_large_image_is_searched_on_a_mosaic_of_full_resolution_tiles() -> Non
     assert make_proxy(small) == (small, True)
 
 
-@pytest.mark.parametrize("fmt", [RenderFormat.JPEG, RenderFormat.WEBP])
+@pytest.mark.parametrize("fmt", [RenderFormat.JPEG, RenderFormat.WEBP, RenderFormat.JXL])
 def test_render_page_reaches_the_target_score(fmt: RenderFormat, tmp_path: Path) -> None:
     import base64
 
