@@ -4,7 +4,8 @@ read in strips as the encoder consumes them, decoding and encoding overlapped on
 Only where the result is the one the Pillow path gives: 8-bit sRGB or grey pixels shown as stored (EXIF
 orientation 1), written at the same quality and settings with only the ICC profile kept (alpha flattened onto
 white for JPEG). Anything else (16-bit, CMYK, rotated, animated, other formats, a target score, a response
-limit) is left to fileapi.convert.image, and so is any file libvips cannot read (its error is worded there).
+limit) is left to fileapi.convert.image, and so is any file libvips cannot read (its error is worded there),
+and everything where libvips is not installed.
 """
 
 from __future__ import annotations
@@ -38,7 +39,10 @@ def convert_with_vips(source: Path, out: Path, *, to: ImageFormat, quality: int 
         start = file.read(8)
     if to not in VIPS_OUTPUTS or not start.startswith(_SIGNATURES) or payload.limit() is not None:
         return False
-    import pyvips
+    try:
+        import pyvips
+    except (ImportError, OSError):  # a build without libvips (pyvips-binary) converts through Pillow
+        return False
 
     pyvips.cache_set_max(0)  # nothing of a request is kept between conversions
     try:
