@@ -11,6 +11,9 @@ CHECKOV_VENV := .tools/checkov
 CHECKOV := $(CHECKOV_VENV)/bin/checkov
 CHECKOV_VERSION := 3.3.30
 PYTEST_ARGS ?=
+# setuptools warns on every editable install of a package whose folder sits in the working directory
+# ("Editable installation ... may take precedence during imports"): that is the point here, so not on screen.
+EDITABLE_ENV := PYTHONWARNINGS="ignore:Editable installation"
 
 .PHONY: install tools node run test test-large test-node clients fuzz fuzz-files load test-integration lint format bench bench-quick bench-metering openapi python312 sam-build template-check deploy clean
 
@@ -19,7 +22,7 @@ $(STAMP): requirements-dev.txt layers/requirements.txt pyproject.toml clients/py
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e . -e clients/python -e clients/mcp
+	$(EDITABLE_ENV) $(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e . -e clients/python -e clients/mcp
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -28,9 +31,11 @@ install: $(STAMP)
 tools:
 	@bash .ci/install-tools
 
-## Serve the whole API on http://127.0.0.1:$${FILEAPI_PORT:-3000} with a local DynamoDB endpoint.
+## Serve the whole API on http://127.0.0.1:$${FILEAPI_PORT:-3000} with a local DynamoDB endpoint; its data is kept
+## in .local/ between runs, and FRESH=1 starts with none.
+FRESH ?=
 run: install
-	$(BIN)/fileapi run
+	$(BIN)/fileapi run$(if $(FRESH), --fresh)
 
 ## The Node SDK's dependencies (TypeScript) and build, when npm is there.
 node:
@@ -95,9 +100,11 @@ bench-metering: install
 bench-quick: install
 	$(BIN)/python -m bench --quick
 
-## Regenerate shared/fileapi/openapi.json from the functions' apps, docs/operations.md's settings table from
+## Regenerate the catalogue's derived files (template.yaml's routes, events/, docs/api.md's tables), then
+## shared/fileapi/openapi.json from the functions' apps, docs/operations.md's settings table from
 ## shared/fileapi/setting_variables.py, then the SDKs' generated code (tests fail when any is stale).
 openapi: install
+	$(BIN)/fileapi catalogue --write
 	$(BIN)/fileapi openapi --write
 	$(BIN)/fileapi settings --write
 	$(BIN)/python clients/generate.py
@@ -149,4 +156,4 @@ deploy: $(SAM)
 	SAM_CLI_TELEMETRY=0 $(SAM) deploy --config-env $(STAGE) $(DEPLOY_FLAGS)
 
 clean:
-	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache .local clients/node/dist clients/node/node_modules
+	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache .local clients/node/dist clients/node/node_modules clients/node/*.tgz

@@ -1,5 +1,7 @@
 """make bench: stack overhead, Data throughput against command-line tools, cold-start imports,
-operations on large PDFs against qpdf, function sizing and the cost per million requests and operations.
+OCR against the tesseract command, operations on large PDFs against qpdf, URL inputs and PUT outputs against
+curl, function sizing and the cost
+per million requests and operations.
 
 Every figure is a median of repeated runs; ratios compare against a reference measured in the
 same run. Nothing here is asserted: targets are read off the report.
@@ -22,22 +24,29 @@ from typing import Any
 
 import httpx
 
+from bench.arrival import bench_arrival
 from bench.big_images import bench_big_images
 from bench.bombs import bench_bombs
 from bench.codes import bench_codes, bench_render
 from bench.converters import FOUR_MB, bench_base64_path, bench_wordcount
 from bench.cost import bench_cost
 from bench.exactness import bench_gfm, bench_json, bench_too_large
+from bench.fetch import bench_fetch
 from bench.image import bench_image
 from bench.isolation import bench_isolation
 from bench.metering import bench_metering_costs
+from bench.ocr import bench_ocr
 from bench.operations import bench_operations
+from bench.operations_cost import operation_cost_lines
 from bench.pdf import bench_pdf
+from bench.pdf_images import bench_images_to_pdf
+from bench.pipelines import bench_pipelines
 from bench.quality import bench_quality
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
-from bench.timing import command_seconds, median_seconds, row
+from bench.textdiff import bench_textdiff
+from bench.timing import command_seconds, median_seconds, row, wait_for_health
 from fileapi.convert.encoding import encode_base64
 from fileapi.convert.hashing import hash_bytes
 from fileapi.convert.markdown_html import markdown_to_html
@@ -47,9 +56,9 @@ from fileapi.local.template import PROJECT_ROOT
 from fileapi.metering.admin import create_key
 from fileapi.metering.dynamo.connect import dynamo_stores, open_table
 from fileapi.metering.meter import Meter
+from fileapi.services import use_stores
 from fileapi.setting_variables import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
-from fileapi.web.logs import logger
-from fileapi.web.services import use_stores
+from fileapi.telemetry import logger
 
 logger.setLevel("WARNING")  # one access record per request would dominate the report
 
@@ -98,12 +107,7 @@ def bench_throughput(endpoint: str) -> None:
     server = start_api_server(port, endpoint=endpoint, table="fileapi-bench")
     try:
         base = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                httpx.get(base + "/health", timeout=1)
-                break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+        wait_for_health(base)
         accounts = dynamo_stores(
             open_table(
                 "fileapi-bench",
@@ -211,21 +215,28 @@ def main() -> None:
         bench_isolation()
         bench_metering_costs(endpoint)
         bench_throughput(endpoint)
+        bench_arrival(endpoint)
         with tempfile.TemporaryDirectory() as tmp:
             bench_converter_rows(metered, Path(tmp))
             bench_data(Path(tmp))
             bench_text(Path(tmp))
+            bench_textdiff(Path(tmp))
             bench_gfm()
             bench_image(Path(tmp))
             bench_quality(Path(tmp))
             bench_big_images(Path(tmp))
             bench_too_large()
             bench_pdf(Path(tmp))
+            bench_images_to_pdf()
+            bench_ocr(Path(tmp))
             moved = bench_operations(Path(tmp))
+            bench_pipelines(endpoint, Path(tmp))
+            bench_fetch(Path(tmp))
         bench_codes()
         bench_render()
         bench_bombs()
-        bench_cost(endpoint, bench_sizing(), operations_mb_per_second=moved["split"].mb_per_second)
+        operation_lines = operation_cost_lines(endpoint, moved["split"].mb_per_second)
+        bench_cost(endpoint, bench_sizing(), operation_lines=operation_lines)
         print_scoreboard()
         write_performance_doc(command="make bench")
 

@@ -36,7 +36,7 @@ import secrets
 import shlex
 import statistics
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -438,8 +438,8 @@ def measure_request_cost(
     from fileapi.local.template import load_function_module
     from fileapi.metering.admin import create_key
     from fileapi.metering.dynamo.connect import dynamo_stores
-    from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
-    from fileapi.web.services import use_stores
+    from fileapi.services import use_stores
+    from fileapi.storage.table import DynamoTable, create_client, create_table
 
     client = create_client(region="us-east-1", endpoint_url=endpoint)
     counter = CallCounter(client, create_client(region="us-east-1", endpoint_url=endpoint))
@@ -478,12 +478,10 @@ def measure_request_cost(
 
 
 def bench_cost(
-    endpoint: str, sizing: Mapping[str, Mapping[str, Any]], *, operations_mb_per_second: float | None = None
+    endpoint: str, sizing: Mapping[str, Mapping[str, Any]], *, operation_lines: Sequence[str] = ()
 ) -> list[RequestCost]:
-    """Print the cost table (from the sizing bench's p50s, and operations' from bench.operations_cost at the
-    split throughput `operations_mb_per_second`) and the stage bounds; record the goal rows."""
-    from bench.operations_cost import operation_cost_lines
-
+    """Print the cost table (from the sizing bench's p50s, then `operation_lines`: operations' costs, from
+    bench.operations_cost) and the stage bounds; record the goal rows."""
     memory = memory_sizes()
     costs = [
         measure_request_cost(endpoint, name, memory[name], p50_ms=float(row["p50_ms"])) for name, row in sizing.items()
@@ -504,7 +502,7 @@ def bench_cost(
                "$", LIGHT_GOAL)  # fmt: skip
     median = statistics.median(cost.total_dollars for cost in light)
     print(f"  light requests (Data/Text/Codes): median ${median:.2f} per million (goal <= ${LIGHT_GOAL.max_value:.2f})")
-    for line in operation_cost_lines(endpoint, operations_mb_per_second):
+    for line in operation_lines:
         print(line)
     served = [cost for cost in costs if "401" not in cost.label]
     print("\nBill bound per stage (samconfig.toml): reserved concurrency against rate x p50 x "

@@ -17,6 +17,7 @@ those of a steady stream, not of racing threads).
 from __future__ import annotations
 
 import os
+import secrets
 import statistics
 import time
 import uuid
@@ -31,15 +32,17 @@ from fileapi.local import dynamo
 from fileapi.metering.admin import change_account, create_key
 from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.dynamo.connect import dynamo_stores
-from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
-from fileapi.metering.keys import generate_key, hash_key
+from fileapi.metering.keys import KEY_PREFIX, generate_key, hash_key
 from fileapi.metering.meter import Meter
 from fileapi.metering.plans import Plan
+from fileapi.storage.table import DynamoTable, create_client, create_table
 from tests.dynamo_proxy import ClientCounter, DynamoProxy
+from tests.metering_doubles import made_up_keys, put_earlier_format_account
 
 SECTION = "metering"
 SUCCESSES = 300
 REFUSALS = 50
+MADE_UP = 100
 
 
 def bench_metering_costs(endpoint: str) -> None:
@@ -76,15 +79,36 @@ def bench_metering_costs(endpoint: str) -> None:
         quota_refusals = _refusal_calls(proxy, lambda: admit(spent))
         unknown = generate_key()
         bad_key = _refusal_calls(proxy, lambda: admit(unknown))
+        made_up = _made_up_key_calls(proxy)
     print(f"  per warm success: {per_call:.2f} calls, {per_write:.2f} writes, {milliseconds:.2f} ms (median)")
     print(f"  admission item: at most {item_bytes} bytes (1 write unit per KB)")
     print(f"  per repeated refusal: rate {rate_refusals:.2f}, quota {quota_refusals:.2f}, bad key {bad_key:.2f} calls")
+    print(f"  per made-up key ({MADE_UP} of each format, set of earlier-format keys loaded): {made_up:.2f} calls")
     record(SECTION, "DynamoDB calls per warm success", per_call, "calls", Goal(max_value=1.05))
     record(SECTION, "DynamoDB writes per warm success", per_write, "writes", Goal(max_value=1.05))
     record(SECTION, "metering time per warm success (local endpoint)", milliseconds, "ms", Goal())
     record(SECTION, "calls per repeated rate refusal", rate_refusals, "calls", Goal(max_value=0))
     record(SECTION, "calls per repeated quota refusal", quota_refusals, "calls", Goal(max_value=0))
     record(SECTION, "calls per repeated bad key", bad_key, "calls", Goal(max_value=0))
+    record(SECTION, "calls per made-up key, either format", made_up, "calls", Goal(max_value=0))
+
+
+def _made_up_key_calls(proxy: DynamoProxy) -> float:
+    """Store calls per made-up key, MADE_UP of each format, on a migrated table (its set of earlier-format keys
+    sealed) in a process that has loaded that set (with the one earlier-format key it holds)."""
+    table = dynamo.local_table(f"fileapi-bench-legacy-{uuid.uuid4().hex[:8]}", proxy.url)
+    stores = dynamo_stores(table)
+    legacy = KEY_PREFIX + secrets.token_urlsafe(32)
+    put_earlier_format_account(stores.accounts, legacy)
+    stores.accounts.seal_legacy_keys()
+    meter = Meter(stores.admission)
+    meter.admit(f"Bearer {legacy}", counted=True, request_id=uuid.uuid4().hex)
+    proxy.reset()
+    keys = made_up_keys(MADE_UP, seed=36)
+    for key in keys:
+        with suppress(ApiError):
+            meter.admit(f"Bearer {key}", counted=True, request_id=uuid.uuid4().hex)
+    return len(proxy.snapshot()) / len(keys)
 
 
 def _refusal_calls(proxy: DynamoProxy, request: Callable[[], None]) -> float:

@@ -32,7 +32,7 @@ import httpx
 
 from bench.cost import PRICES, CallCounter, Prices
 from bench.sizing import memory_sizes
-from fileapi.local.template import PROJECT_ROOT, load_template
+from fileapi.local.template import load_template
 
 # S3's request classes: the first is priced as PUT (PUT, COPY, POST, LIST), DELETE is free, the rest as GET.
 S3_PUT_CLASS = frozenset({"PutObject", "CopyObject", "CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload",
@@ -80,17 +80,16 @@ def count_operation(endpoint: str) -> OperationCalls:
     """One split operation of a small PDF, as a client runs it, on moto's server at `endpoint`: its calls."""
     from fastapi.testclient import TestClient
 
+    from fileapi.file_services import build_file_services
     from fileapi.local.queues import QueueConsumer
     from fileapi.local.server import create_local_app
     from fileapi.metering.admin import create_key
     from fileapi.metering.dynamo.connect import dynamo_stores
-    from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
     from fileapi.metering.meter import Meter
     from fileapi.operations.aws import create_local_resources
-    from fileapi.operations.routes import family_routes
-    from fileapi.operations.services import build_file_services, use_file_services
+    from fileapi.services import run_in_worker, stop_workers, use_file_services, use_stores
     from fileapi.settings import load_settings
-    from fileapi.web.services import stop_workers, use_stores
+    from fileapi.storage.table import DynamoTable, create_client, create_table
 
     settings = dataclasses.replace(load_settings(), s3_endpoint=endpoint, sqs_endpoint=endpoint)
     resources = create_local_resources(settings, prefix=f"c{uuid.uuid4().hex[:8]}-")
@@ -112,8 +111,7 @@ def count_operation(endpoint: str) -> OperationCalls:
     use_file_services(services)
     try:
         key = create_key(stores.accounts, email=f"opcost-{uuid.uuid4().hex[:6]}@example.com", plan="business")
-        routes = family_routes(PROJECT_ROOT / "functions", skip={"operations"})
-        executor = services.executor(Meter(stores.admission), routes)
+        executor = services.executor(Meter(stores.admission), run_in_worker)
         assert settings.operations_queue_url is not None
         consumer = QueueConsumer(services.operations.sqs, settings.operations_queue_url, executor.handle)
         with TestClient(create_local_app()) as api:

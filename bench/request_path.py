@@ -34,9 +34,9 @@ from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_mod
 from fileapi.metering.admin import create_key
 from fileapi.metering.plans import Plan
 from fileapi.metering.storage import AdmissionStore, Stores
+from fileapi.services import stores_installed
+from fileapi.telemetry import logger
 from fileapi.web.invocation import one_request_at_a_time
-from fileapi.web.logs import logger
-from fileapi.web.services import stores_installed
 from tests.memory_stores import memory_stores
 
 # Goals of issue 21 per function (ms of a cold `import app`); functions not named have none.

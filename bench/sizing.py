@@ -137,7 +137,7 @@ def measure(name: str, repeat: int = 15) -> dict[str, object]:
     module = load_function_module(spec)
     init_ms = 1000 * (time.perf_counter() - started)
 
-    from fileapi.web.logs import logger
+    from fileapi.telemetry import logger
     from tests.helpers import LambdaContext, in_memory_metering
 
     logger.setLevel("WARNING")

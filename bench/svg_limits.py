@@ -14,18 +14,16 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.timing import PEAK_MIB_SOURCE
 from tests import hostile_svg as h
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 # Run in the child: render the SVG on stdin, print "ok|error cpu_seconds peak_mib".
-_CHILD = """
-import resource, sys, time
+_CHILD = (
+    PEAK_MIB_SOURCE
+    + """
+import sys, time
 from fileapi.convert.render import _render
-def peak():
-    for line in open("/proc/self/status"):
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 text = sys.stdin.buffer.read().decode()
 _render('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>', zoom=1.0, background=None)
 started = time.process_time()
@@ -36,6 +34,7 @@ except Exception:
     status = "error"
 print(status, time.process_time() - started, peak())
 """
+)
 DEPTHS: dict[str, Callable[[int], bytes]] = {
     "<g>": lambda n: h.wrapped("g", n),
     "<a>": lambda n: h.wrapped("a", n),

@@ -9,6 +9,16 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 
+# Source code for a child process that measures itself: `peak()` is its resident high-water mark in MiB.
+PEAK_MIB_SOURCE = """
+import resource
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+"""
+
 
 def cpu_seconds() -> float:
     """CPU time (user + system) of this process, all its threads, and the children it has waited for: a
@@ -71,3 +81,16 @@ def paired_medians(
         anchor()
         anchor_rounds.append(clock() - started)
     return statistics.median(ours_rounds), statistics.median(anchor_rounds)
+
+
+def wait_for_health(base_url: str, *, seconds: float = 30) -> None:
+    """Return once `base_url`/health answers (a server just started), or after `seconds`."""
+    import httpx
+
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(base_url + "/health", timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)

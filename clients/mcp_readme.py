@@ -24,7 +24,10 @@ def tools_sentence(spec: dict[str, Any]) -> str:
     :param spec: the OpenAPI document.
     """
     tags = {entry["operationId"]: entry["tags"][0] for item in spec["paths"].values() for entry in item.values()}
-    tools = [operation.id for operation in operations(spec)]
+    from fileapi_mcp.tools import PIPELINE_OPERATION, RUN_PIPELINE
+
+    tags[RUN_PIPELINE] = tags[PIPELINE_OPERATION]
+    tools = [RUN_PIPELINE if operation.id == PIPELINE_OPERATION else operation.id for operation in operations(spec)]
     services = [name for name in tools if tags[name] in SERVICE_TAGS]
     named = ", ".join(f"`{name}`" for name in services[:-1]) + f" and `{services[-1]}`"
     return f"{len(tools)}: the {len(tools) - len(services)} conversions, {named}"

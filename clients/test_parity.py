@@ -12,6 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from fileapi_mcp.tools import PIPELINE_OPERATION, RUN_PIPELINE
+
+from fileapi.catalogue.declaration import Reads
+from fileapi.catalogue.registry import every
 
 CLIENTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(CLIENTS))
@@ -44,6 +48,7 @@ LARGE_FILE_STEPS_NODE = [
 ]
 OPERATIONS = operations(SPEC)
 IDS = {operation.id for operation in OPERATIONS}
+CONVERSIONS = len(every())  # the catalogue's
 
 
 def _public_methods(cls: type) -> dict[str, object]:
@@ -55,10 +60,10 @@ def test_the_document_has_the_client_operations() -> None:
     assert len(all_ids) == len(set(all_ids))
     internal = set(all_ids) - IDS
     assert internal == {"webhooks_stripe"}  # called by the payment provider
-    # /v1: the 39 conversions, usage and its chart, key rotation, billing portal, the 2 recovery steps, and the 6
-    # of uploads, operations and webhooks; plus /health, /openapi.json and the error page (/docs/errors).
-    assert sum(operation.path.startswith("/v1/") for operation in OPERATIONS) == 51
-    assert len(IDS) == 54
+    # /v1: the catalogue's conversions, usage and its chart, key rotation, billing portal, the 2 recovery steps, the
+    # 6 of uploads, operations and webhooks, and pipelines; plus /health, /openapi.json and the error page.
+    assert sum(operation.path.startswith("/v1/") for operation in OPERATIONS) == CONVERSIONS + 4 + 2 + 6 + 1
+    assert len(IDS) == CONVERSIONS + 4 + 2 + 6 + 1 + 3
 
 
 def test_generated_files_are_current() -> None:
@@ -75,7 +80,7 @@ def test_python_sdk_has_one_method_per_operation(cls: type) -> None:
         assert inspect.iscoroutinefunction(method) == (cls is AsyncFileApiOperations)
         parameters = set(inspect.signature(method).parameters) - {"self"}  # type: ignore[arg-type]
         assert parameters == {generate.python_name(parameter.name) for parameter in operation.parameters}, operation.id
-    assert set(_public_methods(FileApi)) == {"close"}
+    assert set(_public_methods(FileApi)) == {"close", "pipeline"}
     assert set(_public_methods(AsyncFileApi)) == {"aclose"}
     for transfer in (Transfer, AsyncTransfer):
         assert set(_public_methods(transfer)) == set(LARGE_FILE_STEPS)
@@ -83,21 +88,21 @@ def test_python_sdk_has_one_method_per_operation(cls: type) -> None:
 
 def test_mcp_server_has_one_tool_per_operation() -> None:
     assert mcp_spec() == SPEC
-    assert set(build_tools(mcp_spec())) == IDS
+    assert set(build_tools(mcp_spec())) == {RUN_PIPELINE if name == PIPELINE_OPERATION else name for name in IDS}
 
 
 def test_the_mcp_readme_gives_the_number_of_tools_the_server_lists() -> None:
     readme = MCP_README.read_text(encoding="utf-8")
     said = re.search(re.escape(START) + r"(\d+): the (\d+) conversions, (.*?)" + re.escape(END), readme)
     assert said is not None, readme[:400]
-    assert int(said.group(1)) == len(build_tools(mcp_spec())) == 54
-    assert said.group(3).count("`") // 2 == int(said.group(1)) - int(said.group(2)) == 15
+    assert int(said.group(1)) == len(build_tools(mcp_spec())) == len(IDS)
+    assert said.group(3).count("`") // 2 == int(said.group(1)) - int(said.group(2)) == len(IDS) - CONVERSIONS
 
 
 def test_a_stale_count_in_the_mcp_readme_is_rewritten() -> None:
     rewritten = mcp_readme(f"a tool ({START}46: the 39 conversions, `health`{END}), built", SPEC)
     assert rewritten == f"a tool ({START}{tools_sentence(SPEC)}{END}), built"
-    assert tools_sentence(SPEC).startswith("54: the 39 conversions, `health`, `openapi_json`, ")
+    assert tools_sentence(SPEC).startswith(f"{len(IDS)}: the {CONVERSIONS} conversions, `health`, `openapi_json`, ")
     with pytest.raises(ValueError, match="no <!-- tools"):
         mcp_readme("46 tools", SPEC)
 
@@ -116,14 +121,17 @@ def test_node_sdk_has_one_function_per_operation() -> None:
     )
     listed = json.loads(subprocess.run([node, "-e", script], capture_output=True, text=True, check=True).stdout)
     assert sorted(listed["own"]) == sorted(operation.camel for operation in OPERATIONS)
-    # Beyond the operations: the large-file steps (as the Python clients' Transfer has them).
-    assert sorted(listed["extra"]) == sorted([*LARGE_FILE_STEPS_NODE, "sendOtherwise", "transport"])
+    # Beyond the operations: the large-file steps (as the Python clients' Transfer has them) and the pipeline
+    # builder with its two steps.
+    pipeline = ["pipeline", "submitPipeline", "downloadChecked"]
+    assert sorted(listed["extra"]) == sorted([*LARGE_FILE_STEPS_NODE, *pipeline, "sendOtherwise", "transport"])
     assert set(listed["ops"]) == IDS
 
 
 def test_the_clients_send_raw_bodies_where_a_form_is_only_an_alternative() -> None:
     # Every bytes-in route also takes its file as multipart/form-data (in the x-also-multipart extension);
-    # the clients keep the raw body: only pdf/merge, whose one declared body is a form, is sent as a form.
+    # the clients keep the raw body: only the conversions that take several files (pdf/merge, pdf/from-images),
+    # whose one declared body is a form, are sent as forms.
     forms = [
         path
         for path, methods in SPEC["paths"].items()
@@ -132,7 +140,7 @@ def test_the_clients_send_raw_bodies_where_a_form_is_only_an_alternative() -> No
     ]
     assert len(forms) > 30
     sent_as_forms = {operation.path for operation in OPERATIONS if operation.body == "multipart"}
-    assert sent_as_forms == {"/v1/pdf/merge"}
+    assert sent_as_forms == {c.path for c in every() if c.takes.reads is Reads.FILES}
 
 
 def test_both_sdks_take_files_as_bytes_paths_file_objects_and_streams(tmp_path: Path) -> None:

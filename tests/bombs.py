@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from fileapi.convert.svg_tree import MAX_NESTING
@@ -37,13 +38,16 @@ from tests.hostile_files import (
     gif_of_frames,
     huge_xref_pdf,
     jpeg_claiming_65535,
+    jpeg_of_scans,
     many_objects_pdf,
     pdf_of_pages,
     png_claiming,
     png_of_zeros,
+    self_drawing_form_pdf,
     shared_page_tree_pdf,
     striped_image,
     webp_claiming,
+    xobject_fanout_pdf,
 )
 
 JSON = "application/json"
@@ -90,6 +94,12 @@ IMAGES = [
          "a 100-byte header claiming 10 gigapixels", params={"to": "webp"}),
     Bomb("jpeg 65535x65535", "/v1/image/resize", jpeg_claiming_65535, TOO_LARGE, "a frame header claiming 4 GP",
          params={"width": "100"}),
+    Bomb("progressive jpeg of 7000x7000 in 50000 scans", "/v1/image/resize", lambda: jpeg_of_scans(7000, 50_000),
+         TOO_LARGE, "0.5 MB that ran to the 20 s deadline", params={"width": "100"}),
+    Bomb("progressive jpeg of 1000x1000 in 10000 scans", "/v1/image/convert", lambda: jpeg_of_scans(1000, 10_000),
+         TOO_LARGE, "6 s of scans predicted, over the 5 s budget", params={"to": "png"}),
+    Bomb("progressive jpeg of 1000x1000 in 1000 scans", "/v1/image/convert", lambda: jpeg_of_scans(1000, 1000),
+         OK, "0.6 s of scans, within the budget", params={"to": "png"}),
     Bomb("gif 65535x65535", "/v1/image/convert", gif_claiming_65535, TOO_LARGE, "a screen claiming 4 GP",
          params={"to": "png"}),
     Bomb("webp 100000x100000", "/v1/image/compress", lambda: webp_claiming(100_000, 100_000), TOO_LARGE,
@@ -98,6 +108,14 @@ IMAGES = [
          "the code readers check pixels too"),
     Bomb("png 100000x100000 to favicon-set", "/v1/image/favicon-set", lambda: png_claiming(100_000, 100_000),
          TOO_LARGE, "as does favicon-set"),
+    Bomb("png of 1x16000 to favicon-set", "/v1/image/favicon-set", lambda: png_of_zeros(1, 16_000), OK,
+         "was a 16000x16000 square first: +1.6 GiB, 11.6 s"),
+    Bomb("png of 1x60000 to favicon-set", "/v1/image/favicon-set", lambda: png_of_zeros(1, 60_000), OK,
+         "was the 2 GiB worker limit; scaled to 1x512 before squaring"),
+    Bomb("png of 7000x7000 (49 MP) to favicon-set", "/v1/image/favicon-set", lambda: png_of_zeros(7000, 7000), OK,
+         "just under the 50 MP input limit"),
+    Bomb("png of 7072x7072 (50.01 MP) to favicon-set", "/v1/image/favicon-set", lambda: png_of_zeros(7072, 7072),
+         TOO_LARGE, "just over it"),
     Bomb("png of 144 MP (420 KB) to resize", "/v1/image/resize", lambda: png_of_zeros(12_000, 12_000), TOO_LARGE,
          "real pixel data 1,000x the file, refused from the header", params={"width": "100"}),
     Bomb("animated gif of 3000 frames of 1000x1000", "/v1/image/convert", lambda: gif_of_frames(3000, 1000), TOO_LARGE,
@@ -122,6 +140,22 @@ PDFS = [
          "a content stream inflating 1000x"),
     Bomb("pdf flate 2 GiB (compress)", "/v1/pdf/compress", lambda: flate_bomb_pdf(2048), OK,
          "qpdf copies the stream without inflating it"),
+    *(
+        Bomb(f"pdf form XObjects drawn 10^{levels} times ({route})", f"/v1/pdf/{route}",
+             partial(xobject_fanout_pdf, levels, 10), expected, why)
+        for route in ("render-page", "extract-text")
+        for levels, expected, why in (
+            (5, OK, "forms ten deep five times: 170 MiB in pdfium"),
+            (6, TOO_LARGE, "predicted 2.2 GiB, counted once per object"),
+            (8, TOO_LARGE, "2 KB drawing 10^8 times: was 6-7 s to the 2 GiB worker limit"),
+        )
+    ),
+    Bomb("pdf tiling patterns filled 10^4 times", "/v1/pdf/render-page",
+         lambda: xobject_fanout_pdf(4, 10, pattern=True), OK, "0.25 s of pattern fills"),
+    Bomb("pdf tiling patterns filled 10^6 times", "/v1/pdf/render-page",
+         lambda: xobject_fanout_pdf(6, 10, pattern=True), TOO_LARGE, "23 s of pattern fills predicted"),
+    Bomb("pdf form XObject drawing itself", "/v1/pdf/render-page", self_drawing_form_pdf, TOO_LARGE,
+         "pdfium follows the loop: no answer in 60 s"),
     Bomb("pdf cyclic page tree", "/v1/pdf/info", cyclic_page_tree_pdf, INVALID, "/Kids pointing at its own node"),
     Bomb("pdf one page listed 3 million times", "/v1/pdf/info", lambda: shared_page_tree_pdf(3_000_000), INVALID,
          "26 KB of /Kids naming one page"),
@@ -254,6 +288,8 @@ TEXTS = [
          "past the parser's nesting limit", JSON),
     Bomb("diff of 20000 lines changed one in two", "/v1/text/diff", lambda: text.diff_every_other_line(20_000), OK,
          "was 13.6 s of quadratic matching", JSON),
+    Bomb("diff of 2 x 20000 lines, none in common", "/v1/text/diff", lambda: text.diff_unrelated(20_000), OK,
+         "was 9.7 s: a range without anchors cut again and again", JSON),
     Bomb("diff of 500000 one-byte lines all changed", "/v1/text/diff", lambda: text.diff_all_lines(500_000), TOO_LARGE,
          "each line shown twice: 35 MB", JSON),
     Bomb("csv field claiming 100 MB (unterminated quote, 4 MB sent)", "/v1/data/csv-to-json",
@@ -280,7 +316,7 @@ def peak_rss_mib() -> float:
     """The peak resident memory of this process plus its largest conversion worker's (a conversion's memory is
     its worker's): VmHWM of each (ru_maxrss keeps the high-water mark of the process that forked a child), and
     for a worker already replaced, the kernel's high-water mark of reaped children."""
-    from fileapi.web.services import get_workers
+    from fileapi.services import get_workers
 
     workers = [_high_water_mib(pid) for pid in get_workers().pids()]
     reaped = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
@@ -302,7 +338,7 @@ def run(names: list[str] | None = None) -> list[Outcome]:
     from fastapi.testclient import TestClient
 
     from fileapi.local.server import create_local_app
-    from fileapi.web.logs import logger
+    from fileapi.telemetry import logger
     from tests.helpers import in_memory_metering
 
     logger.setLevel("WARNING")

@@ -44,16 +44,31 @@ FASTAPI = (
 )
 # The shared code every function loads: settings, errors, the web layer (whose modules keep their
 # heavy imports inside the functions that use them).
-SHARED = ("fileapi", "fileapi.errors", "fileapi.settings", "fileapi.setting_variables", "fileapi.web.*")
+SHARED = (
+    "fileapi",
+    "fileapi.errors",
+    "fileapi.settings",
+    "fileapi.setting_variables",
+    "fileapi.telemetry",
+    "fileapi.services",  # the composition root: it builds its services on first use
+    "fileapi.web.*",
+)
+# The catalogue's declarations (pydantic and dataclasses; a family's converters come with its own module).
+CATALOGUE = ("fileapi.catalogue", "fileapi.catalogue.declaration", "fileapi.catalogue.outcome")
+# The storage room's errors (the table wrapper comes with boto3 on first use).
+STORAGE = ("fileapi.storage", "fileapi.storage.errors")
 # The request and options models the FastAPI routes declare (pydantic, no converter behind them).
-MODELS = ("fileapi.models.*",)
+# (and the URL parser, whose bound the webhook model declares: the standard library's ipaddress and urllib.parse)
+MODELS = ("fileapi.models.*", "fileapi.net", "fileapi.net.urls")
 # Metering's own logic (not the DynamoDB stores, which come with boto3 on first use).
 METERING = (
+    *STORAGE,
     "fileapi.metering",
     "fileapi.metering.accounts",
     "fileapi.metering.cache",
     "fileapi.metering.headers",
     "fileapi.metering.keys",
+    "fileapi.metering.legacy_keys",
     "fileapi.metering.meter",
     "fileapi.metering.months",
     "fileapi.metering.placement",
@@ -69,50 +84,87 @@ CONVERTING = (
     *SHARED,
     *MODELS,
     *METERING,
+    *CATALOGUE,
     "fileapi.convert",
     "fileapi.convert.deadline",
     "fileapi.convert.payload",
     "fileapi.isolation",
     "fileapi.isolation.files",  # stdlib only: an operation's input file (web.conversions)
+    "fileapi.isolation.tenants",  # stdlib only: whose conversions run now (web.conversions)
 )
 
 # By function (its CodeUri's directory under functions/).
 ALLOWED: dict[str, tuple[str, ...]] = {
     "health": (*LAMBDA, *SHARED),
-    "data": (*CONVERTING, "fileapi.convert.csv_json", "fileapi.convert.encoding", "fileapi.convert.json_text"),
+    "data": (
+        *CONVERTING,
+        "fileapi.catalogue.data",
+        "fileapi.convert.csv_json",
+        "fileapi.convert.encoding",
+        "fileapi.convert.json_text",
+    ),
     "image": (
         *CONVERTING,
+        "fileapi.catalogue.image",
         "fileapi.convert.animation",
         "fileapi.convert.favicons",
         "fileapi.convert.image",
         "fileapi.convert.image_io",
         "fileapi.convert.image_metadata",
+        "fileapi.convert.ocr_engine",
+        "fileapi.convert.ocr_image",
+        "fileapi.convert.ocr_options",
         "fileapi.convert.quality_search",  # its bounds are the options model's; numpy is imported on use
         "fileapi.convert.resampling",
     ),
     "pdf": (
         *CONVERTING,
+        "fileapi.catalogue.pdf",
         "fileapi.convert.fallbacks",
         "fileapi.convert.image_io",  # the image formats of targetScore (render-page); Pillow is imported on use
         "fileapi.convert.quality_search",
+        "fileapi.convert.ocr_options",
         "fileapi.convert.pages",
         "fileapi.convert.pdf",
         "fileapi.convert.pdf_active",
+        "fileapi.convert.pdf_cost",
         "fileapi.convert.pdf_edit",
+        "fileapi.convert.ocr_engine",
+        "fileapi.convert.ocr_pdf",
+        "fileapi.convert.ocr_text_layer",
         "fileapi.convert.pdf_errors",
+        "fileapi.convert.pdf_fonts",
+        "fileapi.convert.pdf_redact",
+        "fileapi.convert.pdf_redact_content",
+        "fileapi.convert.pdf_redact_document",
+        "fileapi.convert.pdf_redact_images",
         "fileapi.convert.pdf_forms",
+        "fileapi.convert.pdf_from_images",  # the options models' bounds, enum and defaults
         "fileapi.convert.pdf_io",
+        "fileapi.convert.pdf_metadata",
+        "fileapi.convert.pdf_pages",
+        "fileapi.convert.pdf_redact_areas",
+        "fileapi.convert.pdf_redact_find",
+        "fileapi.convert.pdf_unlock",
     ),
     "codes": (
         *CONVERTING,
+        "fileapi.catalogue.codes",
         "fileapi.convert.barcodes",
         "fileapi.convert.code_reading",
         "fileapi.convert.image_io",
         "fileapi.convert.qr",
     ),
-    "render": (*CONVERTING, "fileapi.convert.color", "fileapi.convert.image_io", "fileapi.convert.render"),
+    "render": (
+        *CONVERTING,
+        "fileapi.catalogue.render",
+        "fileapi.convert.color",
+        "fileapi.convert.image_io",
+        "fileapi.convert.render",
+    ),
     "text": (
         *CONVERTING,
+        "fileapi.catalogue.text",
         "fileapi.convert.color",
         "fileapi.convert.detect",
         "fileapi.convert.encoding",
@@ -130,7 +182,16 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.account.addresses",
     ),
     "billing": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
-    "files": (*LAMBDA, *FASTAPI, *SHARED, *MODELS, *METERING),
+    "files": (
+        *LAMBDA,
+        *FASTAPI,
+        *SHARED,
+        *MODELS,
+        *METERING,
+        *CATALOGUE,
+        "fileapi.isolation",
+        "fileapi.isolation.tenants",
+    ),
 }
 
 

@@ -7,6 +7,7 @@ import dataclasses
 import io
 import logging
 import os
+import subprocess
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -14,18 +15,18 @@ from collections.abc import Callable, Iterator
 import pytest
 from fastapi.testclient import TestClient
 
+from fileapi.file_services import FileServices, build_file_services
 from fileapi.local import dynamo
 from fileapi.local.server import create_local_app
 from fileapi.metering.admin import create_key
 from fileapi.metering.dynamo.connect import dynamo_stores
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.meter import Meter
 from fileapi.metering.storage import AccountStore, Stores
 from fileapi.operations.aws import create_local_resources
-from fileapi.operations.services import FileServices, build_file_services, use_file_services
+from fileapi.services import use_file_services, use_stores
 from fileapi.settings import load_settings
-from fileapi.web.logs import logger
-from fileapi.web.services import use_stores
+from fileapi.storage.table import DynamoTable
+from fileapi.telemetry import logger
 from tests.helpers import CORPUS
 
 for _name, _value in dynamo.LOCAL_CREDENTIALS.items():
@@ -57,7 +58,11 @@ def dynamodb_endpoint() -> Iterator[str]:
     process, url = dynamo.start_process()
     yield url
     process.terminate()
-    process.wait(timeout=10)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # freeing a session's objects took longer (a loaded machine): not under test
+        process.kill()
+        process.wait(timeout=10)
 
 
 @pytest.fixture(scope="session")
@@ -108,9 +113,9 @@ def api(stores: Stores) -> Iterator[TestClient]:
 
 @pytest.fixture()
 def files(dynamodb_endpoint: str, table: DynamoTable) -> Iterator[FileServices]:
-    """File services on the session's endpoint: a new bucket and queues, loopback webhooks allowed."""
+    """File services on the session's endpoint: a new bucket and queues, loopback URLs allowed."""
     settings = dataclasses.replace(
-        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, webhooks_allow_loopback=True
+        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, urls_allow_loopback=True
     )
     resources = create_local_resources(settings, prefix=f"t{uuid.uuid4().hex[:8]}-")
     settings = dataclasses.replace(

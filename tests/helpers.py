@@ -18,6 +18,19 @@ def auth(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
+def photo_png(width: int = 300, height: int = 260) -> bytes:
+    """A smooth, photo-like PNG (noise blobs over a gradient): what targetScore searches on."""
+    import io
+
+    from PIL import Image
+
+    noise = Image.effect_noise((width // 12, height // 12), 24).resize((width, height), Image.Resampling.BICUBIC)
+    gradient = Image.linear_gradient("L").resize((width, height))
+    out = io.BytesIO()
+    Image.merge("RGB", (noise, gradient, Image.blend(noise, gradient, 0.5))).save(out, "PNG")
+    return out.getvalue()
+
+
 def newest_mail_to(address: str) -> str:
     """The text of the newest message to `address` in the API's outbox (local mailer)."""
     import email
@@ -56,8 +69,8 @@ def in_memory_metering(email: str, plan: str = "business") -> Iterator[str]:
 
     from fileapi.metering.admin import create_key
     from fileapi.metering.dynamo.connect import dynamo_stores
-    from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
-    from fileapi.web.services import stores_installed
+    from fileapi.services import stores_installed
+    from fileapi.storage.table import DynamoTable, create_client, create_table
 
     with mock_aws():
         table = DynamoTable("in-memory", create_client(region="us-east-1"))
@@ -80,8 +93,35 @@ class LambdaContext:
         return 29_000
 
 
+def replace_converter(monkeypatch: Any, path: str, function: Any) -> None:
+    """Have the conversion at `path` run `function` instead of its converter, for the test (its route reads the
+    declaration's converter on every request; a declaration is frozen, so its field is set in its __dict__)."""
+    from fileapi.catalogue.registry import by_path
+
+    monkeypatch.setitem(by_path()[path].__dict__, "convert", function)
+
+
 def post_bytes(api: Any, key: str, path: str, data: bytes, **params: str) -> Any:
     """POST raw bytes (application/octet-stream) to `path` of the test client `api` with `key`."""
     return api.post(
         path, params=params, content=data, headers={**auth(key), "Content-Type": "application/octet-stream"}
     )
+
+
+def route_alone(route: Any) -> Any:
+    """A TestClient of an app serving `route` alone (a ServedRoute, or FastAPI's own route of its declaration),
+    with the shared error mapping, body handling and middleware."""
+    from fastapi import FastAPI
+    from fastapi.testclient import TestClient
+
+    from fileapi.web.app import shared_middleware
+    from fileapi.web.errors import install_error_handlers
+    from fileapi.web.request_bodies import RequestBodyMiddleware
+
+    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
+    app.router.routes.append(route)
+    install_error_handlers(app)
+    app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
+    for middleware, options in shared_middleware():
+        app.add_middleware(middleware, **options)
+    return TestClient(app, raise_server_exceptions=False)

@@ -234,3 +234,82 @@ def pdf_of_pages(pages: int, *, shared_bytes: int = 0) -> bytes:
     out = io.BytesIO()
     pdf.save(out)
     return out.getvalue()
+
+
+def xobject_fanout_pdf(levels: int, fanout: int, *, leaf: bytes = b"0 0 1 1 re f", pattern: bool = False) -> bytes:
+    """One page drawing a chain of `levels` form XObjects, each drawing the next `fanout` times: fanout^levels
+    draws of `leaf` from a few hundred bytes. With `pattern`, the chain is of tiling patterns instead, each
+    filling a rectangle with the next."""
+    objects: dict[int, bytes] = {1: b"<< /Type /Catalog /Pages 2 0 R >>"}
+    first = 5  # the cross-reference table numbers objects 1..n
+    for level in range(levels + 1):
+        number, inner = first + level, first + level + 1
+        if level == levels:
+            content, resources = leaf, b"<< >>"
+        elif pattern:
+            content = b"/Pattern cs /P scn " + b"0 0 10 10 re f " * fanout
+            resources = b"<< /Pattern << /P %d 0 R >> >>" % inner
+        else:
+            content = b"/X Do " * fanout
+            resources = b"<< /XObject << /X %d 0 R >> >>" % inner
+        kind = (
+            b"/PatternType 1 /PaintType 1 /TilingType 1 /XStep 10 /YStep 10"
+            if pattern
+            else b"/Type /XObject /Subtype /Form"
+        )
+        objects[number] = _stream(b"%s /BBox [0 0 10 10] /Resources %s" % (kind, resources), zlib.compress(content))
+    use = b"/Pattern cs /P scn 0 0 612 792 re f" if pattern else b"/X Do"
+    top = b"/Pattern << /P %d 0 R >>" % first if pattern else b"/XObject << /X %d 0 R >>" % first
+    objects[2] = b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>"
+    objects[3] = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << %s >> /Contents 4 0 R >>" % top
+    objects[4] = _stream(b"", zlib.compress(use))
+    return _pdf(dict(sorted(objects.items())))
+
+
+def self_drawing_form_pdf() -> bytes:
+    """A page drawing a form XObject that draws itself three times (pdfium follows the loop)."""
+    form = b"/Type /XObject /Subtype /Form /BBox [0 0 10 10] /Resources << /XObject << /X 5 0 R >> >>"
+    return _pdf(
+        {
+            1: b"<< /Type /Catalog /Pages 2 0 R >>",
+            2: b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            3: b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /X 5 0 R >> >> "
+            b"/Contents 4 0 R >>",
+            4: _stream(b"", zlib.compress(b"/X Do")),
+            5: _stream(form, zlib.compress(b"0 0 1 1 re f /X Do /X Do /X Do")),
+        }
+    )
+
+
+def _jpeg_segments(data: bytes) -> list[tuple[int, int, int]]:
+    """(marker, start, end) of each segment of a JPEG; a scan's segment runs to the end of its entropy-coded data."""
+    segments = []
+    index = 2
+    while index < len(data):
+        marker = data[index + 1]
+        if marker == 0xD9:
+            segments.append((marker, index, index + 2))
+            break
+        end = index + 2 + struct.unpack(">H", data[index + 2 : index + 4])[0]
+        if marker == 0xDA:
+            while True:
+                end = data.index(b"\xff", end)
+                if data[end + 1] != 0 and not 0xD0 <= data[end + 1] <= 0xD7:
+                    break
+                end += 2
+        segments.append((marker, index, end))
+        index = end
+    return segments
+
+
+def jpeg_of_scans(side: int, scans: int) -> bytes:
+    """A grey side x side progressive JPEG coded in `scans` scans: its last refinement scan repeated (libjpeg
+    decodes each again; 50,000 scans of 7000x7000 are 0.5 MB)."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("L", (side, side), 128).save(out, "JPEG", progressive=True, quality=75)
+    data = out.getvalue()
+    own = [segment for segment in _jpeg_segments(data) if segment[0] == 0xDA]
+    _, start, end = own[-1]
+    return data[:end] + data[start:end] * (scans - len(own)) + data[end:]

@@ -59,6 +59,13 @@ def diff_all_lines(lines: int) -> bytes:
     return json.dumps({"a": "a\n" * lines, "b": "b\n" * lines}).encode()
 
 
+def diff_unrelated(lines: int) -> bytes:
+    """Two texts of `lines` lines each with no line in common (no anchor to cut the comparison at)."""
+    a = "".join(f"old {index}\n" for index in range(lines))
+    b = "".join(f"new {index}\n" for index in range(lines))
+    return json.dumps({"a": a, "b": b}).encode()
+
+
 def text_to_percent_encode(characters: int) -> bytes:
     """UTF-8 text of two-byte characters: each becomes six bytes of percent-encoding."""
     return ("é" * characters).encode()

@@ -7,6 +7,7 @@ import threading
 from dataclasses import dataclass, field, replace
 
 from fileapi.metering.accounts import Account, Limits
+from fileapi.metering.legacy_keys import prefix_of, prefixes_of
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.resharding import Action, layout
@@ -43,6 +44,7 @@ class MemoryTable:
     delivered: set[str] = field(default_factory=set)
     events: set[str] = field(default_factory=set)
     throttles: dict[str, int] = field(default_factory=dict)
+    legacy_keys: set[bytes] | None = None  # the set of earlier-format keys, once sealed
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def shards_of(self, account_id: str) -> list[MeterState]:
@@ -80,6 +82,10 @@ class MemoryAdmissionStore(AdmissionStore):
     def find_account_id(self, key_hash: str) -> str | None:
         with self.table.lock:
             return self.table.keys.get(key_hash)
+
+    def legacy_key_prefixes(self) -> frozenset[bytes] | None:
+        with self.table.lock:
+            return None if self.table.legacy_keys is None else frozenset(self.table.legacy_keys)
 
     def admit(self, attempt: Attempt) -> MeterState:
         with self.table.lock:
@@ -129,6 +135,15 @@ class MemoryAdmissionStore(AdmissionStore):
                 updated = replace(updated, days=_add_day(updated.days, target.day, -1))
             self.table.meters[key] = updated
             return updated
+
+    def hold(self, account_id: str, *, shard: int = 0, by_us: int, now_us: int) -> MeterState | None:
+        with self.table.lock:
+            state = self.table.meters.get((account_id, shard))
+            if state is None:
+                return None
+            held = replace(state, tat_us=max(state.tat_us, now_us) + by_us)
+            self.table.meters[(account_id, shard)] = held
+            return held
 
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         with self.table.lock:
@@ -292,7 +307,16 @@ class MemoryAccountStore(AccountStore):
                 self.table.meters[(account.account_id, state.shard)] = replace(state, key_hash=new_key_hash)
             del self.table.keys[account.key_hash]
             self.table.keys[new_key_hash] = account.account_id
+            if self.table.legacy_keys is not None:
+                self.table.legacy_keys.discard(prefix_of(account.key_hash))
             return replace(account, key_hash=new_key_hash)
+
+    def seal_legacy_keys(self) -> int | None:
+        with self.table.lock:
+            if self.table.legacy_keys is not None:
+                return None
+            self.table.legacy_keys = set(prefixes_of(self.table.keys))
+            return len(self.table.legacy_keys)
 
     def pending_delivery(self, account_id: str) -> PendingDelivery | None:
         with self.table.lock:

@@ -1,15 +1,21 @@
-"""Test doubles of metering: an AdmissionStore that counts calls, one that injects faults, and a clock."""
+"""Test doubles of metering: an AdmissionStore that counts calls, one that injects faults, and a clock; made-up keys
+and an account of the earlier key format."""
 
 from __future__ import annotations
 
 import random
+import string
+import uuid
 from collections import Counter
 from collections.abc import Callable
 from datetime import datetime
 from typing import TypeVar
 
+from fileapi.metering.accounts import Account
+from fileapi.metering.catalog import PlanCatalog
+from fileapi.metering.keys import CHECKSUM_CHARS, KEY_PREFIX, LEGACY_RANDOM_CHARS, RANDOM_CHARS, hash_key, is_key
 from fileapi.metering.state import MeterState
-from fileapi.metering.storage import AdmissionStore, Ambiguous, Attempt, StoreUnavailable
+from fileapi.metering.storage import AccountStore, AdmissionStore, Ambiguous, Attempt, StoreUnavailable
 
 T = TypeVar("T")
 
@@ -45,6 +51,10 @@ class CountingStore(AdmissionStore):
         self.calls["find_account_id"] += 1
         return self.inner.find_account_id(key_hash)
 
+    def legacy_key_prefixes(self) -> frozenset[bytes] | None:
+        self.calls["legacy_key_prefixes"] += 1
+        return self.inner.legacy_key_prefixes()
+
     def admit(self, attempt: Attempt) -> MeterState:
         self.calls["admit"] += 1
         return self.inner.admit(attempt)
@@ -56,6 +66,10 @@ class CountingStore(AdmissionStore):
     def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
         self.calls["forgive"] += 1
         return self.inner.forgive(account_id, period, request_id, shard=shard, day=day)
+
+    def hold(self, account_id: str, *, shard: int = 0, by_us: int, now_us: int) -> MeterState | None:
+        self.calls["hold"] += 1
+        return self.inner.hold(account_id, shard=shard, by_us=by_us, now_us=now_us)
 
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         self.calls["read"] += 1
@@ -122,6 +136,9 @@ class FaultyStore(AdmissionStore):
     def find_account_id(self, key_hash: str) -> str | None:
         return self.inner.find_account_id(key_hash)
 
+    def legacy_key_prefixes(self) -> frozenset[bytes] | None:
+        return self.inner.legacy_key_prefixes()
+
     def admit(self, attempt: Attempt) -> MeterState:
         return self._write(lambda: self.inner.admit(attempt))
 
@@ -131,6 +148,9 @@ class FaultyStore(AdmissionStore):
     def forgive(self, account_id: str, period: str, request_id: str, *, shard: int = 0, day: int) -> MeterState | None:
         return self._write(lambda: self.inner.forgive(account_id, period, request_id, shard=shard, day=day))
 
+    def hold(self, account_id: str, *, shard: int = 0, by_us: int, now_us: int) -> MeterState | None:
+        return self._write(lambda: self.inner.hold(account_id, shard=shard, by_us=by_us, now_us=now_us))
+
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         return self.inner.read(account_id, shard=shard)
 
@@ -139,3 +159,31 @@ class FaultyStore(AdmissionStore):
 
     def move_quota(self, source: MeterState, target: int, units: int) -> bool:
         return self._write(lambda: self.inner.move_quota(source, target, units))
+
+
+def put_earlier_format_account(store: AccountStore, key: str) -> Account:
+    """An account holding an earlier-format key, as the earlier release made it (this one issues none)."""
+    account = Account(
+        account_id=uuid.uuid4().hex,
+        email=f"{uuid.uuid4().hex}@example.com",
+        plan="pro",
+        status="active",
+        key_hash=hash_key(key),
+    )
+    store.create_account(account, account.limits_under(PlanCatalog(store).get("pro")))
+    return account
+
+
+def made_up_keys(count: int, seed: int) -> list[str]:
+    """`count` keys of each format that no account holds: earlier-format shapes (which only the set can tell from a
+    real one), then current-format shapes whose checksum does not match (as a typo or a guess has)."""
+    rng = random.Random(seed)
+    urlsafe = string.ascii_letters + string.digits + "_-"
+    earlier = [KEY_PREFIX + "".join(rng.choice(urlsafe) for _ in range(LEGACY_RANDOM_CHARS)) for _ in range(count)]
+    current: list[str] = []
+    while len(current) < count:
+        key = KEY_PREFIX + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(RANDOM_CHARS))
+        key += "".join(rng.choice(string.ascii_letters) for _ in range(CHECKSUM_CHARS))
+        if not is_key(key):
+            current.append(key)
+    return earlier + current

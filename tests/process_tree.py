@@ -34,12 +34,22 @@ def tree_rss_mib(pid: int) -> float:
     return total * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of one process; 0 when it is gone."""
+    try:
+        fields = _stat(pid)
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def tree_cpu_seconds(pid: int) -> float:
-    total = 0
-    for member in tree(pid):
-        try:
-            fields = _stat(member)
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+    return sum(cpu_seconds(member) for member in tree(pid))
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, exited but not yet reaped, does not)."""
+    try:
+        return _stat(pid)[0] != "Z"
+    except OSError:
+        return False

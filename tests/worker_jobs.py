@@ -47,6 +47,13 @@ def allocate(megabytes: int) -> int:
     return len(blocks)
 
 
+def allocate_then_abort(megabytes: int) -> None:
+    """Allocate and touch `megabytes` MiB, then abort (SIGABRT), as PDFium does when an allocation fails."""
+    blocks = [bytearray(1 << 20) for _ in range(megabytes)]
+    if blocks is not None:  # held, resident, until the abort
+        os.abort()
+
+
 def spin(seconds: float) -> float:
     """Busy CPU for `seconds` without checking the budget (native code that does not stop); the time spent."""
     started = time.monotonic()
@@ -80,3 +87,11 @@ def read_for_ten_seconds(data: bytes, **_: object) -> list[dict[str, str]]:
 def killed_by_the_kernel() -> None:
     """The worker killed by SIGKILL, as the kernel's out-of-memory killer does."""
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+def render_unpredicted(data: bytes) -> int:
+    """Render a PDF's first page with PDFium directly, without the cost prediction (as a file no prediction
+    catches would be); its width."""
+    import pypdfium2 as pdfium
+
+    return int(pdfium.PdfDocument(data)[0].render(scale=2).to_pil().width)

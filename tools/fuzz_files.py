@@ -31,6 +31,8 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
+from fileapi.catalogue.declaration import ANY, IMAGE, PDF, SVG, Conversion, Reads
+from fileapi.catalogue.registry import every
 from tests.helpers import CORPUS, auth
 
 SLOW_SECONDS = 15.0
@@ -38,6 +40,7 @@ CLIENTS = 4  # concurrent clients: a file that passes alone can break a process 
 MUTANT_FRACTION = 0.25
 MUTANTS_PER_FILE = 3
 JSON_TYPE = "application/json"
+DETECT = "/v1/file/detect"
 
 IMAGE_SUFFIXES = {
     ".jpg", ".jpeg", ".png", ".webp", ".avif", ".avifs", ".heic", ".heif", ".gif", ".bmp", ".tif", ".tiff"
@@ -54,46 +57,38 @@ class Call:
     wrap: Callable[[bytes], tuple[bytes, str]] | None = None  # body and content type; default: raw bytes
 
 
-def _pdf_json(key: str, extra: dict[str, object]) -> Callable[[bytes], tuple[bytes, str]]:
+def _form_fill(extra: dict[str, object]) -> Callable[[bytes], tuple[bytes, str]]:
     def wrap(data: bytes) -> tuple[bytes, str]:
-        encoded = base64.b64encode(data).decode("ascii")
-        value: object = [encoded, encoded] if key == "files" else encoded
-        return json.dumps({key: value, **extra}).encode(), JSON_TYPE
+        return json.dumps({"pdf": base64.b64encode(data).decode("ascii"), **extra}).encode(), JSON_TYPE
 
     return wrap
 
 
-def _image_calls(index: int) -> list[Call]:
-    to = ("png", "jpeg", "webp", "avif")[index % 4]
-    return [
-        Call("/v1/image/convert", {"to": to}),
-        Call("/v1/image/resize", {"width": "320"}),
-        Call("/v1/image/compress", {"quality": "60"}),
-        Call("/v1/image/strip-metadata"),
-        Call("/v1/image/read-metadata"),
-        Call("/v1/image/favicon-set"),
-        Call("/v1/image/crop", {"x": "0", "y": "0", "width": "8", "height": "8"}),
-        Call("/v1/image/rotate", {"degrees": "90"}),
-        Call("/v1/image/flip", {"direction": "vertical"}),
-        Call("/v1/qr/read"),
-        Call("/v1/barcode/read"),
-    ]
+def _two_files(data: bytes) -> tuple[bytes, str]:
+    encoded = base64.b64encode(data).decode("ascii")
+    return json.dumps({"files": [encoded, encoded]}).encode(), JSON_TYPE
 
 
-def _pdf_calls(index: int) -> list[Call]:
-    return [
-        Call("/v1/pdf/info"),
-        Call("/v1/pdf/extract-text"),
-        Call("/v1/pdf/render-page", {"dpi": "72"} if index % 2 else {}),
-        Call("/v1/pdf/merge", wrap=_pdf_json("files", {})),
-        Call("/v1/pdf/split", {"ranges": "1"}),
-        Call("/v1/pdf/rotate", {"degrees": "90"}),
-        Call("/v1/pdf/watermark", {"text": "DRAFT"}),
-        Call("/v1/pdf/fill-form", wrap=_pdf_json("pdf", {"fields": {"name": "Ada"}, "flatten": True})),
-        Call("/v1/pdf/flatten"),
-        Call("/v1/pdf/compress", {"imageMaxSide": "200"} if index % 2 else {}),
-        Call("/v1/pdf/protect", {"userPassword": "secret"}),
-    ]
+# The kinds of file each family of the corpus is, as the catalogue's conversions say what they take.
+KINDS = {
+    "image": (IMAGE,),
+    "pdf": (PDF,),
+    "svg": (SVG,),
+    "json": (JSON_TYPE,),
+    "csv": ("text/csv",),
+    "text": ("text/plain", "text/markdown"),
+    "other": (ANY,),
+}
+
+
+def _call(conversion: Conversion) -> Call:
+    """The request a file is sent to `conversion` as: its example options, the body as it takes it."""
+    reads = conversion.takes.reads
+    if reads is Reads.FILES:
+        return Call(conversion.path, wrap=_two_files)
+    if reads is Reads.FORM_FILL:
+        return Call(conversion.path, wrap=_form_fill(dict(conversion.example)))
+    return Call(conversion.path, {name: str(value) for name, value in conversion.example.items()})
 
 
 def family_of(path: Path) -> str:
@@ -114,26 +109,11 @@ def family_of(path: Path) -> str:
 
 
 def calls_for(family: str, index: int) -> list[Call]:
-    """The requests a file of `family` is sent as (index varies the options across files)."""
-    detect = [Call("/v1/file/detect")]
-    if family == "image":
-        return _image_calls(index) + detect
-    if family == "pdf":
-        return _pdf_calls(index) + detect
-    if family == "svg":
-        return [Call("/v1/render/svg-to-png", {"scale": "2"} if index % 2 else {}), *detect]
-    if family == "json":
-        return [
-            Call("/v1/data/json-format"),
-            Call("/v1/data/json-minify"),
-            Call("/v1/data/json-to-csv"),
-            *detect,
-        ]
-    if family == "csv":
-        return [Call("/v1/data/csv-to-json"), *detect]
-    if family == "text":
-        return [Call("/v1/text/markdown-to-html", {"allowHtml": "true"}), Call("/v1/text/word-count"), *detect]
-    return [Call("/v1/file/hash"), Call("/v1/data/base64-encode"), *detect]
+    """The requests a file of `family` is sent as: every conversion of the catalogue that takes a file of its
+    kind, then file/detect (every file). (`index` varies the file's mutants, not the requests.)"""
+    kinds = KINDS[family]
+    calls = [_call(c) for c in every() if c.takes.takes_file and c.takes.accepts in kinds and c.path != DETECT]
+    return [*calls, Call(DETECT)]
 
 
 # Mutants: each is a pure function of the bytes and a seeded random generator.
@@ -247,7 +227,7 @@ class Outcome:
 def local_api() -> Iterator[tuple[TestClient, str]]:
     """The composed local app with in-memory metering, and a key on it (for running this as a script)."""
     from fileapi.local.server import create_local_app
-    from fileapi.web.logs import logger
+    from fileapi.telemetry import logger
     from tests.helpers import in_memory_metering
 
     logger.setLevel("CRITICAL")  # one access-log line per request would drown the table

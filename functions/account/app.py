@@ -22,15 +22,15 @@ from fileapi.models.account import (
     RecoverRequest,
     UsageResult,
 )
+from fileapi.services import get_billing_portal, get_key_service, get_meter
 from fileapi.web.app import create_app, lambda_handler
 from fileapi.web.metering import SelfServiceRoute, self_service
 from fileapi.web.routes import Routes, answers_bytes, answers_redirect, json_response
-from fileapi.web.services import get_billing_portal, get_key_service, get_meter
 
-router = APIRouter(route_class=SelfServiceRoute, tags=["Account"])
+router = APIRouter(tags=["Account"])
 public = APIRouter(tags=["Account"])
 SELF_SERVICE_STATUSES = (400, 401, 403, 429, 500, 503)
-accounts = Routes(router, statuses=SELF_SERVICE_STATUSES)
+accounts = Routes(router, statuses=SELF_SERVICE_STATUSES, served_by=SelfServiceRoute)
 recovery = Routes(public, statuses=(400, 429, 500, 503), metered=False)
 # Recovery answers are padded to this many seconds, so that an existing account (an e-mail is sent)
 # and an unknown address take the same time.

@@ -7,10 +7,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 
 from fileapi.models.billing import WebhookAck
+from fileapi.services import get_billing_events
+from fileapi.telemetry import logger
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.logs import logger
 from fileapi.web.routes import Routes, answers_json, json_response
-from fileapi.web.services import get_billing_events
 
 router = APIRouter(tags=["Billing"])
 billing = Routes(router, statuses=(400, 500, 503))

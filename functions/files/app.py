@@ -1,10 +1,11 @@
-"""Files function: uploads, operations and webhooks (self-service: authenticated, rate-limited, never counted)."""
+"""Files function: uploads, operations and webhooks (self-service: authenticated, rate-limited, never counted), and
+pipelines (metered: one request per stage)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Depends, Path, Request
 from starlette.responses import Response
 
 from fileapi.metering.meter import Admission
@@ -17,20 +18,29 @@ from fileapi.models.files import (
     WebhookResult,
     iso_seconds,
 )
+from fileapi.models.pipelines import PipelineRequest
+from fileapi.services import get_meter
 from fileapi.web.app import create_app, lambda_handler
-from fileapi.web.docs import METERING_HEADERS, POLLED_HEADERS, error_responses, named
+from fileapi.web.docs import (
+    IDEMPOTENCY_KEY_PARAMETER,
+    METERING_HEADERS,
+    OPERATION_ID,
+    POLLED_HEADERS,
+    PREFER_WAIT_PARAMETER,
+    error_responses,
+    named,
+)
 from fileapi.web.invocation import off_the_loop
-from fileapi.web.metering import SelfServiceRoute, self_service
+from fileapi.web.metering import MeteredRoute, SelfServiceRoute, metered, self_service
 from fileapi.web.routes import Routes, answers_json, json_response
-from fileapi.web.services import get_meter
 
 if TYPE_CHECKING:  # the stores come with botocore, on first use (fileapi.cold_imports)
-    from fileapi.operations.services import FileServices
+    from fileapi.file_services import FileServices
     from fileapi.webhooks.store import Webhook
 
-router = APIRouter(route_class=SelfServiceRoute, tags=["Files"])
+router = APIRouter(tags=["Files"])
 STATUSES = (400, 401, 403, 404, 429, 500, 503)
-files = Routes(router, statuses=STATUSES)
+files = Routes(router, statuses=STATUSES, served_by=SelfServiceRoute)
 OperationId = Annotated[str, Path(max_length=64, description="The operation's id (op_...).")]
 WebhookId = Annotated[str, Path(max_length=64, description="The webhook's id (wh_...).")]
 NO_CONTENT = {
@@ -41,7 +51,7 @@ NO_CONTENT = {
 
 def get_file_services() -> FileServices:
     """The process's upload, operation and webhook services (imported on first use)."""
-    from fileapi.operations.services import get_file_services as services
+    from fileapi.services import get_file_services as services
 
     return services()
 
@@ -154,6 +164,37 @@ async def create_webhook(payload: WebhookRequest, admission: Annotated[Admission
     return _created(_webhook(webhook, with_secret=True))
 
 
+# A pipeline is metered (a unit per stage): a router of metered routes of its own.
+pipelines_router = APIRouter(tags=["Files"])
+pipelines = Routes(pipelines_router, statuses=(400, 401, 403, 404, 413, 429, 500, 503), served_by=MeteredRoute)
+
+
+@pipelines.post(
+    "/v1/pipelines",
+    "Run conversions one after another in one operation",
+    answers_json(OperationResult, "Ended within `Prefer: wait`: the finished operation"),
+    openapi_extra={OPERATION_ID: "pipelines_create", "parameters": [PREFER_WAIT_PARAMETER, IDEMPOTENCY_KEY_PARAMETER]},
+)
+async def create_pipeline(
+    pipeline: PipelineRequest, request: Request, admission: Annotated[Admission, Depends(metered)]
+) -> Response:
+    """JSON {inputs, stages, output?}. inputs: uploads ({upload: upl_...}) and public https URLs ({url}), in
+    order, at most 100; stages: at most 10 conversions of the catalogue ({run: "pdf/merge", options: {...}}, the
+    conversion's path without /v1/ and its own options as JSON values). Files flow from stage to stage: a stage
+    that takes one file runs once per file it is given, one that takes several (pdf/merge) takes them all, and
+    every file a stage gives goes on. The whole pipeline is checked first: an unknown conversion or option, or a
+    stage that cannot take what the one before gives, is 400 naming the stage, with nothing charged. Each stage
+    counts as one request (the rate limit and the quota): all are reserved now (429 saying how many the
+    pipeline needs), and those of stages that do not succeed are given back. Answers 202 with the operation;
+    GET it for each stage's status, time and files. output.put: a presigned PUT URL per final file (S3, Google
+    Cloud Storage, Azure SAS), with optional headers; a PUT that fails after retries is reported per file in
+    `outputs`, and the result links stay. `Prefer: wait=N` (N <= 25) answers 200 with the finished operation
+    when it ends within N seconds."""
+    from fileapi.web.pipelines import accept_pipeline
+
+    return await accept_pipeline(request, pipeline, admission)
+
+
 @files.get("/v1/webhooks", "List the webhook endpoints", WebhookList, **named("webhooks_list"))
 async def list_webhooks(admission: Annotated[Admission, Depends(self_service)]) -> Response:
     """The account's endpoints, oldest first, without their secrets. Not counted."""
@@ -170,5 +211,5 @@ async def delete_webhook(webhook_id: WebhookId, admission: Annotated[Admission, 
     return Response(status_code=204)
 
 
-app = create_app(router, title="Files")
+app = create_app(router, pipelines_router, title="Files")
 handler = lambda_handler(app)

@@ -1,29 +1,25 @@
 """Operations function: runs the operations the metered routes queue (SQS-triggered; no HTTP route).
 
-Its code holds every family's app beside this one (functions/Makefile copies them), so that an operation runs
-its route's own endpoint (fileapi.operations.generic). Its settings (template.yaml) give conversions minutes
-and answers no size limit; its one conversion worker is sized from its memory.
+Each operation runs its conversion as the catalogue declares it (fileapi.operations.conversions), in this
+function's conversion workers: no family's app is imported. Its settings (template.yaml) give conversions
+minutes and answers no size limit; its one conversion worker is sized from its memory.
 """
 
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 from typing import Any
 
+from fileapi.catalogue.registry import FAMILIES, worker_modules
 from fileapi.operations.executor import Executor
-from fileapi.operations.routes import family_routes
-from fileapi.operations.services import get_file_services
+from fileapi.services import get_file_services, get_meter, preload_in_workers, run_in_worker, start_workers
 from fileapi.settings import get_settings
-from fileapi.web.services import get_meter, start_workers
-
-HERE = Path(__file__).resolve().parent
 
 
 @cache
 def executor() -> Executor:
-    """The executor over every family's routes (imported on the first message, after this module)."""
-    return get_file_services().executor(get_meter(), family_routes(HERE.parent, skip={HERE.name}))
+    """The executor of queued operations (built on the first message, or in the function's init)."""
+    return get_file_services().executor(get_meter(), run_in_worker)
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -31,6 +27,9 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return executor().handle(event)
 
 
+# Its workers import every family's converters and their libraries before their first job.
+for family in FAMILIES:
+    preload_in_workers(*worker_modules(family))
 if get_settings().lambda_memory_mb is not None:
     executor()
     start_workers()  # in the function's init, as the HTTP functions start theirs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fileapi.operations.services import get_file_services
+from fileapi.services import get_file_services
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

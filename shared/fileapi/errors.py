@@ -92,6 +92,13 @@ class InvalidInput(ApiError):
     http_status = 400
 
 
+class WrongPassword(ApiError):
+    """An encrypted PDF that the password given does not open (documented addition: 400 wrong_password)."""
+
+    code = "wrong_password"
+    http_status = 400
+
+
 class UnsupportedFormat(ApiError):
     code = "unsupported_format"
     http_status = 400
@@ -148,6 +155,14 @@ class Unprocessable(ApiError):
     http_status = 422
 
 
+class RequestTimeout(ApiError):
+    """The request's body did not arrive in time on a server that reads it itself, `fileapi serve` (documented
+    addition: 408 request_timeout; the connection is closed)."""
+
+    code = "request_timeout"
+    http_status = 408
+
+
 class IdempotencyInFlight(ApiError):
     """A request with the same Idempotency-Key is still being answered (documented addition: 409
     idempotency_in_flight, with Retry-After)."""
@@ -166,12 +181,37 @@ class IdempotencyKeyReused(ApiError):
     http_status = 422
 
 
+class InputUnreachable(ApiError):
+    """An input named by URL could not be fetched: no connection, an answer other than 2xx, too many redirects,
+    or not all of it within the total time (documented addition: 422 input_unreachable)."""
+
+    code = "input_unreachable"
+    http_status = 422
+
+
+class InputTooLarge(ApiError):
+    """An input named by URL is larger than the cap, said by its Content-Length or found while it streamed
+    (documented addition: 413 input_too_large)."""
+
+    code = "input_too_large"
+    http_status = 413
+
+
+class OutputFailed(ApiError):
+    """A result could not be PUT to the URL given for it after the retries: a per-file result of an operation,
+    never an answer to a request (documented addition: 502 output_failed)."""
+
+    code = "output_failed"
+    http_status = 502
+
+
 ALL_ERRORS: tuple[type[ApiError], ...] = (
     Unauthorized,
     SubscriptionInactive,
     QuotaExceeded,
     RateLimited,
     InvalidInput,
+    WrongPassword,
     UnsupportedFormat,
     TooLarge,
     ConversionFailed,
@@ -180,6 +220,13 @@ ALL_ERRORS: tuple[type[ApiError], ...] = (
     MethodNotAllowed,
     ServiceUnavailable,
     Unprocessable,
+    RequestTimeout,
     IdempotencyInFlight,
     IdempotencyKeyReused,
+    InputUnreachable,
+    InputTooLarge,
+    OutputFailed,
 )
+# Raised only where a request names URLs to fetch from or PUT to (pipelines): not listed among every endpoint's
+# error answers (fileapi.web.docs), only where such a route declares them.
+URL_ERRORS: tuple[type[ApiError], ...] = (InputUnreachable, InputTooLarge, OutputFailed)

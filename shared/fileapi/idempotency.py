@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fileapi.errors import IdempotencyInFlight, IdempotencyKeyReused, InvalidInput
-from fileapi.metering.dynamo.table import (
+from fileapi.storage.table import (
     ConditionFailed,
     DynamoTable,
     int_attr,

@@ -19,6 +19,9 @@ DEFAULT_MAX_BODY_BYTES = 4_500_000
 DEFAULT_MAX_RESPONSE_BYTES = 6_291_556
 # Conversions answer within this many seconds (API Gateway's limit is 30 s; the functions' timeout 29 s).
 DEFAULT_DEADLINE_SECONDS = 20
+# A request's headers and its body each arrive within this many seconds on `fileapi serve` (API Gateway's own
+# limit for a whole request is 30 s).
+DEFAULT_REQUEST_SECONDS = 30
 # How long a DynamoDB call may wait for its reply: short in AWS (a call takes milliseconds; a store that does
 # not answer gives 503 within 2 s), longer against a local endpoint.
 DYNAMODB_READ_TIMEOUT_SECONDS = 0.5
@@ -96,8 +99,20 @@ DEV_QUOTA = Variable(
 OUTBOX = Variable(
     "FILEAPI_OUTBOX", "path", ".local/outbox", "folder for outgoing e-mail (.eml) when the mailer is `outbox`"
 )
+ACCESS_LOG_STYLES = ("json", "line", "off")
+ACCESS_LOG = Variable(
+    "FILEAPI_ACCESS_LOG",
+    "text",
+    "json",
+    "the access record of each request: `json` (one JSON object, as in Lambda), `line` (one readable line: time, "
+    "method, route, status, latency, bytes, error, key prefix, metering) or `off`",
+    default_note="`line` on `fileapi run` and `fileapi serve` when their output is a terminal, else `json`",
+)
 STATE_DIR = Variable(
-    "FILEAPI_STATE_DIR", "path", ".local", "where `fileapi run` notes its DynamoDB endpoint for the CLI"
+    "FILEAPI_STATE_DIR",
+    "path",
+    ".local",
+    "where `fileapi run` keeps its dev key and its local data between runs, and notes its endpoint for the CLI",
 )
 MAX_BODY_BYTES = Variable(
     "FILEAPI_MAX_BODY_BYTES", "integer", DEFAULT_MAX_BODY_BYTES, "largest request body (413 `too_large` above)"
@@ -113,6 +128,13 @@ DEADLINE_SECONDS = Variable(
     "integer",
     DEFAULT_DEADLINE_SECONDS,
     "a conversion still running after this many seconds is stopped and answered 413 `too_large`",
+)
+REQUEST_SECONDS = Variable(
+    "FILEAPI_REQUEST_SECONDS",
+    "seconds",
+    DEFAULT_REQUEST_SECONDS,
+    "`fileapi serve`: a connection that has not begun a request this long after opening (or after its last "
+    "answer) is closed; a body not fully arrived this long after its headers is answered 408 `request_timeout`",
 )
 CONVERSION_WORKERS = Variable(
     "FILEAPI_CONVERSION_WORKERS",
@@ -218,11 +240,12 @@ WEBHOOK_SCHEDULE = Variable(
     "seconds to wait before each attempt of a webhook delivery, the first included (comma-separated)",
     default_note="Standard Webhooks': 0,5,300,1800,7200,18000,36000,36000 (8 attempts over 27.6 hours)",
 )
-WEBHOOKS_ALLOW_LOOPBACK = Variable(
-    "FILEAPI_WEBHOOKS_ALLOW_LOOPBACK",
+URLS_ALLOW_LOOPBACK = Variable(
+    "FILEAPI_URLS_ALLOW_LOOPBACK",
     "flag",
     None,
-    "`1`: webhook URLs may be http:// on a loopback address (`fileapi run` sets it; never deployed)",
+    "`1`: URLs the service calls (webhooks, URL inputs, PUT outputs) may be http:// and reach loopback addresses "
+    "(`fileapi run` sets it; never deployed)",
 )
 UPGRADE_URL = Variable(
     "FILEAPI_UPGRADE_URL", "URL", None, "link put as `upgrade_url` on quota, rate and subscription errors"

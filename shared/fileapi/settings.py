@@ -10,6 +10,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from fileapi.setting_variables import (
+    ACCESS_LOG,
+    ACCESS_LOG_STYLES,
     BILLING_RETURN_URL,
     BILLING_STANDIN,
     BUCKET,
@@ -18,6 +20,7 @@ from fileapi.setting_variables import (
     DEADLINE_SECONDS,
     DEFAULT_FILES_RETENTION_DAYS,
     DEFAULT_REGION,
+    DEFAULT_REQUEST_SECONDS,
     DEFAULT_RESULT_LINK_SECONDS,
     DEFAULT_UPLOAD_URL_SECONDS,
     DEV_EMAIL,
@@ -41,6 +44,7 @@ from fileapi.setting_variables import (
     OUTBOX,
     PORT,
     REGION,
+    REQUEST_SECONDS,
     RESULT_LINK_SECONDS,
     S3_ENDPOINT,
     SERVICE_NAME,
@@ -56,8 +60,8 @@ from fileapi.setting_variables import (
     TRACE_DISABLED,
     UPGRADE_URL,
     UPLOAD_URL_SECONDS,
+    URLS_ALLOW_LOOPBACK,
     WEBHOOK_SCHEDULE,
-    WEBHOOKS_ALLOW_LOOPBACK,
     WEBHOOKS_DLQ_URL,
     WEBHOOKS_QUEUE_URL,
     WORK_DIR,
@@ -78,6 +82,7 @@ class Settings:
     max_body_bytes: int
     max_response_bytes: int
     deadline_seconds: int
+    request_seconds: float
     conversion_workers: int
     worker_memory_mb: int | None  # None: sized from the function's memory (Lambda) or the default
     lambda_memory_mb: int | None
@@ -115,7 +120,8 @@ class Settings:
     files_retention_days: int = DEFAULT_FILES_RETENTION_DAYS
     work_dir: Path | None = None  # None: the system's temporary folder
     webhook_schedule: tuple[int, ...] | None = None  # None: fileapi.webhooks.delivery.SCHEDULE_SECONDS
-    webhooks_allow_loopback: bool = False
+    urls_allow_loopback: bool = False  # http:// and loopback addresses allowed in URLs we call (local use)
+    access_log: str = "json"  # one of ACCESS_LOG_STYLES
 
 
 def load_settings() -> Settings:
@@ -134,6 +140,7 @@ def load_settings() -> Settings:
         max_body_bytes=MAX_BODY_BYTES.integer(),
         max_response_bytes=MAX_RESPONSE_BYTES.integer(),
         deadline_seconds=DEADLINE_SECONDS.integer(),
+        request_seconds=REQUEST_SECONDS.seconds(DEFAULT_REQUEST_SECONDS),
         conversion_workers=CONVERSION_WORKERS.integer()
         if CONVERSION_WORKERS.value()
         else (1 if in_lambda else max(1, os.cpu_count() or 1)),
@@ -174,7 +181,8 @@ def load_settings() -> Settings:
         files_retention_days=FILES_RETENTION_DAYS.integer(),
         work_dir=Path(WORK_DIR.text()) if WORK_DIR.value() else None,
         webhook_schedule=_seconds_list(WEBHOOK_SCHEDULE),
-        webhooks_allow_loopback=WEBHOOKS_ALLOW_LOOPBACK.value() == "1",
+        urls_allow_loopback=URLS_ALLOW_LOOPBACK.value() == "1",
+        access_log=_access_log_style(),
     )
 
 
@@ -194,6 +202,13 @@ def _seconds_list(variable: Variable) -> tuple[int, ...] | None:
 def child_environment(**extra: str) -> dict[str, str]:
     """This process's environment with `extra` added: what a child process of the local tools starts with."""
     return {**os.environ, **extra}
+
+
+def _access_log_style() -> str:
+    style = ACCESS_LOG.text()
+    if style not in ACCESS_LOG_STYLES:
+        raise ValueError(f"{ACCESS_LOG.name} must be one of {', '.join(ACCESS_LOG_STYLES)}, not {style!r}")
+    return style
 
 
 @lru_cache(maxsize=1)

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import hash_key
+from fileapi.services import get_stores
 from fileapi.settings import get_settings
-from fileapi.web.services import get_stores
+from fileapi.storage.table import DynamoTable
 from tests.api.test_billing_api import deliver, mails_to
 from tests.helpers import auth
 from tests.stripe_events import checkout_completed, subscription_event

@@ -13,7 +13,7 @@ from typing import ClassVar
 import pytest
 from fastapi.testclient import TestClient
 
-import fileapi.web.services as services
+import fileapi.services as services
 from fileapi.account.portal import BillingPortal
 from fileapi.metering.admin import create_key
 from fileapi.metering.storage import AccountStore

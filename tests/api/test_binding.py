@@ -1,7 +1,8 @@
 """The metered routes bind their arguments (fileapi.web.binding) as FastAPI's own dependency solving does: the same
 requests (good, bad, empty, not JSON, nested too deep, wrong option values, no key) get the same status and error
-through both, at the framework versions pinned below, but for the two differences made on purpose: a JSON route
-refuses a missing key before it reads the body, and a query parameter given twice is 400 (FastAPI takes the last)."""
+through both, at the framework versions pinned below, but for the three differences made on purpose: a JSON route
+refuses a missing key before it reads the body, a query parameter given twice is 400 (FastAPI takes the last), and
+so is one the endpoint does not take (FastAPI ignores it: tests/api/test_unknown_options.py)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,16 @@ from importlib.metadata import version
 from typing import Any
 
 import pytest
-from fastapi import FastAPI
-from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
+from fileapi.catalogue.declaration import Reads
+from fileapi.catalogue.registry import every
 from fileapi.local.template import load_function_module, load_functions
 from fileapi.metering.meter import Admission
 from fileapi.models import QueryOptions
-from fileapi.web.app import shared_middleware
 from fileapi.web.binding import Binder
-from fileapi.web.errors import install_error_handlers
 from fileapi.web.metering import MeteredRoute, SelfServiceRoute
-from fileapi.web.request_bodies import RequestBodyMiddleware
-from tests.helpers import auth
+from tests.helpers import auth, route_alone
 
 # The versions the binder's answers were compared with (this module's tests); a new version is checked again.
 CHECKED_AGAINST = {"fastapi": "0.165.0", "pydantic": "2.14.4", "starlette": "1.10.0"}
@@ -46,9 +44,9 @@ def test_the_binder_was_checked_against_the_installed_frameworks() -> None:
 
 def test_every_metered_endpoint_is_bound() -> None:
     binders = {route.path: route.binder for route in metered_routes()}
-    # The contract tables' conversions; usage and its chart, key rotation, billing portal; uploads, operations and
-    # webhooks.
-    assert len(binders) == 39 + 4 + 4
+    # The catalogue's conversions; usage and its chart, key rotation, billing portal; uploads, operations,
+    # webhooks and pipelines.
+    assert len(binders) == len(every()) + 4 + 5
     assert {path for path, binder in binders.items() if Admission in binder.provided} == {
         "/v1/usage",
         "/v1/usage/chart",
@@ -58,6 +56,7 @@ def test_every_metered_endpoint_is_bound() -> None:
         "/v1/operations/{operation_id}",
         "/v1/webhooks",
         "/v1/webhooks/{webhook_id}",
+        "/v1/pipelines",
     }
     assert {path for path, binder in binders.items() if binder.path} == {
         "/v1/operations/{operation_id}",
@@ -68,10 +67,17 @@ def test_every_metered_endpoint_is_bound() -> None:
 def test_options_models_are_validated_by_the_model() -> None:
     models = {route.path: [model.argument for model in Binder.of(route.endpoint).models] for route in CONVERSION_ROUTES}
     declared = {
-        route.path: [field.name for field in route.dependant.query_params if _is_options(field.field_info.annotation)]
+        route.path: [
+            field.name
+            for field in route.declaration().dependant.query_params
+            if _is_options(field.field_info.annotation)
+        ]
         for route in CONVERSION_ROUTES
     }
-    assert models == declared and sum(map(len, models.values())) == 15
+    with_query_options = [
+        c for c in every() if c.options is not None and c.takes.reads in (Reads.FILE, Reads.TEXT, Reads.FILES)
+    ]
+    assert models == declared and sum(map(len, models.values())) == len(with_query_options)
 
 
 def _is_options(annotation: Any) -> bool:
@@ -79,34 +85,25 @@ def _is_options(annotation: Any) -> bool:
 
 
 def solved_by_fastapi(route: MeteredRoute) -> TestClient:
-    """`route`'s endpoint served by FastAPI's own handler (its dependency solving, the router's `metered`
-    dependency admitting), with the same error mapping and body handling."""
-    app = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
-    app.router.routes.append(
-        APIRoute(
-            route.path,
-            route.endpoint,
-            methods=list(route.methods or ()),
-            dependencies=list(route.dependencies),
-            openapi_extra=route.openapi_extra,
-        )
-    )
-    install_error_handlers(app)
-    app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
-    for middleware, options in shared_middleware():
-        app.add_middleware(middleware, **options)
-    return TestClient(app, raise_server_exceptions=False)
+    """`route`'s declaration served by FastAPI's own route and handler (its dependency solving, the router's
+    `metered` dependency admitting), with the same error mapping and body handling."""
+    client: TestClient = route_alone(route.declaration())
+    return client
 
 
 def requests_for(route: MeteredRoute) -> list[tuple[str, dict[str, str], bytes, str | None]]:
     """(query string, headers, body, key?) cases for `route`: its options given wrong values, bodies of each kind."""
-    names = [field.alias for field in route.dependant.query_params]
+    names = [
+        field.alias
+        for field in route.declaration().dependant.query_params
+        if not _is_options(field.field_info.annotation)
+    ]
     model_fields = [
         (info.alias or name)
-        for field in route.dependant.query_params
+        for field in route.declaration().dependant.query_params
         for name, info in getattr(field.field_info.annotation, "model_fields", {}).items()
     ]
-    wrong = "&".join(f"{name}=zz%00z" for name in [*names, *model_fields]) + "&unknown=1"
+    wrong = "&".join(f"{name}=zz%00z" for name in [*names, *model_fields])
     deep = b"[" * 5000 + b"]" * 5000
     cases: list[tuple[str, dict[str, str], bytes, str | None]] = []
     for content_type in ("application/json", "text/plain", "application/octet-stream"):
@@ -139,7 +136,9 @@ def test_a_bound_route_answers_as_fastapi_would(api: TestClient, key: str, route
 
 
 @pytest.mark.parametrize(
-    "route", [route for route in CONVERSION_ROUTES if route.dependant.body_params], ids=lambda route: route.path
+    "route",
+    [route for route in CONVERSION_ROUTES if route.declaration().dependant.body_params],
+    ids=lambda route: route.path,
 )
 def test_a_json_route_refuses_a_missing_key_before_reading_the_body(api: TestClient, route: MeteredRoute) -> None:
     headers = {"Content-Type": "application/json"}

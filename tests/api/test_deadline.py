@@ -14,11 +14,10 @@ from PIL import Image
 
 from fileapi.convert import deadline
 from fileapi.errors import TooLarge
-from fileapi.local.template import load_function_module, load_functions
+from fileapi.services import get_workers
 from fileapi.settings import get_settings
-from fileapi.web.services import get_workers
 from tests import worker_jobs
-from tests.helpers import auth
+from tests.helpers import auth, replace_converter
 
 
 def test_check_raises_once_the_budget_is_spent() -> None:
@@ -35,8 +34,7 @@ def test_check_raises_once_the_budget_is_spent() -> None:
 def endless_barcode_read(monkeypatch: pytest.MonkeyPatch) -> None:
     """The Codes function's barcode reader replaced by one that computes for 10 s without checking any budget
     (as native code does)."""
-    (codes,) = [spec for spec in load_functions() if spec.logical_id == "CodesFunction"]
-    monkeypatch.setattr(load_function_module(codes), "read_codes", worker_jobs.read_for_ten_seconds)
+    replace_converter(monkeypatch, "/v1/barcode/read", worker_jobs.read_for_ten_seconds)
 
 
 @pytest.fixture()

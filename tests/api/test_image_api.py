@@ -10,7 +10,7 @@ from PIL import Image
 
 from fileapi.convert.image_io import load_pillow
 from fileapi.metering.plans import CONTRACT_PLANS
-from tests.helpers import auth
+from tests.helpers import auth, photo_png
 
 
 def png(width: int = 40, height: int = 30) -> bytes:
@@ -89,15 +89,6 @@ def test_strip_metadata_of_gif_is_unsupported(api: TestClient, key: str) -> None
     assert (response.status_code, response.json()["error"]) == (400, "unsupported_format")
 
 
-def photo_png(width: int = 300, height: int = 260) -> bytes:
-    """A smooth, photo-like image (noise blobs over a gradient)."""
-    noise = Image.effect_noise((width // 12, height // 12), 24).resize((width, height), Image.Resampling.BICUBIC)
-    gradient = Image.linear_gradient("L").resize((width, height))
-    out = io.BytesIO()
-    Image.merge("RGB", (noise, gradient, Image.blend(noise, gradient, 0.5))).save(out, "PNG")
-    return out.getvalue()
-
-
 def test_target_score_answers_say_what_was_chosen(api: TestClient, key: str) -> None:
     response = api.post(
         "/v1/image/convert", params={"to": "webp", "targetScore": "80"}, content=photo_png(), headers=auth(key)
@@ -131,3 +122,19 @@ def test_a_jpeg_recompressed_to_jpeg_xl(api: TestClient, key: str) -> None:
     assert len(response.content) < len(out.getvalue())
     load_pillow()  # registers the JPEG XL plugin in this process (the conversion ran in a worker)
     assert Image.open(io.BytesIO(response.content)).size == (300, 260)
+
+
+@pytest.mark.parametrize("path", ["/v1/image/resize", "/v1/image/read-metadata"])
+def test_a_jpeg_xl_body_is_taken_as_an_image(api: TestClient, key: str, path: str) -> None:
+    load_pillow()
+    out = io.BytesIO()
+    Image.open(io.BytesIO(photo_png())).save(out, "JXL", quality=90)
+    params = {"width": "150"} if path.endswith("resize") else {}
+    headers = {**auth(key), "Content-Type": "image/jxl"}
+    response = api.post(path, params=params, content=out.getvalue(), headers=headers)
+    assert response.status_code == 200, response.text
+    if path.endswith("resize"):  # without a format, JPEG XL stays JPEG XL
+        assert response.headers["content-type"] == "image/jxl"
+        assert Image.open(io.BytesIO(response.content)).size == (150, 130)
+    else:
+        assert (response.json()["width"], response.json()["height"]) == (300, 260)

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from fileapi.account.keys import RECOVERY_MESSAGE
 from fileapi.metering.keys import hash_key
-from fileapi.web.services import get_stores
+from fileapi.services import get_stores
 from tests.conftest import MakeKey
 from tests.helpers import auth, newest_mail_to
 

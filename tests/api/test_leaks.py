@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from fileapi.operations.services import FileServices
+from fileapi.file_services import FileServices
 from fileapi.web.spec import OPENAPI_PATH
 from tests.helpers import auth
 

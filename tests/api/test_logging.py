@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import re
 import sys
+from collections.abc import Callable, Iterator
 from datetime import datetime
 
 import pytest
 from fastapi.testclient import TestClient
 
+from fileapi.local import runner
+from fileapi.settings import get_settings, load_settings
 from tests.conftest import MakeKey
 from tests.helpers import auth
 
@@ -25,18 +30,19 @@ def records(output: str) -> list[dict[str, object]]:
 
 
 def test_access_record_fields_without_content_or_key(api: TestClient, key: str, log_output: io.StringIO) -> None:
-    response = api.post(
-        "/v1/data/url-encode", params={"form": "true", "x": SENTINEL}, content=SENTINEL.encode(), headers=auth(key)
-    )
+    response = api.post("/v1/data/url-encode", params={"form": "true"}, content=SENTINEL.encode(), headers=auth(key))
     assert response.status_code == 200
     bad = api.post("/v1/data/json-format", content=f'{{"{SENTINEL}": nope}}'.encode(), headers=auth(key))
     assert bad.status_code == 400
     assert SENTINEL not in bad.text
+    unknown = api.post("/v1/data/url-encode", params={"form": "true", "x": SENTINEL}, content=b"a", headers=auth(key))
+    assert unknown.status_code == 400  # an unknown parameter, named; its value is not echoed
+    assert SENTINEL not in unknown.text
     output = log_output.getvalue()
     assert SENTINEL not in output
     assert key not in output
     access = [record for record in records(output) if record.get("message") == "request"]
-    assert len(access) == 2
+    assert len(access) == 3
     first = access[0]
     assert first["route"] == "/v1/data/url-encode"
     assert first["status"] == 200
@@ -68,11 +74,12 @@ def test_access_record_names_metering_refusals(api: TestClient, make_key: MakeKe
 def test_unexpected_errors_are_logged_without_their_message(
     api: TestClient, key: str, log_output: io.StringIO, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import pybase64
+
     def explode(data: bytes, **_: object) -> bytes:
         raise RuntimeError(f"boom {data.decode()}")
 
-    data_app = sys.modules["fileapi_functions.data.app"]
-    monkeypatch.setattr(data_app, "encode_base64", explode)
+    monkeypatch.setattr(pybase64, "b64encode", explode)  # inside the converter, imported when it runs
     response = api.post("/v1/data/base64-encode", content=SENTINEL.encode(), headers=auth(key))
     assert response.status_code == 500
     assert response.json()["error"] == "internal_error"
@@ -92,7 +99,8 @@ def test_credentials_that_are_not_api_keys_are_not_logged(api: TestClient, log_o
 def test_the_access_record_is_the_line_powertools_writes(
     log_output: io.StringIO, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fileapi.web.logs import ACCESS_RECORD_LOCATION, logger, write_access_record
+    from fileapi.telemetry import logger
+    from fileapi.web.logs import ACCESS_RECORD_LOCATION, write_access_record
 
     monkeypatch.setenv("_X_AMZN_TRACE_ID", "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1")
     record = {"request_id": "r-1", "method": "POST", "status": 200, "route": "/v1/file/hash", "latency_ms": 0.5,
@@ -110,3 +118,65 @@ def test_the_access_record_is_the_line_powertools_writes(
     assert abs(moments[0] - moments[1]).total_seconds() < 5  # the same format, the same moment
     assert list(ours.items()) == list(powertools.items())  # the same keys in the same order, the same values
     assert ours["xray_trace_id"] == "1-5759e988-bd862e3fe1be46a994272793" and "error" not in ours
+
+
+@pytest.fixture()
+def access_log_style(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[str], None]]:
+    """Set FILEAPI_ACCESS_LOG for the test (the settings read again)."""
+
+    def choose(style: str) -> None:
+        monkeypatch.setenv("FILEAPI_ACCESS_LOG", style)
+        get_settings.cache_clear()
+
+    yield choose
+    get_settings.cache_clear()
+
+
+def test_a_local_terminal_gets_one_readable_line_per_request(
+    api: TestClient, key: str, log_output: io.StringIO, access_log_style: Callable[[str], None]
+) -> None:
+    access_log_style("line")
+    assert api.post("/v1/data/base64-encode", content=SENTINEL.encode(), headers=auth(key)).status_code == 200
+    assert api.post("/v1/data/json-format", content=b"{nope", headers=auth(key)).status_code == 400
+    lines = log_output.getvalue().splitlines()
+    pattern = r"\d\d:\d\d:\d\d  POST  /v1/data/{}  {}  \d+ ms  {} B in  \d+ B out  {}"
+    assert re.fullmatch(pattern.format("base64-encode", 200, len(SENTINEL), f"{key[:12]}  counted"), lines[0])
+    assert re.fullmatch(pattern.format("json-format", 400, 5, f"invalid_input  {key[:12]}  refunded"), lines[1])
+    assert api.post("/v1/data/base64-encode", content=b"x").status_code == 401
+    assert re.fullmatch(pattern.format("base64-encode", 401, 0, "unauthorized"), log_output.getvalue().splitlines()[2])
+    assert SENTINEL not in log_output.getvalue() and key not in log_output.getvalue()
+
+
+def test_access_records_can_be_turned_off(
+    api: TestClient, key: str, log_output: io.StringIO, access_log_style: Callable[[str], None]
+) -> None:
+    access_log_style("off")
+    assert api.post("/v1/data/base64-encode", content=b"x", headers=auth(key)).status_code == 200
+    assert log_output.getvalue() == ""
+
+
+def test_a_mistyped_access_log_style_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FILEAPI_ACCESS_LOG", "pretty")
+    with pytest.raises(ValueError, match="FILEAPI_ACCESS_LOG must be one of json, line, off, not 'pretty'"):
+        load_settings()
+
+
+@pytest.mark.parametrize(
+    ("terminal", "chosen", "style"), [(True, None, "line"), (False, None, None), (True, "json", "json")]
+)
+def test_the_local_server_writes_readable_lines_on_a_terminal_only(
+    monkeypatch: pytest.MonkeyPatch, terminal: bool, chosen: str | None, style: str | None
+) -> None:
+    class Output(io.StringIO):
+        def isatty(self) -> bool:
+            return terminal
+
+    monkeypatch.setattr(sys, "stdout", Output())
+    # set, then removed: monkeypatch records the variable either way, so what the runner sets is undone after
+    monkeypatch.setenv("FILEAPI_ACCESS_LOG", "json")
+    if chosen is None:
+        monkeypatch.delenv("FILEAPI_ACCESS_LOG")
+    else:
+        monkeypatch.setenv("FILEAPI_ACCESS_LOG", chosen)
+    runner._readable_logs_on_a_terminal()
+    assert os.environ.get("FILEAPI_ACCESS_LOG") == style

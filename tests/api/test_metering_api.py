@@ -15,7 +15,7 @@ from fileapi.metering.keys import hash_key
 from fileapi.metering.months import seconds_to_next_month
 from fileapi.metering.storage import AccountStore
 from tests.conftest import MakeKey
-from tests.helpers import auth
+from tests.helpers import auth, replace_converter
 
 ENCODE = "/v1/data/base64-encode"
 
@@ -159,8 +159,8 @@ def test_a_failure_after_admission_carries_the_headers_of_its_refund(api: TestCl
 def request_with_store_at(api: TestClient, key: str, endpoint: str) -> tuple[Response, float]:
     """One metered request while the process's stores point at `endpoint` (the deployed timeouts); its
     answer and how long it took."""
+    from fileapi import services
     from fileapi.metering.dynamo.connect import dynamo_stores, open_table
-    from fileapi.web import services
 
     with services.stores_installed(dynamo_stores(open_table("t", region="us-east-1", endpoint_url=endpoint))):
         started = time.monotonic()
@@ -173,16 +173,14 @@ def test_an_unreachable_store_answers_503_within_2_s_and_runs_no_conversion(
 ) -> None:
     # GIVEN the store's address is a port where nothing listens, and a converter that records its calls
     from fileapi.local.dynamo import free_port
-    from fileapi.local.template import load_function_module, load_functions
 
     conversions: list[bytes] = []
 
-    def recording_encode(data: bytes) -> bytes:
+    def recording_encode(data: bytes, **_: object) -> bytes:
         conversions.append(data)
         return b""
 
-    (data_function,) = [spec for spec in load_functions() if spec.logical_id == "DataFunction"]
-    monkeypatch.setattr(load_function_module(data_function), "encode_base64", recording_encode)
+    replace_converter(monkeypatch, "/v1/data/base64-encode", recording_encode)
     # WHEN a request comes THEN 503 service_unavailable with Retry-After, well within 2 s, and no work done
     response, elapsed = request_with_store_at(api, key, f"http://127.0.0.1:{free_port()}")
     assert (response.status_code, response.json()["error"]) == (503, "service_unavailable")

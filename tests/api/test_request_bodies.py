@@ -68,6 +68,12 @@ SAMPLES: dict[str, tuple[dict[str, str], bytes]] = {
     "/v1/file/detect": ({}, PNG),
     "/v1/text/word-count": ({}, b"two words"),
     "/v1/text/markdown-to-html": ({}, b"# Title"),
+    "/v1/pdf/unlock": ({}, PDF),
+    "/v1/pdf/metadata": ({"title": "T"}, PDF),
+    "/v1/pdf/pages": ({"order": "2,1"}, PDF),
+    "/v1/pdf/redact": ({"area": "1,0,0,10,10"}, PDF),
+    "/v1/pdf/ocr": ({}, PDF),
+    "/v1/image/ocr": ({}, PNG),
 }
 JSON_SAMPLES: dict[str, dict[str, Any]] = {
     "/v1/qr/generate": {"text": "hello"},
@@ -272,6 +278,8 @@ def test_a_json_field_error_still_names_the_field(api: TestClient, key: str) -> 
     ("path", "content_type", "body"),
     [
         ("/v1/image/resize?width=100", FORM, b"width=100"),  # curl -d width=100
+        ("/v1/image/resize", FORM, b"width=100"),  # the options only missing: they went as the body
+        ("/v1/image/convert", FORM, b"to=webp"),
         ("/v1/pdf/info", "application/json", b'{"url": "https://example.com/a.pdf"}'),
         ("/v1/qr/read", FORM, b'{"image": "iVBORw0KGgo="}'),  # curl -d '{...}'
     ],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ElementTree
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.conftest import MakeKey
@@ -39,3 +40,22 @@ def test_the_chart_refuses_as_usage_does(api: TestClient, make_key: MakeKey) -> 
     assert (missing.status_code, missing.json()["error"]) == (401, "unauthorized")
     inactive = api.get("/v1/usage/chart", headers=auth(make_key(status="canceled")))
     assert (inactive.status_code, inactive.json()["error"]) == (403, "subscription_inactive")
+
+
+@pytest.mark.parametrize("typed", ["sk_live_typo123", "sk_live_" + "x" * 48 + "!", " sk_live_", "my key"])
+def test_a_mistyped_key_is_called_invalid_with_the_shape_of_a_key(api: TestClient, typed: str) -> None:
+    # GIVEN what a customer may type into the usage page, which sends it as a bearer token
+    answer = api.get("/v1/usage/chart", headers={"Authorization": f"Bearer {typed}"})
+    message = answer.json()["message"]
+    # THEN 401 saying the key is not valid and how a key looks, without repeating what was typed
+    assert (answer.status_code, answer.json()["error"]) == (401, "unauthorized")
+    assert message.startswith("invalid API key: a key is 'sk_live_' and 49 letters and digits (57 characters)")
+    assert "malformed" not in message and (typed.strip() or "\0") not in message.replace("'sk_live_'", "")
+
+
+def test_a_key_sent_without_the_word_bearer_is_told_so(api: TestClient) -> None:
+    answer = api.get("/v1/usage/chart", headers={"Authorization": "sk_live_" + "x" * 49})
+    assert answer.status_code == 401
+    assert answer.json()["message"] == (
+        "malformed Authorization header: the word Bearer is missing; send 'Bearer sk_live_...'"
+    )

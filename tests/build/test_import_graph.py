@@ -195,3 +195,35 @@ def test_a_circle_through_a_function_level_relative_import_is_named(tmp_path: Pa
 def test_modules_without_a_circle_pass(tmp_path: Path) -> None:
     files = {"pkg/__init__.py": "from pkg.a import A\n", "pkg/a.py": "A = 1\n", "pkg/b.py": "from pkg import a\n"}
     assert circles_in(tmp_path, files) == []
+
+
+def package_edges(edges: list[Edge], prefix: str) -> list[Edge]:
+    """`edges` between the top-level packages (or modules) under `prefix`: `fileapi.web.x -> fileapi.operations.y`
+    is `fileapi.web -> fileapi.operations` (the first such import of each pair)."""
+    depth = len(prefix.split(".")) + 1
+    found: dict[tuple[str, str], Edge] = {}
+    for edge in edges:
+        source, target = (".".join(name.split(".")[:depth]) for name in (edge.source, edge.target))
+        if source != target and (source, target) not in found:
+            found[(source, target)] = Edge(source, target, edge.line)
+    return list(found.values())
+
+
+def test_the_packages_of_shared_fileapi_import_one_another_without_a_circle() -> None:
+    """Layers import downward only (docs/architecture.md): web, operations, catalogue, the domain packages,
+    converters, storage; two packages that import each other are a circle even when no module pair is."""
+    found = circles(package_edges(import_edges(PACKAGE_ROOT, "fileapi"), "fileapi"))
+    assert not found, "package circles in shared/fileapi:\n" + "\n".join(map(describe, found))
+
+
+def test_the_benches_import_one_another_without_a_circle() -> None:
+    found = circles(import_edges(PACKAGE_ROOT.parent, "bench"))
+    assert not found, "import circles in bench/:\n" + "\n".join(map(describe, found))
+
+
+def test_a_package_circle_is_found_when_no_module_pair_makes_one() -> None:
+    edges = [Edge("fileapi.a.x", "fileapi.b.y", 1), Edge("fileapi.b.z", "fileapi.a.w", 2)]
+    assert circles(edges) == []
+    assert [describe(circle) for circle in circles(package_edges(edges, "fileapi"))] == [
+        "fileapi.a -> fileapi.b (line 1) -> fileapi.a (line 2)"
+    ]

@@ -36,11 +36,11 @@ from fileapi.metering.dynamo.items import (
     key_pk,
 )
 from fileapi.metering.dynamo.mailed_secrets import delivery_pk, recovery_pk
-from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.meter import Meter
 from fileapi.metering.storage import Stores
 from fileapi.operations.aws import OPERATION_RECEIVES
+from fileapi.storage.table import DynamoTable, create_client, create_table
 from tests.metering_doubles import Clock
 
 TEMPLATE = load_template()
@@ -140,6 +140,7 @@ EXPECTED = {
         on_objects(
             "SignReadAndDeleteFiles", ["s3:PutObject", "s3:GetObject", "s3:DeleteObject"], "uploads/", "results/"
         ),
+        {"Sid": "QueuePipelines", "Effect": "Allow", "Action": ["sqs:SendMessage"], "Resource": "OperationsQueue.Arn"},
         listing("ListResultsToDeleteThem"),
     ],
     "OperationsFunction": [
@@ -154,6 +155,12 @@ EXPECTED = {
             "Effect": "Allow",
             "Action": ["sqs:SendMessage"],
             "Resource": "WebhooksQueue.Arn",
+        },
+        {
+            "Sid": "RequeueOperationsOverTheirAccountsPlaces",
+            "Effect": "Allow",
+            "Action": ["sqs:SendMessage"],
+            "Resource": "OperationsQueue.Arn",
         },
     ],
     "WebhooksFunction": [

@@ -14,6 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image, ImageChops, ImageOps, ImageStat
 
+from fileapi.catalogue.declaration import PDF, Reads
+from fileapi.catalogue.registry import every
 from tests.helpers import CORPUS, corpus_dir, post_bytes
 
 pytestmark = pytest.mark.corpus
@@ -113,16 +115,11 @@ def test_iphone_heic_converts_and_rotates_without_a_deadline(api: TestClient, ke
 
 
 DAMAGED_PDFS = ["bad34.pdf", "unfilterable.pdf", "split-content-stream-errors.pdf", "issue-1688a.pdf", "coalesce.pdf"]
+# Every conversion that takes one PDF as its body, with its example options.
 PDF_ROUTES = {
-    "/v1/pdf/info": {},
-    "/v1/pdf/extract-text": {},
-    "/v1/pdf/render-page": {"dpi": "72"},
-    "/v1/pdf/split": {"ranges": "1"},
-    "/v1/pdf/rotate": {"degrees": "90"},
-    "/v1/pdf/watermark": {"text": "DRAFT"},
-    "/v1/pdf/flatten": {},
-    "/v1/pdf/compress": {},
-    "/v1/pdf/protect": {"userPassword": "secret"},
+    c.path: {name: str(value) for name, value in c.example.items()}
+    for c in every()
+    if c.takes.accepts == PDF and c.takes.reads is Reads.FILE
 }
 
 
@@ -161,8 +158,8 @@ def test_a_png_that_stops_after_its_header_is_invalid_input(api: TestClient, key
         + header
         + struct.pack(">I", zlib.crc32(b"IHDR" + header))
     )
-    for path in ("/v1/image/convert", "/v1/image/read-metadata"):
-        response = post_bytes(api, key, path, png, to="jpeg")
+    for path, options in (("/v1/image/convert", {"to": "jpeg"}), ("/v1/image/read-metadata", {})):
+        response = post_bytes(api, key, path, png, **options)
         assert (response.status_code, response.json()["error"]) == (400, "invalid_input")
         assert response.json()["message"].startswith("the PNG image is truncated or corrupt")
 

@@ -13,14 +13,16 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from fileapi.catalogue.declaration import Conversion, Shape
+from fileapi.catalogue.registry import by_path
+from fileapi.file_services import FileServices
 from fileapi.local.template import PROJECT_ROOT, FunctionSpec, load_function_module, load_functions
 from fileapi.metering.meter import Meter
 from fileapi.metering.plans import CONTRACT_PLANS
 from fileapi.metering.storage import Stores
-from fileapi.operations.services import FileServices
+from fileapi.services import stores_installed
 from fileapi.web import usage_page
 from fileapi.web.docs_page import ASSETS, CONTENT_SECURITY_POLICY, PAGE_PATH, REDIRECTS, asset_bytes
-from fileapi.web.services import stores_installed
 from tests.conftest import MakeKey
 from tests.helpers import LambdaContext
 from tests.stripe_events import signed
@@ -45,6 +47,7 @@ FILE_ROUTES = {
     "POST /v1/webhooks": 201,
     "GET /v1/webhooks": 200,
     "DELETE /v1/webhooks/{webhook_id}": 204,
+    "POST /v1/pipelines": 202,
 }
 EXPECTED_BODIES: dict[str, bytes] = {
     "GET /health": b"ok",
@@ -120,7 +123,9 @@ def with_file_resources(event: dict[str, Any], key: str, files: FileServices, me
     route = event["routeKey"]
     if route.endswith("{operation_id}"):
         admission = meter.admit(f"Bearer {key}", counted=True, request_id=f"req-{uuid.uuid4().hex}")
-        kept = files.operations.submit(admission, route="/v1/data/base64-encode", query="", body=(b"hi", "text/plain"))
+        kept = files.operations.submit(
+            admission, route="/v1/data/base64-encode", query="", bodies=[(b"hi", "text/plain")]
+        )
         found = kept.id
     elif route.endswith("{webhook_id}"):
         admission = meter.admit(f"Bearer {key}", counted=False, request_id=f"req-{uuid.uuid4().hex}")
@@ -172,7 +177,10 @@ def test_handler_answers_its_sample_event(
         assert int(headers["x-quota-remaining"]) == CONTRACT_PLANS["pro"].quota_monthly - counted
         assert headers["ratelimit-limit"] == str(CONTRACT_PLANS["pro"].burst)
     expected = EXPECTED_BODIES.get(event["routeKey"])
-    if event["routeKey"].startswith("POST /v1/image/"):
+    declared = by_path().get(event["rawPath"]) if event["routeKey"].startswith("POST ") else None
+    if declared is not None and declared.name.rsplit("/", 1)[1] not in CHECKED_BY_NAME:
+        assert_as_declared(declared, headers, body_of(response))
+    elif event["routeKey"].startswith("POST /v1/image/"):
         assert_image_response(event["routeKey"], headers, body_of(response))
     elif expected is not None:
         assert body_of(response) == expected
@@ -232,6 +240,8 @@ def assert_file_response(route_key: str, body: bytes) -> None:
         assert answer["secret"].startswith("whsec_")
     elif route_key == "GET /v1/webhooks":
         assert answer == {"webhooks": []}
+    elif route_key == "POST /v1/pipelines":
+        assert (answer["status"], answer["route"]) == ("running", "/v1/pipelines")
     else:
         assert (answer["status"], answer["route"]) == ("running", "/v1/data/base64-encode")
 
@@ -245,6 +255,26 @@ IMAGE_RESULTS = {
     "rotate": ("image/png", (6, 8)),
     "flip": ("image/png", (8, 6)),
 }
+
+
+# The conversions whose sample answers are checked by name below; every other is checked as it is declared.
+CHECKED_BY_NAME = frozenset(
+    {"read-metadata", "favicon-set", *IMAGE_RESULTS}
+    | {"merge", "rotate", "watermark", "flatten", "protect", "fill-form", "compress", "info", "extract-text"}
+    | {"render-page", "split", "svg-to-png", "generate", "read", "hash", "detect", "word-count", "diff"}
+    | {"markdown-to-html", "convert", "base64-encode", "base64-decode", "url-encode", "url-decode"}
+    | {"json-format", "json-minify", "csv-to-json", "json-to-csv"}
+)
+
+
+def assert_as_declared(conversion: Conversion, headers: dict[str, str], body: bytes) -> None:
+    """The answer is what the declaration gives: its model's JSON, or a file of one of its media types."""
+    gives = conversion.gives
+    media_type = headers["content-type"].partition(";")[0]
+    if gives.shape in (Shape.JSON, Shape.JSON_FILES):
+        assert gives.model is not None and gives.model.model_validate(json.loads(body))
+        return
+    assert body and (not gives.media_types or media_type in gives.media_types), (conversion.path, media_type)
 
 
 def assert_image_response(route_key: str, headers: dict[str, str], body: bytes) -> None:
@@ -373,7 +403,7 @@ def thread_hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_an_invocation_hops_to_no_thread_and_isolated_work_runs_in_a_worker_process(
     event_name: str, isolated: bool, make_key: MakeKey, thread_hops: list[str], api: TestClient
 ) -> None:
-    from fileapi.web.services import get_workers
+    from fileapi.services import get_workers
 
     workers = get_workers()
     event = json.loads((PROJECT_ROOT / "events" / f"{event_name}.json").read_text())

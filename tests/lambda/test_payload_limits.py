@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 
 from fileapi.local.template import PROJECT_ROOT, load_function_module, load_functions, load_template
 from fileapi.metering.storage import Stores
+from fileapi.services import stores_installed
 from fileapi.setting_variables import DEFAULT_MAX_RESPONSE_BYTES
 from fileapi.settings import get_settings
-from fileapi.web.services import stores_installed
 from tests.helpers import LambdaContext, auth
 
 LAMBDA_LIMIT = 6_291_556  # "Exceeded maximum allowed payload size (6291556 bytes)", Lambda's RequestEntityTooLarge

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import pytest
 
+from fileapi.file_services import FileServices
 from fileapi.local.queues import QueueConsumer
-from fileapi.local.template import PROJECT_ROOT
 from fileapi.metering.keys import hash_key
 from fileapi.metering.meter import Meter
 from fileapi.metering.storage import AccountStore
 from fileapi.operations.executor import Executor
-from fileapi.operations.routes import family_routes
-from fileapi.operations.services import FileServices
+from fileapi.services import run_in_worker
 
 
 @pytest.fixture()
 def executor(files: FileServices, meter: Meter) -> Executor:
-    """The executor over the routes of the functions' apps (the ones the composed API serves)."""
-    return files.executor(meter, family_routes(PROJECT_ROOT / "functions", skip={"operations"}))
+    """The executor of the catalogue's conversions, in this process's conversion workers."""
+    return files.executor(meter, run_in_worker)
 
 
 @pytest.fixture()

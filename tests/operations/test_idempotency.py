@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from fileapi.errors import IdempotencyInFlight, IdempotencyKeyReused, InvalidInput
+from fileapi.file_services import FileServices
 from fileapi.idempotency import (
     LEASE_SECONDS,
     MAX_ITEM_BODY_BYTES,
@@ -15,8 +16,7 @@ from fileapi.idempotency import (
     Stored,
     fingerprint,
 )
-from fileapi.metering.dynamo.table import DynamoTable
-from fileapi.operations.services import FileServices
+from fileapi.storage.table import DynamoTable
 
 NOW = 1_800_000_000.0
 REQUEST = fingerprint("post", "/v1/pdf/split", [("ranges", "1-2")], "ab" * 32)

@@ -7,7 +7,7 @@ import hashlib
 
 from fastapi.testclient import TestClient
 
-from fileapi.operations.services import FileServices
+from fileapi.file_services import FileServices
 from tests.conftest import MakeKey
 from tests.operations.conftest import bearer
 from tests.operations.helpers import pdf_with_pages, upload_file, used

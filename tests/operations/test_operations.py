@@ -11,12 +11,14 @@ import pytest
 from fastapi.testclient import TestClient
 
 from fileapi.errors import NotFound
+from fileapi.file_services import FileServices
 from fileapi.local.queues import QueueConsumer
 from fileapi.metering.storage import AccountStore
 from fileapi.models.files import OperationStatus
 from fileapi.operations.executor import Executor
-from fileapi.operations.services import FileServices
 from tests.conftest import MakeKey
+from tests.helpers import photo_png
+from tests.hostile_files import xobject_fanout_pdf
 from tests.operations.conftest import account_of, bearer
 from tests.operations.helpers import (
     accepted,
@@ -97,6 +99,18 @@ def test_image_convert_to_webp(
     assert (image.format, image.size) == ("WEBP", (640, 480))
 
 
+def test_image_convert_with_a_target_score_reports_what_it_chose(
+    api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer
+) -> None:
+    upload = upload_file(api, key, photo_png(), content_type="image/png")
+    operation = accepted(api, key, "/v1/image/convert", [upload], to="jpeg", targetScore="80")
+    executor_consumer.poll_once()
+    ended = shown(api, key, operation["id"])
+    assert ended["status"] == "succeeded", ended
+    chosen = ended["details"]["headers"]  # what the synchronous answer says in its headers
+    assert float(chosen["X-Quality-Score"]) >= 80 and 1 <= int(chosen["X-Encoder-Quality"]) <= 100
+
+
 def test_any_route_runs_as_an_operation_its_json_files_listed(
     api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer
 ) -> None:
@@ -142,7 +156,9 @@ def test_a_favicon_set_lists_every_image_and_keeps_its_manifest(
 def test_a_failed_operation_is_refunded_and_says_why(
     api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer
 ) -> None:
-    upload = upload_file(api, key, b"this is not a pdf", content_type="application/pdf")
+    damaged = b"%PDF-1.7\nthis is not a pdf"  # its first bytes pass (tests/operations/test_acceptance.py)
+    synchronous = api.post("/v1/pdf/split?ranges=1", content=damaged, headers=bearer(key)).json()
+    upload = upload_file(api, key, damaged, content_type="application/pdf")
     before = used(api, key)
     days_before = daily(api, key)
     operation = accepted(api, key, "/v1/pdf/split", [upload], ranges="1")
@@ -150,15 +166,29 @@ def test_a_failed_operation_is_refunded_and_says_why(
     executor_consumer.poll_once()
     ended = shown(api, key, operation["id"])
     assert ended["status"] == "failed" and "results" not in ended
-    assert ended["error"] == {"code": "invalid_input", "message": "the body is not a PDF (no %PDF- header)"}
+    assert ended["error"] == {"code": "invalid_input", "message": synchronous["message"]}
     assert used(api, key) == before
     assert daily(api, key) == days_before  # given back from the day it was admitted on
+
+
+def test_a_pdf_whose_forms_fan_out_fails_too_large_and_is_refunded(
+    api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer
+) -> None:
+    # was unprocessable_input: PDFium aborted at the worker's memory limit
+    upload = upload_file(api, key, xobject_fanout_pdf(8, 10), content_type="application/pdf")
+    before = used(api, key)
+    operation = accepted(api, key, "/v1/pdf/render-page", [upload])
+    executor_consumer.poll_once()
+    ended = shown(api, key, operation["id"])
+    assert (ended["status"], ended["error"]["code"]) == ("failed", "too_large"), ended
+    assert "form XObject 13 0 is drawn 100,000,000 times" in ended["error"]["message"]
+    assert used(api, key) == before
 
 
 def test_a_redelivered_message_is_refunded_once(
     api: TestClient, key: str, files: FileServices, executor: Executor
 ) -> None:
-    upload = upload_file(api, key, b"not a pdf either", content_type="application/pdf")
+    upload = upload_file(api, key, b"%PDF-1.7\nnot a pdf either", content_type="application/pdf")
     operation = accepted(api, key, "/v1/pdf/rotate", [upload], degrees="90")
     charged = used(api, key)
     first = executor.run(operation["id"], receives=1)
@@ -246,7 +276,7 @@ def test_deleting_an_ended_operation_deletes_its_files_and_uploads(
     [
         ("/v1/pdf/split", 1, "", "ranges: Field required"),
         ("/v1/pdf/split", 2, "ranges=1", "/v1/pdf/split takes one upload (?upload=upl_...), not 2"),
-        ("/v1/image/convert", 1, "to=gif", "to: Input should be 'jpeg', 'png', 'webp' or 'avif' (got 'gif')"),
+        ("/v1/image/convert", 1, "to=gif", "to: Input should be 'jpeg', 'png', 'webp', 'avif' or 'jxl' (got 'gif')"),
     ],
 )
 def test_acceptance_refuses_what_the_route_refuses_queues_nothing_and_charges_nothing(

@@ -10,9 +10,9 @@ import httpx
 from fastapi.testclient import TestClient
 
 from fileapi.errors import InvalidInput, NotFound, TooLarge
+from fileapi.file_services import FileServices
 from fileapi.metering.plans import MIB
 from fileapi.metering.storage import AccountStore
-from fileapi.operations.services import FileServices
 from fileapi.operations.uploads import DAY_SECONDS, UploadService
 from tests.conftest import MakeKey
 from tests.operations.conftest import account_of, bearer

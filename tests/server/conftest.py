@@ -9,20 +9,21 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 import pytest
 
+from fileapi.file_services import FileServices, build_file_services
 from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server, start_operations_process
 from fileapi.metering.dynamo.connect import dynamo_stores
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.storage import AccountStore
 from fileapi.operations.aws import create_local_resources
-from fileapi.operations.services import FileServices, build_file_services
 from fileapi.settings import load_settings
+from fileapi.storage.table import DynamoTable
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -141,24 +142,25 @@ class FileApi:
     store: AccountStore
 
 
-@pytest.fixture(scope="module")
-def file_api(dynamodb_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FileApi]:
+@contextmanager
+def running_file_api(
+    dynamodb_endpoint: str, tmp_path: Path, *, extra_env: dict[str, str] | None = None
+) -> Iterator[FileApi]:
     """An API server and its operations process, as `fileapi run` starts them, on a table, a bucket and queues of
-    their own, shared by a module's tests (`services` and `store`: the same, for the test to make keys and look at
-    the table and the bucket)."""
-    tmp_path = tmp_path_factory.mktemp("file-api")
+    their own (with `extra_env` added to both processes' environment); stopped after the block."""
     server_table = dynamo.local_table(f"fileapi-files-{uuid.uuid4().hex[:8]}", dynamodb_endpoint)
     settings = replace(
-        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, webhooks_allow_loopback=True
+        load_settings(), s3_endpoint=dynamodb_endpoint, sqs_endpoint=dynamodb_endpoint, urls_allow_loopback=True
     )
     resources = create_local_resources(settings, prefix=f"s{uuid.uuid4().hex[:8]}-")
     env = {
         **resources.environment(),
         "FILEAPI_S3_ENDPOINT": dynamodb_endpoint,
         "FILEAPI_SQS_ENDPOINT": dynamodb_endpoint,
-        "FILEAPI_WEBHOOKS_ALLOW_LOOPBACK": "1",
+        "FILEAPI_URLS_ALLOW_LOOPBACK": "1",
         "FILEAPI_WEBHOOK_SCHEDULE": "0,1,1",  # three attempts, a second apart (Standard Webhooks': 27.6 hours)
         "FILEAPI_WORK_DIR": str(tmp_path),
+        **(extra_env or {}),
     }
     services = build_file_services(
         replace(
@@ -185,3 +187,11 @@ def file_api(dynamodb_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -
             process.terminate()
         for process in (server, operations):
             process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def file_api(dynamodb_endpoint: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[FileApi]:
+    """An API server and its operations process (`running_file_api`), shared by a module's tests (`services` and
+    `store`: the same, for the test to make keys and look at the table and the bucket)."""
+    with running_file_api(dynamodb_endpoint, tmp_path_factory.mktemp("file-api")) as api:
+        yield api

@@ -48,12 +48,14 @@ def run_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 def start_run(env: dict[str, str]) -> subprocess.Popen[str]:
+    """`fileapi run` in a process group of its own, as a terminal starts it (Ctrl-C signals the whole group)."""
     return subprocess.Popen(
         [sys.executable, "-m", "fileapi.local.cli", "run"],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,
     )
 
 
@@ -156,7 +158,7 @@ def test_run_without_a_dev_key_creates_one_and_keeps_it_for_the_next_run(
     assert (usage["plan"], usage["quota_monthly"]) == ("business", 1_000_000)
     # the README's KEY=$(.venv/bin/fileapi keys dev) gives that key
     assert subprocess.run(keys_dev, env=env, capture_output=True, text=True, check=True).stdout.strip() == key
-    # AND the next run (a fresh local table) serves the same key
+    # AND the next run serves the same key
     process.send_signal(signal.SIGINT)
     process.wait(timeout=15)
     again = start_run(env)
@@ -167,21 +169,41 @@ def test_run_without_a_dev_key_creates_one_and_keeps_it_for_the_next_run(
     assert httpx.get(f"{base_url}/v1/usage", headers=auth(key)).status_code == 200
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL])
-def test_run_stopped_leaves_no_process_behind(tmp_path: Path, signum: int, stop: list[subprocess.Popen[str]]) -> None:
+@pytest.mark.parametrize(
+    ("how", "signum", "status"),
+    [
+        ("ctrl-c", signal.SIGINT, 128 + signal.SIGINT),  # the terminal signals the whole process group
+        ("kill", signal.SIGTERM, 128 + signal.SIGTERM),
+        ("kill", signal.SIGKILL, -signal.SIGKILL),
+    ],
+)
+def test_run_stopped_leaves_no_process_behind_and_no_traceback(
+    tmp_path: Path, how: str, signum: int, status: int, stop: list[subprocess.Popen[str]]
+) -> None:
     process = start_run(run_env(tmp_path))
     stop.append(process)
-    base_url, _ = read_banner(process)
+    base_url, key = read_banner(process)
     wait_for_health(base_url, process)  # type: ignore[arg-type]
+    # a conversion, so that the API's workers have worked and hold their sockets
+    photo = (Path(__file__).parents[2] / "examples" / "photo.jpg").read_bytes()
+    resized = httpx.post(  # the first conversion waits for the workers' imports: seconds on a busy machine
+        f"{base_url}/v1/image/resize", params={"width": 10}, content=photo, headers=auth(key), timeout=60
+    )
+    assert resized.status_code == 200
     started = tree(process.pid)  # the runner, its DynamoDB endpoint, its operations consumer and their workers
-    assert len(started) >= 4, started
-    process.send_signal(signum)
-    process.wait(timeout=60)
+    assert len(started) >= 5, started
+    if how == "ctrl-c":
+        os.killpg(process.pid, signum)
+    else:
+        process.send_signal(signum)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == status
     deadline = time.monotonic() + 30  # the consumer notices its parent gone within half a second
     while (left := [pid for pid in started[1:] if alive(pid)]) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert left == []
-    if signum == signal.SIGTERM:
+    if signum != signal.SIGKILL:
+        assert "Traceback" not in output, output
         assert not (tmp_path / "state" / "run.json").exists()  # cleaned up: the runner's own shutdown ran
 
 
@@ -295,3 +317,58 @@ def test_the_paid_flow_runs_locally_on_the_billing_standin(tmp_path: Path, stop:
     assert httpx.get(f"{base_url}/v1/usage", headers=auth(key)).status_code == 403
     forged = httpx.get(f"{base_url}/local/billing/portal", params={"session": session[:-2] + "xx"})
     assert (forged.status_code, forged.json()["error"]) == (400, "invalid_input")
+
+
+def test_run_keeps_local_data_across_a_restart_and_fresh_starts_empty(
+    tmp_path: Path, stop: list[subprocess.Popen[str]]
+) -> None:
+    # GIVEN a run with a counted request, a webhook and an operation
+    env = run_env(tmp_path)
+    process = start_run(env)
+    stop.append(process)
+    base_url, key = read_banner(process)
+    wait_for_health(base_url, process)  # type: ignore[arg-type]
+    assert httpx.post(f"{base_url}/v1/data/base64-encode", content=b"hi", headers=auth(key)).status_code == 200
+    hook = httpx.post(f"{base_url}/v1/webhooks", json={"url": "http://127.0.0.1:9/hook"}, headers=auth(key))
+    assert hook.status_code == 201, hook.text
+    queued = httpx.post(
+        f"{base_url}/v1/data/base64-encode", content=b"hi", headers={**auth(key), "Prefer": "respond-async"}
+    )
+    assert queued.status_code == 202, queued.text
+    operation = queued.headers["Location"]
+
+    def seen(base_url: str) -> tuple[int, list[str], int]:
+        usage = httpx.get(f"{base_url}/v1/usage", headers=auth(key)).json()
+        hooks = httpx.get(f"{base_url}/v1/webhooks", headers=auth(key)).json()
+        found = httpx.get(f"{base_url}{operation}" if operation.startswith("/") else operation, headers=auth(key))
+        return usage["used_this_month"], [entry["url"] for entry in hooks["webhooks"]], found.status_code
+
+    before = seen(base_url)
+    assert before[1:] == (["http://127.0.0.1:9/hook"], 200)
+    # WHEN it is stopped (Ctrl-C) and started again
+    os.killpg(process.pid, signal.SIGINT)
+    process.wait(timeout=60)
+    assert (tmp_path / "state" / "endpoint-state.pickle").is_file()
+    again = start_run(env)
+    stop.append(again)
+    base_url, second = read_banner(again)
+    wait_for_health(base_url, again)  # type: ignore[arg-type]
+    # THEN the same key finds its usage, its webhook and its operation
+    assert second == key
+    assert seen(base_url) == before
+    # AND `make run FRESH=1` (fileapi run --fresh) starts with none of it, the same key on a new account
+    os.killpg(again.pid, signal.SIGINT)
+    again.wait(timeout=60)
+    fresh = subprocess.Popen(
+        [sys.executable, "-m", "fileapi.local.cli", "run", "--fresh"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    stop.append(fresh)
+    base_url, third = read_banner(fresh)
+    wait_for_health(base_url, fresh)  # type: ignore[arg-type]
+    assert third == key
+    assert seen(base_url) == (0, [], 404)

@@ -13,10 +13,10 @@ from fileapi.metering.admin import create_key
 from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.dynamo.account_store import DynamoAccountStore
 from fileapi.metering.dynamo.connect import dynamo_stores
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import hash_key
 from fileapi.metering.plans import Plan
 from fileapi.metering.storage import AccountStore
+from fileapi.storage.table import DynamoTable
 from tests.helpers import auth
 from tests.server.conftest import StartServers
 

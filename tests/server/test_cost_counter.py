@@ -12,9 +12,9 @@ from botocore.exceptions import ClientError
 
 from bench.cost import CallCounter, measure_request_cost
 from bench.sizing import memory_sizes
-from fileapi.metering.dynamo.table import create_client, create_table
 from fileapi.metering.storage import Stores
-from fileapi.web.services import use_stores
+from fileapi.services import use_stores
+from fileapi.storage.table import create_client, create_table
 
 pytestmark = pytest.mark.server
 

@@ -16,10 +16,10 @@ import pytest
 
 from fileapi.metering.admin import change_account, create_key
 from fileapi.metering.dynamo.connect import dynamo_stores
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.settling import UNDERCOUNT_FAULTS, Fault
 from fileapi.metering.storage import AccountStore
+from fileapi.storage.table import DynamoTable
 from tests.dynamo_proxy import DynamoProxy, Faults
 from tests.helpers import auth
 from tests.server.conftest import StartServers

@@ -13,8 +13,8 @@ import pytest
 import standardwebhooks
 
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamo.table import n
 from fileapi.metering.storage import AccountStore
+from fileapi.storage.table import n
 from tests.helpers import auth
 from tests.operations.helpers import pdf_with_pages
 from tests.server.conftest import FileApi

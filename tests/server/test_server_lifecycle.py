@@ -20,8 +20,8 @@ from PIL import Image
 from fileapi.local import dynamo
 from fileapi.local.processes import start_api_server
 from fileapi.metering.admin import create_key
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.storage import AccountStore
+from fileapi.storage.table import DynamoTable
 from tests.helpers import auth
 from tests.server.conftest import StartServers, wait_for_health
 

@@ -9,8 +9,8 @@ import pytest
 from moto import mock_aws
 
 from fileapi.metering.dynamo.connect import dynamo_stores
-from fileapi.metering.dynamo.table import DynamoTable, create_client, create_table
 from fileapi.metering.storage import AccountStore, Stores
+from fileapi.storage.table import DynamoTable, create_client, create_table
 from tests.memory_stores import memory_stores
 
 

@@ -78,7 +78,7 @@ with mock_aws():
 ADMISSION_CHILD = r"""
 import json, os, sys, time
 from moto import mock_aws
-import fileapi.metering.dynamo.table as dynamo_table
+import fileapi.storage.table as dynamo_table
 from fileapi.metering.admin import create_key, issue_key
 from fileapi.metering.dynamo.connect import dynamo_stores
 from fileapi.metering.keys import generate_key, hash_key

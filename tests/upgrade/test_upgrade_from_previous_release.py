@@ -22,12 +22,12 @@ from fileapi.local import dynamo
 from fileapi.metering.dynamo.connect import dynamo_stores
 from fileapi.metering.dynamo.items import ADMISSION_READ, CONTACT_FIELDS
 from fileapi.metering.dynamo.migrate import migrate_table
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.headers import DEPRECATED_KEY_HEADERS
 from fileapi.metering.keys import hash_key, is_legacy_key, is_well_formed
 from fileapi.metering.months import month_period, utc
 from fileapi.metering.plans import contract_plan
-from fileapi.web.services import stores_installed
+from fileapi.services import stores_installed
+from fileapi.storage.table import DynamoTable
 from tests.helpers import auth, newest_mail_to
 
 FIRST_LAYOUT = "first layout"

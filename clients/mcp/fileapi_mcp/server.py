@@ -12,6 +12,9 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import mimetypes
+import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +24,7 @@ from fileapi_client import ApiError, AsyncFileApi, OperationTimeout, Result, __v
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 
-from fileapi_mcp.tools import OUTPUT_PATH, ToolSpec, build_tools, load_spec, sdk_arguments
+from fileapi_mcp.tools import OUTPUT_PATH, RUN_PIPELINE, ToolSpec, build_tools, load_spec, sdk_arguments
 
 INSTRUCTIONS = (
     "Tools of the File and Data Utility API: images, PDFs, QR codes and barcodes, SVG, data formats, "
@@ -79,6 +82,30 @@ def error_result(code: str, message: str) -> types.CallToolResult:
     )
 
 
+async def run_pipeline(client: AsyncFileApi, tool: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
+    """POST /v1/pipelines with local-path inputs uploaded first; the operation once it has ended (its stages, and
+    its results as links). :raises ApiError: refused, or a stage failed."""
+    unknown = set(arguments) - set(tool.input_schema["properties"])
+    if unknown:
+        raise ValueError(f"unknown argument(s): {', '.join(sorted(unknown))}")
+    inputs = []
+    for position, given in enumerate(arguments.get("inputs") or []):
+        if "path" in given:
+            path = Path(given["path"])
+            media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+            upload = await client.upload_file(path, content_type=media_type, filename=path.name)
+            inputs.append({"upload": upload})
+        elif isinstance(given, dict):
+            inputs.append(given)
+        else:
+            raise ValueError(f"inputs[{position}]: an object with path, upload or url is expected")
+    body: dict[str, Any] = {"inputs": inputs}
+    body.update({name: arguments[name] for name in ("stages", "output") if name in arguments})
+    headers = client._headers({"Idempotency-Key": str(uuid.uuid4())})
+    answer = (await client._send("POST", client.base_url + "/v1/pipelines", json=body, headers=headers)).json()
+    return await client.wait_operation(str(answer["id"]))
+
+
 def create_server(client: AsyncFileApi) -> Server[Any]:
     """The MCP server over `client` (the caller owns and closes it)."""
     tools = build_tools(load_spec())
@@ -106,6 +133,11 @@ def create_server(client: AsyncFileApi) -> Server[Any]:
             return error_result("unknown_tool", f"no tool named {params.name!r}")
         arguments = dict(params.arguments or {})
         try:
+            if tool.name == RUN_PIPELINE:
+                operation = await run_pipeline(client, tool, arguments)
+                return types.CallToolResult(
+                    content=[types.TextContent(type="text", text=json.dumps(operation))], structured_content=operation
+                )
             call = sdk_arguments(tool, arguments)
             if call.uploads:  # an operation over uploads already made
                 accepted = await client.submit_operation(tool.name, call.uploads, **call.arguments)
@@ -138,15 +170,26 @@ async def serve_stdio() -> None:
 
 
 def serve_http(host: str, port: int) -> None:
+    """Serve streamable HTTP on host:port (endpoint /mcp), saying on standard error where, once it listens."""
     import uvicorn
 
     async def main() -> None:
         async with AsyncFileApi() as client:
             app = create_server(client).streamable_http_app(host=host)
-            config = uvicorn.Config(app, host=host, port=port, log_level="warning")
-            await uvicorn.Server(config).serve()
+            server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+            url = f"http://{host}:{port}/mcp"
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_announce_when_listening, server, f"{url} (calling {client.base_url})")
+                await server.serve()
+                tasks.cancel_scope.cancel()
 
     anyio.run(main)
+
+
+async def _announce_when_listening(server: Any, where: str) -> None:
+    while not server.started:
+        await anyio.sleep(0.02)
+    print(f"fileapi-mcp: MCP over streamable HTTP on {where}; Ctrl-C stops it", file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -157,8 +157,25 @@ def _required(spec: dict[str, Any], operation: Operation, entry: dict[str, Any])
     return required
 
 
+# The pipelines operation is the tool run_pipeline: its inputs may also be local paths, and it waits for the end.
+PIPELINE_OPERATION = "pipelines_create"
+RUN_PIPELINE = "run_pipeline"
+PIPELINE_INPUT = {
+    "type": "object",
+    "description": "One input: exactly one of path (a local file, uploaded first), upload (an upload id) and url "
+    "(a public https URL the service fetches).",
+    "properties": {
+        "path": {"type": "string", "description": "A local file path."},
+        "upload": UPLOAD_ID,
+        "url": {"type": "string", "description": "A public https URL."},
+    },
+    "additionalProperties": False,
+}
+
+
 def build_tools(spec: dict[str, Any]) -> dict[str, ToolSpec]:
-    """A ToolSpec for every operation of the SDK, described by the document."""
+    """A ToolSpec for every operation of the SDK, described by the document (the pipelines operation as
+    run_pipeline, taking local paths as inputs too)."""
     entries = {
         operation["operationId"]: operation for methods in spec["paths"].values() for operation in methods.values()
     }
@@ -196,6 +213,12 @@ def build_tools(spec: dict[str, Any]) -> dict[str, ToolSpec]:
             operation=operation,
             read_only=not operation.id.startswith("keys_"),
         )
+    pipeline = tools.pop(PIPELINE_OPERATION, None)
+    if pipeline is not None:
+        schema = {**pipeline.input_schema, "properties": dict(pipeline.input_schema["properties"])}
+        schema["properties"]["inputs"] = {**schema["properties"]["inputs"], "items": PIPELINE_INPUT}
+        description = pipeline.description + " Inputs may be local paths ({path}); the tool waits for the end."
+        tools[RUN_PIPELINE] = ToolSpec(RUN_PIPELINE, pipeline.title, description, schema, pipeline.operation, False)
     return tools
 
 

@@ -6,10 +6,8 @@ import base64
 import hashlib
 import io
 import os
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ import mcp_types as types
 import pytest
 from fileapi_client import FileApi
 from fileapi_client._generated import OPERATIONS
+from fileapi_mcp.tools import PIPELINE_OPERATION, RUN_PIPELINE
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -64,7 +63,8 @@ def test_lists_one_tool_per_operation_with_schemas(local_api: Any) -> None:
         return (await session.list_tools()).tools
 
     tools = run_session(local_api, steps)
-    assert sorted(tool.name for tool in tools) == sorted(OPERATIONS)
+    names = [RUN_PIPELINE if name == PIPELINE_OPERATION else name for name in OPERATIONS]
+    assert sorted(tool.name for tool in tools) == sorted(names)
     by_name = {tool.name: tool for tool in tools}
     resize = by_name["image_resize"]
     assert resize.description and "Resize" in resize.description
@@ -149,7 +149,9 @@ def test_large_local_paths_and_upload_ids_go_through_operations(local_api: Any, 
 def test_streamable_http_transport(local_api: Any) -> None:
     port = free_port()
     env = {**os.environ, "FILEAPI_API_KEY": local_api.api_key, "FILEAPI_BASE_URL": local_api.base_url}
-    server = subprocess.Popen([str(BIN / "fileapi-mcp"), "--http", "--port", str(port)], env=env)
+    server = subprocess.Popen(
+        [str(BIN / "fileapi-mcp"), "--http", "--port", str(port)], env=env, stderr=subprocess.PIPE, text=True
+    )
     url = f"http://127.0.0.1:{port}/mcp"
 
     async def main() -> tuple[int, types.CallToolResult]:
@@ -159,18 +161,36 @@ def test_streamable_http_transport(local_api: Any) -> None:
             return len(tools), await session.call_tool("text_word_count", {"text": "two words"})
 
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise
-                time.sleep(0.1)
+        assert server.stderr is not None
+        # it says where it listens once it does (the first line it writes)
+        announced = server.stderr.readline()
+        assert announced == (
+            f"fileapi-mcp: MCP over streamable HTTP on {url} (calling {local_api.base_url}); Ctrl-C stops it\n"
+        )
         count, counted = anyio.run(main)
     finally:
         server.terminate()
         server.wait(timeout=20)
     assert count == len(OPERATIONS)
     assert counted.structured_content["words"] == 2
+
+
+def test_run_pipeline_takes_local_paths_and_waits_for_the_end(local_api: Any, tmp_path: Path) -> None:
+    first, second = tmp_path / "a.pdf", tmp_path / "b.pdf"
+    first.write_bytes(_pdf(1))
+    second.write_bytes(_pdf(2))
+
+    async def steps(session: ClientSession) -> types.CallToolResult:
+        return await session.call_tool(
+            RUN_PIPELINE,
+            {
+                "inputs": [{"path": str(first)}, {"path": str(second)}],
+                "stages": [{"run": "pdf/merge"}, {"run": "pdf/info"}],
+            },
+        )
+
+    result = run_session(local_api, steps)
+    assert not result.is_error, result.content
+    operation = result.structured_content
+    assert operation["status"] == "succeeded" and operation["details"]["pageCount"] == 3
+    assert [stage["run"] for stage in operation["stages"]] == ["pdf/merge", "pdf/info"]

@@ -66,7 +66,7 @@ export interface DataJsonToCsvParams {
 export type ImageFormat = "jpeg" | "png" | "webp" | "avif" | "jxl";
 
 export interface ImageConvertParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
   /** Target format. */
   to: ImageFormat;
@@ -81,11 +81,11 @@ export interface ImageConvertParams {
 export type Fit = "cover" | "contain" | "fill" | "inside" | "outside";
 
 export interface ImageResizeParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** Target width in pixels. */
+  /** Target width in pixels. Give width, height or both (at least one). */
   width?: number;
-  /** Target height in pixels. */
+  /** Target height in pixels. Give width, height or both (at least one). */
   height?: number;
   /** How to fit width x height. */
   fit?: Fit;
@@ -98,7 +98,7 @@ export interface ImageResizeParams {
 }
 
 export interface ImageCompressParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
   /** 1-100 (this or targetScore). */
   quality?: number;
@@ -116,7 +116,7 @@ export interface ImageStripMetadataParams {
 }
 
 export interface ImageReadMetadataParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
 }
 
@@ -145,7 +145,7 @@ export interface Gps {
 }
 
 export interface ImageFaviconSetParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
 }
 
@@ -174,7 +174,7 @@ export interface ImageFaviconSetResultPngs {
 }
 
 export interface ImageCropParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
   /** Left edge, pixels. */
   x: number;
@@ -195,7 +195,7 @@ export interface ImageCropParams {
 export type Rotation = 90 | 180 | 270;
 
 export interface ImageRotateParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
   /** Clockwise rotation in degrees. */
   degrees: Rotation;
@@ -208,7 +208,7 @@ export interface ImageRotateParams {
 export type FlipDirection = "horizontal" | "vertical";
 
 export interface ImageFlipParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
   /** horizontal or vertical. */
   direction: FlipDirection;
@@ -216,6 +216,40 @@ export interface ImageFlipParams {
   format?: ImageFormat;
   /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
   targetScore?: number;
+}
+
+export interface ImageOcrParams {
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
+  file: FileInput;
+  /** Tesseract language codes joined by '+', such as 'eng' or 'eng+deu' (at most 4): the languages the text is in. Installed: eng. */
+  languages?: string;
+}
+
+export interface ImageOcrResult {
+  /** Lines joined by newlines, paragraphs by a blank line. */
+  "text": string;
+  /** One per line of text, in reading order. */
+  "blocks": Array<OcrBlock>;
+}
+
+export interface OcrBlock {
+  /** The line's words, joined by spaces. */
+  "text": string;
+  /** The line's box. */
+  "bbox": OcrBoundingBox;
+  /** The mean of its words' confidences, 0-100. */
+  "confidence": number;
+}
+
+export interface OcrBoundingBox {
+  /** Left edge, pixels. */
+  "x": number;
+  /** Top edge, pixels. */
+  "y": number;
+  /** Pixels. */
+  "width": number;
+  /** Pixels. */
+  "height": number;
 }
 
 export interface PdfInfoParams {
@@ -392,6 +426,72 @@ export interface PdfProtectParams {
   keepActiveContent?: boolean;
 }
 
+export interface PdfUnlockParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** The user or owner password (case-sensitive). */
+  password?: string;
+}
+
+export interface PdfMetadataParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** The document's title. */
+  title?: string;
+  /** Who wrote it. */
+  author?: string;
+  /** What it is about. */
+  subject?: string;
+  /** Keywords, separated by commas. */
+  keywords?: string;
+  /** The application that made the original document. */
+  creator?: string;
+  /** The application that made the PDF. */
+  producer?: string;
+}
+
+export interface PdfPagesParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** The new page list, comma-separated: page numbers, ranges such as '5-8', and 'blank'. */
+  order: string;
+}
+
+export type ImagePageSize = "auto" | "a4" | "letter";
+
+export interface PdfFromImagesParams {
+  /** The images (JPEG, PNG, WebP, HEIC, AVIF, GIF, BMP, TIFF), in order. */
+  files: Array<FileInput>;
+  /** auto: the image's size at its DPI (96 when none); a4 or letter: the image fitted, centred. */
+  pageSize?: ImagePageSize;
+}
+
+export interface PdfRedactParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** Text to remove, exactly as written (case-sensitive); repeat for more (up to 100). */
+  text?: Array<string>;
+  /** A regular expression whose matches are removed, such as \d{3}-\d{2}-\d{4}; repeat for more (up to 20, 500 characters each). RE2 syntax: it never backtracks, so it has no lookarounds or backreferences. */
+  pattern?: Array<string>;
+  /** A rectangle to redact, 'page,x,y,width,height' in points (1/72 inch) from the page's lower left corner (unrotated); repeat for more (up to 1,000). */
+  area?: Array<string>;
+  /** The colour drawn over each area, #rrggbb. */
+  fill?: string;
+}
+
+export type OcrOutput = "pdf" | "text";
+
+export interface PdfOcrParams {
+  /** A PDF document (any Content-Type, e.g. application/pdf). */
+  file: FileInput;
+  /** pdf: the PDF with an invisible, searchable text layer over each recognised page (its images untouched); text: JSON {text, pages}. */
+  output?: OcrOutput;
+  /** Tesseract language codes joined by '+', such as 'eng' or 'eng+deu' (at most 4): the languages the text is in. Installed: eng. */
+  languages?: string;
+  /** Recognise pages that already have text too (by default they are left alone). */
+  force?: boolean;
+}
+
 export interface QrGenerateParams {
   /** Any Unicode text (UTF-8, with ECI when not Latin-1). */
   text: string;
@@ -462,11 +562,11 @@ export interface DecodedCode {
 export interface RenderSvgToPngParams {
   /** SVG or SVGZ document (any Content-Type, e.g. image/svg+xml). */
   file: FileInput;
-  /** Multiplies the intrinsic size. */
+  /** Multiplies the intrinsic size. Not with width or height: give scale, or width and/or height. */
   scale?: number;
-  /** Output width in pixels. */
+  /** Output width in pixels. Not with scale: give scale, or width and/or height. */
   width?: number;
-  /** Output height in pixels. */
+  /** Output height in pixels. Not with scale: give scale, or width and/or height. */
   height?: number;
   /** CSS colour or `transparent` (default). */
   background?: string;
@@ -744,6 +844,12 @@ export interface OperationResult {
   "details"?: Record<string, unknown>;
   /** Failed or cancelled: why. */
   "error"?: OperationError;
+  /** A pipeline (POST /v1/pipelines): each stage's status, time and files, in order. */
+  "stages"?: Array<StageReport>;
+  /** A pipeline with `output.put`: how each final file's PUT went. */
+  "outputs"?: Array<OutputReport>;
+  /** Once its work has stopped (it ended, or was cancelled and its conversion stopped, within a second of the DELETE): the seconds it ran, waits for its turn not included. */
+  "ranSeconds"?: number;
 }
 
 export type OperationStatus = "running" | "succeeded" | "failed" | "cancelled";
@@ -770,6 +876,32 @@ export interface OperationError {
   "code": string;
   /** What was wrong and what to do. */
   "message": string;
+  /** For a pipeline: the stage that failed (0-based). */
+  "stage"?: number;
+}
+
+export interface StageReport {
+  /** The conversion. */
+  "run": string;
+  /** waiting, succeeded, failed or skipped (a stage after a failed one). */
+  "status": string;
+  /** How long it ran. */
+  "seconds"?: number;
+  /** The names of the files it gave. */
+  "files"?: Array<string>;
+  /** What the synchronous answer would say in its headers (X-Quality-Score and X-Encoder-Quality with targetScore, X-Animation...), by the name of the file it describes; absent when there is none. */
+  "headers"?: Record<string, Record<string, string>>;
+}
+
+export interface OutputReport {
+  /** The final file's name. */
+  "file": string;
+  /** The HTTP status of the last attempt (absent: none answered). */
+  "status"?: number;
+  /** How many PUTs were tried. */
+  "attempts": number;
+  /** Why it failed, when it did (the result link still works). */
+  "error"?: string;
 }
 
 export interface OperationsDeleteParams {
@@ -778,7 +910,7 @@ export interface OperationsDeleteParams {
 }
 
 export interface WebhooksCreateParams {
-  /** A public HTTPS URL. */
+  /** A public https:// URL: no user name or password, control characters or spaces. */
   url: string;
 }
 
@@ -803,6 +935,41 @@ export interface WebhooksDeleteParams {
   webhook_id: string;
 }
 
+export interface PipelineInput {
+  /** An upload's id (upl_...). */
+  "upload"?: string;
+  /** A public https URL, fetched when the pipeline runs (size-capped by the plan's upload limit; docs/urls.md says the rules). */
+  "url"?: string;
+}
+
+export interface PipelineStage {
+  /** The conversion, e.g. `pdf/merge` (its path without `/v1/`). */
+  "run": string;
+  /** The conversion's options, by their names in its query string (or its JSON body), as JSON values: validated by the conversion's own model. */
+  "options"?: Record<string, unknown>;
+}
+
+export interface PipelineOutput {
+  /** One per final file, in order. */
+  "put": Array<PipelinePut>;
+}
+
+export interface PipelinePut {
+  /** A presigned PUT URL (public https). */
+  "url": string;
+  /** Headers to send with the PUT. */
+  "headers"?: Record<string, string>;
+}
+
+export interface PipelinesCreateParams {
+  /** The files, in order (none for a first stage that takes only options, such as qr/generate). */
+  inputs?: Array<PipelineInput>;
+  /** The conversions, in order. */
+  stages: Array<PipelineStage>;
+  /** Also PUT the final files here. */
+  output?: PipelineOutput;
+}
+
 /** The API answered `conversion_failed`. */
 export class ConversionFailed extends ApiError {
   override readonly code: string = "conversion_failed";
@@ -814,6 +981,14 @@ export class IdempotencyInFlight extends ApiError {
 /** The API answered `idempotency_key_reused`. */
 export class IdempotencyKeyReused extends ApiError {
   override readonly code: string = "idempotency_key_reused";
+}
+/** The API answered `input_too_large`. */
+export class InputTooLarge extends ApiError {
+  override readonly code: string = "input_too_large";
+}
+/** The API answered `input_unreachable`. */
+export class InputUnreachable extends ApiError {
+  override readonly code: string = "input_unreachable";
 }
 /** The API answered `internal_error`. */
 export class InternalError extends ApiError {
@@ -831,6 +1006,10 @@ export class MethodNotAllowed extends ApiError {
 export class NotFound extends ApiError {
   override readonly code: string = "not_found";
 }
+/** The API answered `output_failed`. */
+export class OutputFailed extends ApiError {
+  override readonly code: string = "output_failed";
+}
 /** The API answered `quota_exceeded`. */
 export class QuotaExceeded extends ApiError {
   override readonly code: string = "quota_exceeded";
@@ -838,6 +1017,10 @@ export class QuotaExceeded extends ApiError {
 /** The API answered `rate_limited`. */
 export class RateLimited extends RateLimitedBase {
   override readonly code: string = "rate_limited";
+}
+/** The API answered `request_timeout`. */
+export class RequestTimeout extends ApiError {
+  override readonly code: string = "request_timeout";
 }
 /** The API answered `service_unavailable`. */
 export class ServiceUnavailable extends ApiError {
@@ -863,23 +1046,32 @@ export class UnprocessableInput extends ApiError {
 export class UnsupportedFormat extends ApiError {
   override readonly code: string = "unsupported_format";
 }
+/** The API answered `wrong_password`. */
+export class WrongPassword extends ApiError {
+  override readonly code: string = "wrong_password";
+}
 
 export const ERRORS: Record<string, typeof ApiError> = {
   conversion_failed: ConversionFailed,
   idempotency_in_flight: IdempotencyInFlight,
   idempotency_key_reused: IdempotencyKeyReused,
+  input_too_large: InputTooLarge,
+  input_unreachable: InputUnreachable,
   internal_error: InternalError,
   invalid_input: InvalidInput,
   method_not_allowed: MethodNotAllowed,
   not_found: NotFound,
+  output_failed: OutputFailed,
   quota_exceeded: QuotaExceeded,
   rate_limited: RateLimited,
+  request_timeout: RequestTimeout,
   service_unavailable: ServiceUnavailable,
   subscription_inactive: SubscriptionInactive,
   too_large: TooLarge,
   unauthorized: Unauthorized,
   unprocessable_input: UnprocessableInput,
   unsupported_format: UnsupportedFormat,
+  wrong_password: WrongPassword,
 };
 
 export const OPERATIONS: Record<string, Operation> = {
@@ -903,6 +1095,7 @@ export const OPERATIONS: Record<string, Operation> = {
   image_crop: { id: "image_crop", method: "POST", path: "/v1/image/crop", auth: true, body: "file", contentType: "application/octet-stream", query: ["x", "y", "width", "height", "format", "quality", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
   image_rotate: { id: "image_rotate", method: "POST", path: "/v1/image/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "format", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
   image_flip: { id: "image_flip", method: "POST", path: "/v1/image/flip", auth: true, body: "file", contentType: "application/octet-stream", query: ["direction", "format", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_ocr: { id: "image_ocr", method: "POST", path: "/v1/image/ocr", auth: true, body: "file", contentType: "application/octet-stream", query: ["languages"], fields: ["file"], files: ["file"], result: "json" },
   pdf_info: { id: "pdf_info", method: "POST", path: "/v1/pdf/info", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   pdf_extract_text: { id: "pdf_extract_text", method: "POST", path: "/v1/pdf/extract-text", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages"], fields: ["file"], files: ["file"], result: "json" },
   pdf_render_page: { id: "pdf_render_page", method: "POST", path: "/v1/pdf/render-page", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "format", "dpi", "targetScore"], fields: ["file"], files: ["file"], result: "json" },
@@ -914,6 +1107,12 @@ export const OPERATIONS: Record<string, Operation> = {
   pdf_flatten: { id: "pdf_flatten", method: "POST", path: "/v1/pdf/flatten", auth: true, body: "file", contentType: "application/octet-stream", query: ["keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
   pdf_compress: { id: "pdf_compress", method: "POST", path: "/v1/pdf/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["stripMetadata", "imageMaxSide", "keepActiveContent"], fields: ["file"], files: ["file"], result: "json" },
   pdf_protect: { id: "pdf_protect", method: "POST", path: "/v1/pdf/protect", auth: true, body: "file", contentType: "application/octet-stream", query: ["userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_unlock: { id: "pdf_unlock", method: "POST", path: "/v1/pdf/unlock", auth: true, body: "file", contentType: "application/octet-stream", query: ["password"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_metadata: { id: "pdf_metadata", method: "POST", path: "/v1/pdf/metadata", auth: true, body: "file", contentType: "application/octet-stream", query: ["title", "author", "subject", "keywords", "creator", "producer"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_pages: { id: "pdf_pages", method: "POST", path: "/v1/pdf/pages", auth: true, body: "file", contentType: "application/octet-stream", query: ["order"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_from_images: { id: "pdf_from_images", method: "POST", path: "/v1/pdf/from-images", auth: true, body: "multipart", contentType: "multipart/form-data", query: ["pageSize"], fields: ["files"], files: ["files"], result: "bytes" },
+  pdf_redact: { id: "pdf_redact", method: "POST", path: "/v1/pdf/redact", auth: true, body: "file", contentType: "application/octet-stream", query: ["text", "pattern", "area", "fill"], fields: ["file"], files: ["file"], result: "bytes" },
+  pdf_ocr: { id: "pdf_ocr", method: "POST", path: "/v1/pdf/ocr", auth: true, body: "file", contentType: "application/octet-stream", query: ["output", "languages", "force"], fields: ["file"], files: ["file"], result: "bytes" },
   qr_generate: { id: "qr_generate", method: "POST", path: "/v1/qr/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "size", "margin", "errorCorrection", "foreground", "background"], files: [], result: "media" },
   qr_read: { id: "qr_read", method: "POST", path: "/v1/qr/read", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   barcode_generate: { id: "barcode_generate", method: "POST", path: "/v1/barcode/generate", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["text", "format", "output", "scale", "height", "includeText", "foreground", "background"], files: [], result: "text" },
@@ -937,6 +1136,7 @@ export const OPERATIONS: Record<string, Operation> = {
   webhooks_create: { id: "webhooks_create", method: "POST", path: "/v1/webhooks", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["url"], files: [], result: "json" },
   webhooks_list: { id: "webhooks_list", method: "GET", path: "/v1/webhooks", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "json" },
   webhooks_delete: { id: "webhooks_delete", method: "DELETE", path: "/v1/webhooks/{webhook_id}", auth: true, body: "none", contentType: null, query: [], fields: [], files: [], result: "empty", pathParams: ["webhook_id"] },
+  pipelines_create: { id: "pipelines_create", method: "POST", path: "/v1/pipelines", auth: true, body: "fields", contentType: "application/json", query: [], fields: ["inputs", "stages", "output"], files: [], result: "json" },
 };
 
 /** One method per API operation. */
@@ -1054,7 +1254,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Convert an image to another format.
    *
-   * Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * Alpha is flattened onto white for JPEG. jpegTranscode=true with to=jxl and a JPEG body recompresses the JPEG losslessly (about 20% smaller; a JPEG XL decoder such as djxl gives the JPEG back byte for byte). Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/convert
    */
@@ -1064,7 +1264,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Resize an image.
    *
-   * width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/resize
    */
@@ -1074,7 +1274,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Compress an image.
    *
-   * Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * Re-encode at `quality` or to `targetScore` (one of them required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/compress
    */
@@ -1114,7 +1314,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Crop an image.
    *
-   * The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/crop
    */
@@ -1124,7 +1324,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Rotate an image clockwise.
    *
-   * degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/rotate
    */
@@ -1134,12 +1334,22 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Flip an image.
    *
-   * horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/flip
    */
   imageFlip(params: ImageFlipParams, options?: CallOptions): Promise<Result<Uint8Array>> {
     return this.call("image_flip", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Read the text of a photo or a scan (OCR).
+   *
+   * Recognises the text of a photo or a scan with Tesseract. Returns the text, and one block per line with its box in pixels of the image as displayed (EXIF orientation applied) and its mean word confidence (0-100). languages: '+'-joined Tesseract codes of the installed languages (eng). At most 40 megapixels, read from the header before decoding (413).
+   *
+   * POST /v1/image/ocr
+   */
+  imageOcr(params: ImageOcrParams, options?: CallOptions): Promise<Result<ImageOcrResult>> {
+    return this.call("image_ocr", params, options) as Promise<Result<ImageOcrResult>>;
   }
   /**
    * Page count, page sizes, metadata and encryption of a PDF.
@@ -1164,7 +1374,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Render PDF pages as images.
    *
-   * pages (default: the first page only), format png (default), jpeg or webp, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
+   * pages (default: the first page only), format png (default), jpeg, webp or jxl, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. jpeg and webp are written at quality 85, jxl at 90; targetScore (SSIMULACRA2, not for png) chooses the lowest quality reaching it per page, and each page says what it chose (qualityScore, encoderQuality). Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
    *
    * POST /v1/pdf/render-page
    */
@@ -1184,7 +1394,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Split a PDF by page ranges.
    *
-   * ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
+   * ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400; ranges holding more than 5,000 pages in all are 413 before any is copied, and parts that would not fit the response are 413 as soon as they pass it (each PDF carries its own copy of the fonts and images its pages use).
    *
    * POST /v1/pdf/split
    */
@@ -1250,6 +1460,66 @@ export class FileApiOperations extends FileApiBase {
    */
   pdfProtect(params: PdfProtectParams, options?: CallOptions): Promise<Result<Uint8Array>> {
     return this.call("pdf_protect", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Remove a PDF's password and restrictions.
+   *
+   * Remove a PDF's password and restrictions: the document comes back decrypted, to open, print, copy and change freely. Give its user or owner password; a document protected only by an owner password (it opens without one, with printing or copying restricted) needs none. A wrong password is 400 `wrong_password`; a document that is not encrypted comes back unchanged, byte for byte.
+   *
+   * POST /v1/pdf/unlock
+   */
+  pdfUnlock(params: PdfUnlockParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_unlock", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Set a PDF's title, author, subject, keywords, creator and producer.
+   *
+   * Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the document information dictionary and to the XMP metadata, so every reader shows the same value; a field given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a field, any Unicode but control characters.
+   *
+   * POST /v1/pdf/metadata
+   */
+  pdfMetadata(params: PdfMetadataParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_metadata", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Reorder, delete, duplicate and insert pages.
+   *
+   * Reorder, delete, duplicate and insert pages in one step: `order` lists the new document's pages. `3,1,2` reorders, a page left out is deleted (its content is removed from the file, with the bookmarks that led to it), a page listed twice is duplicated, `5-8` is a range (`8-5` the same pages in reverse), and `blank` inserts an empty page the size of the page before it. At most 5,000 pages.
+   *
+   * POST /v1/pdf/pages
+   */
+  pdfPages(params: PdfPagesParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_pages", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Images to one PDF, a page each, losslessly.
+   *
+   * Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+   *
+   * POST /v1/pdf/from-images
+   */
+  pdfFromImages(params: PdfFromImagesParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_from_images", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Redact text, patterns and areas so they are gone.
+   *
+   * Redact a PDF so that the text is gone, not covered: every occurrence of each `text`, every match of each `pattern` and everything under each `area` is removed from the page content (glyphs, with the rest of the line left in place; image pixels overwritten; annotations and form values cleared), the same strings are removed from the metadata, XMP, annotations, form fields, bookmarks and attachments, and each area is filled with `fill`. The `X-Redactions` header gives the number of areas redacted (those given, and one per line of each match).
+   *
+   * POST /v1/pdf/redact
+   */
+  pdfRedact(params: PdfRedactParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_redact", params, options) as Promise<Result<Uint8Array>>;
+  }
+  /**
+   * Make a scanned PDF searchable, or read its text (OCR).
+   *
+   * Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413).
+   *
+   * POST /v1/pdf/ocr
+   */
+  pdfOcr(params: PdfOcrParams, options?: CallOptions): Promise<Result<Uint8Array>> {
+    return this.call("pdf_ocr", params, options) as Promise<Result<Uint8Array>>;
   }
   /**
    * Generate a QR code.
@@ -1483,5 +1753,15 @@ export class FileApiOperations extends FileApiBase {
    */
   webhooksDelete(params: WebhooksDeleteParams, options?: CallOptions): Promise<Result<null>> {
     return this.call("webhooks_delete", params, options) as Promise<Result<null>>;
+  }
+  /**
+   * Run conversions one after another in one operation.
+   *
+   * JSON {inputs, stages, output?}. inputs: uploads ({upload: upl_...}) and public https URLs ({url}), in order, at most 100; stages: at most 10 conversions of the catalogue ({run: "pdf/merge", options: {...}}, the conversion's path without /v1/ and its own options as JSON values). Files flow from stage to stage: a stage that takes one file runs once per file it is given, one that takes several (pdf/merge) takes them all, and every file a stage gives goes on. The whole pipeline is checked first: an unknown conversion or option, or a stage that cannot take what the one before gives, is 400 naming the stage, with nothing charged. Each stage counts as one request (the rate limit and the quota): all are reserved now (429 saying how many the pipeline needs), and those of stages that do not succeed are given back. Answers 202 with the operation; GET it for each stage's status, time and files. output.put: a presigned PUT URL per final file (S3, Google Cloud Storage, Azure SAS), with optional headers; a PUT that fails after retries is reported per file in `outputs`, and the result links stay. `Prefer: wait=N` (N <= 25) answers 200 with the finished operation when it ends within N seconds.
+   *
+   * POST /v1/pipelines
+   */
+  pipelinesCreate(params: PipelinesCreateParams, options?: CallOptions): Promise<Result<OperationResult>> {
+    return this.call("pipelines_create", params, options) as Promise<Result<OperationResult>>;
   }
 }

@@ -3,8 +3,9 @@
 import { Result } from "./core.js";
 import type { ClientOptions, FileInput, Operation } from "./core.js";
 import { ERRORS, FileApiOperations, OPERATIONS } from "./generated.js";
-import type { OperationResult } from "./generated.js";
-import { callLarge, download, largeSources, resultOf, sourceOf, submit, uploadSource, waitFor } from "./large.js";
+import type { OperationFile, OperationResult } from "./generated.js";
+import { callLarge, download, largeSources, resultOf, sourceOf, submit, submitPipeline, uploadSource, waitFor } from "./large.js";
+import { Pipeline } from "./pipeline.js";
 import type { LargeFileOptions, Transport } from "./large.js";
 
 export * from "./generated.js";
@@ -12,6 +13,8 @@ export { ApiError, DEFAULT_BASE_URL, DEFAULT_RETRY, RateLimitedBase, Result, VER
 export type { CallOptions, ClientOptions, FileInput, Operation, RetryPolicy } from "./core.js";
 export { DEFAULT_WAIT_MS, OperationCancelled, OperationTimeout, SYNC_LIMIT_BYTES, parseField } from "./large.js";
 export type { LargeFileOptions } from "./large.js";
+export { Pipeline } from "./pipeline.js";
+export type { PipelineResult } from "./pipeline.js";
 
 export interface FileApiOptions extends ClientOptions {
   /** Files over the synchronous limit: the threshold, the wait and the progress callbacks. */
@@ -82,6 +85,21 @@ export class FileApi extends FileApiOperations {
   /** The file a result link serves. */
   download(url: string): Promise<Uint8Array> {
     return download(this.transport, url);
+  }
+
+  /** A pipeline to build: .input(pathOrUrl).then("pdf/merge").then("pdf/compress", { imageMaxSide: 2000 }).run(). */
+  pipeline(): Pipeline {
+    return new Pipeline(this);
+  }
+
+  /** POST /v1/pipelines with `body`: the operation (202); the same idempotencyKey again gives the same one. */
+  submitPipeline(body: Record<string, unknown>, idempotencyKey?: string): Promise<OperationResult> {
+    return submitPipeline(this.transport, body, idempotencyKey);
+  }
+
+  /** A result file's bytes, checked against its SHA-256. */
+  downloadChecked(file: OperationFile): Promise<Uint8Array> {
+    return download(this.transport, file.url, file);
   }
 
   /** Cancel a running operation, or delete an ended one with its files. */

@@ -332,3 +332,10 @@ export async function callLarge(transport: Transport, operation: Operation, para
   const ended = await waitFor(transport, answer.id);
   return resultOf(transport, ended, accepted.headers);
 }
+
+/** POST /v1/pipelines with `body` (a new Idempotency-Key): the operation it became (202). */
+export async function submitPipeline(transport: Transport, body: Record<string, unknown>, idempotencyKey: string = randomUUID()): Promise<OperationResult> {
+  const headers = { ...authorization(transport), "Content-Type": "application/json", "Idempotency-Key": idempotencyKey };
+  const response = await send(transport, "POST", `${transport.baseUrl}/v1/pipelines`, { headers, body: JSON.stringify(body) });
+  return (await response.json()) as OperationResult;
+}

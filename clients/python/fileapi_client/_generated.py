@@ -61,6 +61,24 @@ Rotation = Literal[90, 180, 270]
 FlipDirection = Literal["horizontal", "vertical"]
 
 
+class ImageOcrResult(TypedDict):
+    text: str
+    blocks: list[OcrBlock]
+
+
+class OcrBlock(TypedDict):
+    text: str
+    bbox: OcrBoundingBox
+    confidence: float
+
+
+class OcrBoundingBox(TypedDict):
+    x: int
+    y: int
+    width: int
+    height: int
+
+
 class PdfInfoResult(TypedDict):
     pageCount: int
     pageSizes: list[PageSize]
@@ -103,6 +121,11 @@ class PdfCompressResult(TypedDict):
     originalSize: int
     compressedSize: int
     savedPercent: float
+
+
+ImagePageSize = Literal["auto", "a4", "letter"]
+
+OcrOutput = Literal["pdf", "text"]
 
 
 class QrReadResult(TypedDict):
@@ -254,6 +277,9 @@ class OperationResult(TypedDict):
     results: NotRequired[list[OperationFile]]
     details: NotRequired[dict[str, Any]]
     error: NotRequired[OperationError]
+    stages: NotRequired[list[StageReport]]
+    outputs: NotRequired[list[OutputReport]]
+    ranSeconds: NotRequired[float]
 
 
 OperationStatus = Literal["running", "succeeded", "failed", "cancelled"]
@@ -272,6 +298,22 @@ class OperationFile(TypedDict):
 class OperationError(TypedDict):
     code: str
     message: str
+    stage: NotRequired[int]
+
+
+class StageReport(TypedDict):
+    run: str
+    status: str
+    seconds: NotRequired[float]
+    files: NotRequired[list[str]]
+    headers: NotRequired[dict[str, dict[str, str]]]
+
+
+class OutputReport(TypedDict):
+    file: str
+    status: NotRequired[int]
+    attempts: int
+    error: NotRequired[str]
 
 
 class WebhookResult(TypedDict):
@@ -283,6 +325,25 @@ class WebhookResult(TypedDict):
 
 class WebhookList(TypedDict):
     webhooks: list[WebhookResult]
+
+
+class PipelineStage(TypedDict):
+    run: str
+    options: NotRequired[dict[str, Any]]
+
+
+class PipelineInput(TypedDict):
+    upload: NotRequired[str]
+    url: NotRequired[str]
+
+
+class PipelineOutput(TypedDict):
+    put: list[PipelinePut]
+
+
+class PipelinePut(TypedDict):
+    url: str
+    headers: NotRequired[dict[str, str]]
 
 
 class ConversionFailed(ApiError):
@@ -301,6 +362,18 @@ class IdempotencyKeyReused(ApiError):
     """The API answered `idempotency_key_reused`."""
 
     code = "idempotency_key_reused"
+
+
+class InputTooLarge(ApiError):
+    """The API answered `input_too_large`."""
+
+    code = "input_too_large"
+
+
+class InputUnreachable(ApiError):
+    """The API answered `input_unreachable`."""
+
+    code = "input_unreachable"
 
 
 class InternalError(ApiError):
@@ -327,6 +400,12 @@ class NotFound(ApiError):
     code = "not_found"
 
 
+class OutputFailed(ApiError):
+    """The API answered `output_failed`."""
+
+    code = "output_failed"
+
+
 class QuotaExceeded(ApiError):
     """The API answered `quota_exceeded`."""
 
@@ -337,6 +416,12 @@ class RateLimited(RateLimitedBase):
     """The API answered `rate_limited`."""
 
     code = "rate_limited"
+
+
+class RequestTimeout(ApiError):
+    """The API answered `request_timeout`."""
+
+    code = "request_timeout"
 
 
 class ServiceUnavailable(ApiError):
@@ -375,22 +460,33 @@ class UnsupportedFormat(ApiError):
     code = "unsupported_format"
 
 
+class WrongPassword(ApiError):
+    """The API answered `wrong_password`."""
+
+    code = "wrong_password"
+
+
 ERRORS: dict[str, type[ApiError]] = {
     "conversion_failed": ConversionFailed,
     "idempotency_in_flight": IdempotencyInFlight,
     "idempotency_key_reused": IdempotencyKeyReused,
+    "input_too_large": InputTooLarge,
+    "input_unreachable": InputUnreachable,
     "internal_error": InternalError,
     "invalid_input": InvalidInput,
     "method_not_allowed": MethodNotAllowed,
     "not_found": NotFound,
+    "output_failed": OutputFailed,
     "quota_exceeded": QuotaExceeded,
     "rate_limited": RateLimited,
+    "request_timeout": RequestTimeout,
     "service_unavailable": ServiceUnavailable,
     "subscription_inactive": SubscriptionInactive,
     "too_large": TooLarge,
     "unauthorized": Unauthorized,
     "unprocessable_input": UnprocessableInput,
     "unsupported_format": UnsupportedFormat,
+    "wrong_password": WrongPassword,
 }
 
 OPERATIONS: dict[str, Operation] = {
@@ -642,6 +738,18 @@ OPERATIONS: dict[str, Operation] = {
         files=("file",),
         result="bytes",
     ),
+    "image_ocr": Operation(
+        "image_ocr",
+        "POST",
+        "/v1/image/ocr",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("languages",),
+        fields=("file",),
+        files=("file",),
+        result="json",
+    ),
     "pdf_info": Operation(
         "pdf_info",
         "POST",
@@ -770,6 +878,78 @@ OPERATIONS: dict[str, Operation] = {
         body="file",
         content_type="application/octet-stream",
         query=("userPassword", "ownerPassword", "allowPrinting", "allowCopying", "allowModifying", "keepActiveContent"),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
+    "pdf_unlock": Operation(
+        "pdf_unlock",
+        "POST",
+        "/v1/pdf/unlock",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("password",),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
+    "pdf_metadata": Operation(
+        "pdf_metadata",
+        "POST",
+        "/v1/pdf/metadata",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("title", "author", "subject", "keywords", "creator", "producer"),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
+    "pdf_pages": Operation(
+        "pdf_pages",
+        "POST",
+        "/v1/pdf/pages",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("order",),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
+    "pdf_from_images": Operation(
+        "pdf_from_images",
+        "POST",
+        "/v1/pdf/from-images",
+        auth=True,
+        body="multipart",
+        content_type="multipart/form-data",
+        query=("pageSize",),
+        fields=("files",),
+        files=("files",),
+        result="bytes",
+    ),
+    "pdf_redact": Operation(
+        "pdf_redact",
+        "POST",
+        "/v1/pdf/redact",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("text", "pattern", "area", "fill"),
+        fields=("file",),
+        files=("file",),
+        result="bytes",
+    ),
+    "pdf_ocr": Operation(
+        "pdf_ocr",
+        "POST",
+        "/v1/pdf/ocr",
+        auth=True,
+        body="file",
+        content_type="application/octet-stream",
+        query=("output", "languages", "force"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -1053,6 +1233,18 @@ OPERATIONS: dict[str, Operation] = {
         result="empty",
         path_params=("webhook_id",),
     ),
+    "pipelines_create": Operation(
+        "pipelines_create",
+        "POST",
+        "/v1/pipelines",
+        auth=True,
+        body="fields",
+        content_type="application/json",
+        query=(),
+        fields=("inputs", "stages", "output"),
+        files=(),
+        result="json",
+    ),
 }
 
 
@@ -1175,7 +1367,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Convert an image to another format.
 
-        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        Alpha is flattened onto white for JPEG. jpegTranscode=true with to=jxl and a JPEG body recompresses the JPEG losslessly (about 20% smaller; a JPEG XL decoder such as djxl gives the JPEG back byte for byte). Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
@@ -1197,7 +1389,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Resize an image.
 
-        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/resize
         """
@@ -1225,7 +1417,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Compress an image.
 
-        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        Re-encode at `quality` or to `targetScore` (one of them required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/compress
         """
@@ -1275,7 +1467,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Crop an image.
 
-        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/crop
         """
@@ -1298,7 +1490,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Rotate an image clockwise.
 
-        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
@@ -1316,13 +1508,22 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Flip an image.
 
-        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/flip
         """
         return self._call(
             "image_flip", {"file": file, "direction": direction, "format": format, "targetScore": targetScore}
         )
+
+    def image_ocr(self, file: FileInput, *, languages: str | None = None) -> Result[ImageOcrResult]:
+        """Read the text of a photo or a scan (OCR).
+
+        Recognises the text of a photo or a scan with Tesseract. Returns the text, and one block per line with its box in pixels of the image as displayed (EXIF orientation applied) and its mean word confidence (0-100). languages: '+'-joined Tesseract codes of the installed languages (eng). At most 40 megapixels, read from the header before decoding (413).
+
+        POST /v1/image/ocr
+        """
+        return self._call("image_ocr", {"file": file, "languages": languages})
 
     def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
@@ -1353,7 +1554,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
-        pages (default: the first page only), format png (default), jpeg or webp, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
+        pages (default: the first page only), format png (default), jpeg, webp or jxl, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. jpeg and webp are written at quality 85, jxl at 90; targetScore (SSIMULACRA2, not for png) chooses the lowest quality reaching it per page, and each page says what it chose (qualityScore, encoderQuality). Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
 
         POST /v1/pdf/render-page
         """
@@ -1373,7 +1574,7 @@ class FileApiOperations(SyncOperations):
     def pdf_split(self, file: FileInput, *, ranges: str) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
-        ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
+        ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400; ranges holding more than 5,000 pages in all are 413 before any is copied, and parts that would not fit the response are 413 as soon as they pass it (each PDF carries its own copy of the fonts and images its pages use).
 
         POST /v1/pdf/split
         """
@@ -1507,6 +1708,96 @@ class FileApiOperations(SyncOperations):
                 "keepActiveContent": keepActiveContent,
             },
         )
+
+    def pdf_unlock(self, file: FileInput, *, password: str | None = None) -> Result[bytes]:
+        """Remove a PDF's password and restrictions.
+
+        Remove a PDF's password and restrictions: the document comes back decrypted, to open, print, copy and change freely. Give its user or owner password; a document protected only by an owner password (it opens without one, with printing or copying restricted) needs none. A wrong password is 400 `wrong_password`; a document that is not encrypted comes back unchanged, byte for byte.
+
+        POST /v1/pdf/unlock
+        """
+        return self._call("pdf_unlock", {"file": file, "password": password})
+
+    def pdf_metadata(
+        self,
+        file: FileInput,
+        *,
+        title: str | None = None,
+        author: str | None = None,
+        subject: str | None = None,
+        keywords: str | None = None,
+        creator: str | None = None,
+        producer: str | None = None,
+    ) -> Result[bytes]:
+        """Set a PDF's title, author, subject, keywords, creator and producer.
+
+        Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the document information dictionary and to the XMP metadata, so every reader shows the same value; a field given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a field, any Unicode but control characters.
+
+        POST /v1/pdf/metadata
+        """
+        return self._call(
+            "pdf_metadata",
+            {
+                "file": file,
+                "title": title,
+                "author": author,
+                "subject": subject,
+                "keywords": keywords,
+                "creator": creator,
+                "producer": producer,
+            },
+        )
+
+    def pdf_pages(self, file: FileInput, *, order: str) -> Result[bytes]:
+        """Reorder, delete, duplicate and insert pages.
+
+        Reorder, delete, duplicate and insert pages in one step: `order` lists the new document's pages. `3,1,2` reorders, a page left out is deleted (its content is removed from the file, with the bookmarks that led to it), a page listed twice is duplicated, `5-8` is a range (`8-5` the same pages in reverse), and `blank` inserts an empty page the size of the page before it. At most 5,000 pages.
+
+        POST /v1/pdf/pages
+        """
+        return self._call("pdf_pages", {"file": file, "order": order})
+
+    def pdf_from_images(self, files: list[FileInput], *, pageSize: ImagePageSize | None = None) -> Result[bytes]:
+        """Images to one PDF, a page each, losslessly.
+
+        Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+
+        POST /v1/pdf/from-images
+        """
+        return self._call("pdf_from_images", {"files": files, "pageSize": pageSize})
+
+    def pdf_redact(
+        self,
+        file: FileInput,
+        *,
+        text: list[str] | None = None,
+        pattern: list[str] | None = None,
+        area: list[str] | None = None,
+        fill: str | None = None,
+    ) -> Result[bytes]:
+        """Redact text, patterns and areas so they are gone.
+
+        Redact a PDF so that the text is gone, not covered: every occurrence of each `text`, every match of each `pattern` and everything under each `area` is removed from the page content (glyphs, with the rest of the line left in place; image pixels overwritten; annotations and form values cleared), the same strings are removed from the metadata, XMP, annotations, form fields, bookmarks and attachments, and each area is filled with `fill`. The `X-Redactions` header gives the number of areas redacted (those given, and one per line of each match).
+
+        POST /v1/pdf/redact
+        """
+        return self._call("pdf_redact", {"file": file, "text": text, "pattern": pattern, "area": area, "fill": fill})
+
+    def pdf_ocr(
+        self,
+        file: FileInput,
+        *,
+        output: OcrOutput | None = None,
+        languages: str | None = None,
+        force: bool | None = None,
+    ) -> Result[bytes]:
+        """Make a scanned PDF searchable, or read its text (OCR).
+
+        Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413).
+
+        POST /v1/pdf/ocr
+        """
+        return self._call("pdf_ocr", {"file": file, "output": output, "languages": languages, "force": force})
 
     @overload
     def qr_generate(
@@ -1796,6 +2087,21 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("webhooks_delete", {"webhook_id": webhook_id})
 
+    def pipelines_create(
+        self,
+        *,
+        stages: list[PipelineStage],
+        inputs: list[PipelineInput] | None = None,
+        output: PipelineOutput | None = None,
+    ) -> Result[OperationResult]:
+        """Run conversions one after another in one operation.
+
+        JSON {inputs, stages, output?}. inputs: uploads ({upload: upl_...}) and public https URLs ({url}), in order, at most 100; stages: at most 10 conversions of the catalogue ({run: "pdf/merge", options: {...}}, the conversion's path without /v1/ and its own options as JSON values). Files flow from stage to stage: a stage that takes one file runs once per file it is given, one that takes several (pdf/merge) takes them all, and every file a stage gives goes on. The whole pipeline is checked first: an unknown conversion or option, or a stage that cannot take what the one before gives, is 400 naming the stage, with nothing charged. Each stage counts as one request (the rate limit and the quota): all are reserved now (429 saying how many the pipeline needs), and those of stages that do not succeed are given back. Answers 202 with the operation; GET it for each stage's status, time and files. output.put: a presigned PUT URL per final file (S3, Google Cloud Storage, Azure SAS), with optional headers; a PUT that fails after retries is reported per file in `outputs`, and the result links stay. `Prefer: wait=N` (N <= 25) answers 200 with the finished operation when it ends within N seconds.
+
+        POST /v1/pipelines
+        """
+        return self._call("pipelines_create", {"inputs": inputs, "stages": stages, "output": output})
+
 
 class AsyncFileApiOperations(AsyncOperations):
     """One coroutine method per API operation (see AsyncFileApi)."""
@@ -1918,7 +2224,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Convert an image to another format.
 
-        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        Alpha is flattened onto white for JPEG. jpegTranscode=true with to=jxl and a JPEG body recompresses the JPEG losslessly (about 20% smaller; a JPEG XL decoder such as djxl gives the JPEG back byte for byte). Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
@@ -1940,7 +2246,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Resize an image.
 
-        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/resize
         """
@@ -1968,7 +2274,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Compress an image.
 
-        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        Re-encode at `quality` or to `targetScore` (one of them required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/compress
         """
@@ -2018,7 +2324,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Crop an image.
 
-        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/crop
         """
@@ -2041,7 +2347,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Rotate an image clockwise.
 
-        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
@@ -2059,13 +2365,22 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Flip an image.
 
-        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/flip
         """
         return await self._call(
             "image_flip", {"file": file, "direction": direction, "format": format, "targetScore": targetScore}
         )
+
+    async def image_ocr(self, file: FileInput, *, languages: str | None = None) -> Result[ImageOcrResult]:
+        """Read the text of a photo or a scan (OCR).
+
+        Recognises the text of a photo or a scan with Tesseract. Returns the text, and one block per line with its box in pixels of the image as displayed (EXIF orientation applied) and its mean word confidence (0-100). languages: '+'-joined Tesseract codes of the installed languages (eng). At most 40 megapixels, read from the header before decoding (413).
+
+        POST /v1/image/ocr
+        """
+        return await self._call("image_ocr", {"file": file, "languages": languages})
 
     async def pdf_info(self, file: FileInput) -> Result[PdfInfoResult]:
         """Page count, page sizes, metadata and encryption of a PDF.
@@ -2096,7 +2411,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
-        pages (default: the first page only), format png (default), jpeg or webp, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
+        pages (default: the first page only), format png (default), jpeg, webp or jxl, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. jpeg and webp are written at quality 85, jxl at 90; targetScore (SSIMULACRA2, not for png) chooses the lowest quality reaching it per page, and each page says what it chose (qualityScore, encoderQuality). Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
 
         POST /v1/pdf/render-page
         """
@@ -2116,7 +2431,7 @@ class AsyncFileApiOperations(AsyncOperations):
     async def pdf_split(self, file: FileInput, *, ranges: str) -> Result[PdfSplitResult]:
         """Split a PDF by page ranges.
 
-        ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400.
+        ranges (required): comma-separated ranges such as '1-3,4-4,7' (a lone page allowed, spaces tolerated); one PDF per range, in the order given. A range outside the document or reversed is 400; ranges holding more than 5,000 pages in all are 413 before any is copied, and parts that would not fit the response are 413 as soon as they pass it (each PDF carries its own copy of the fonts and images its pages use).
 
         POST /v1/pdf/split
         """
@@ -2250,6 +2565,98 @@ class AsyncFileApiOperations(AsyncOperations):
                 "keepActiveContent": keepActiveContent,
             },
         )
+
+    async def pdf_unlock(self, file: FileInput, *, password: str | None = None) -> Result[bytes]:
+        """Remove a PDF's password and restrictions.
+
+        Remove a PDF's password and restrictions: the document comes back decrypted, to open, print, copy and change freely. Give its user or owner password; a document protected only by an owner password (it opens without one, with printing or copying restricted) needs none. A wrong password is 400 `wrong_password`; a document that is not encrypted comes back unchanged, byte for byte.
+
+        POST /v1/pdf/unlock
+        """
+        return await self._call("pdf_unlock", {"file": file, "password": password})
+
+    async def pdf_metadata(
+        self,
+        file: FileInput,
+        *,
+        title: str | None = None,
+        author: str | None = None,
+        subject: str | None = None,
+        keywords: str | None = None,
+        creator: str | None = None,
+        producer: str | None = None,
+    ) -> Result[bytes]:
+        """Set a PDF's title, author, subject, keywords, creator and producer.
+
+        Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the document information dictionary and to the XMP metadata, so every reader shows the same value; a field given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a field, any Unicode but control characters.
+
+        POST /v1/pdf/metadata
+        """
+        return await self._call(
+            "pdf_metadata",
+            {
+                "file": file,
+                "title": title,
+                "author": author,
+                "subject": subject,
+                "keywords": keywords,
+                "creator": creator,
+                "producer": producer,
+            },
+        )
+
+    async def pdf_pages(self, file: FileInput, *, order: str) -> Result[bytes]:
+        """Reorder, delete, duplicate and insert pages.
+
+        Reorder, delete, duplicate and insert pages in one step: `order` lists the new document's pages. `3,1,2` reorders, a page left out is deleted (its content is removed from the file, with the bookmarks that led to it), a page listed twice is duplicated, `5-8` is a range (`8-5` the same pages in reverse), and `blank` inserts an empty page the size of the page before it. At most 5,000 pages.
+
+        POST /v1/pdf/pages
+        """
+        return await self._call("pdf_pages", {"file": file, "order": order})
+
+    async def pdf_from_images(self, files: list[FileInput], *, pageSize: ImagePageSize | None = None) -> Result[bytes]:
+        """Images to one PDF, a page each, losslessly.
+
+        Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+
+        POST /v1/pdf/from-images
+        """
+        return await self._call("pdf_from_images", {"files": files, "pageSize": pageSize})
+
+    async def pdf_redact(
+        self,
+        file: FileInput,
+        *,
+        text: list[str] | None = None,
+        pattern: list[str] | None = None,
+        area: list[str] | None = None,
+        fill: str | None = None,
+    ) -> Result[bytes]:
+        """Redact text, patterns and areas so they are gone.
+
+        Redact a PDF so that the text is gone, not covered: every occurrence of each `text`, every match of each `pattern` and everything under each `area` is removed from the page content (glyphs, with the rest of the line left in place; image pixels overwritten; annotations and form values cleared), the same strings are removed from the metadata, XMP, annotations, form fields, bookmarks and attachments, and each area is filled with `fill`. The `X-Redactions` header gives the number of areas redacted (those given, and one per line of each match).
+
+        POST /v1/pdf/redact
+        """
+        return await self._call(
+            "pdf_redact", {"file": file, "text": text, "pattern": pattern, "area": area, "fill": fill}
+        )
+
+    async def pdf_ocr(
+        self,
+        file: FileInput,
+        *,
+        output: OcrOutput | None = None,
+        languages: str | None = None,
+        force: bool | None = None,
+    ) -> Result[bytes]:
+        """Make a scanned PDF searchable, or read its text (OCR).
+
+        Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413).
+
+        POST /v1/pdf/ocr
+        """
+        return await self._call("pdf_ocr", {"file": file, "output": output, "languages": languages, "force": force})
 
     @overload
     async def qr_generate(
@@ -2538,3 +2945,18 @@ class AsyncFileApiOperations(AsyncOperations):
         DELETE /v1/webhooks/{webhook_id}
         """
         return await self._call("webhooks_delete", {"webhook_id": webhook_id})
+
+    async def pipelines_create(
+        self,
+        *,
+        stages: list[PipelineStage],
+        inputs: list[PipelineInput] | None = None,
+        output: PipelineOutput | None = None,
+    ) -> Result[OperationResult]:
+        """Run conversions one after another in one operation.
+
+        JSON {inputs, stages, output?}. inputs: uploads ({upload: upl_...}) and public https URLs ({url}), in order, at most 100; stages: at most 10 conversions of the catalogue ({run: "pdf/merge", options: {...}}, the conversion's path without /v1/ and its own options as JSON values). Files flow from stage to stage: a stage that takes one file runs once per file it is given, one that takes several (pdf/merge) takes them all, and every file a stage gives goes on. The whole pipeline is checked first: an unknown conversion or option, or a stage that cannot take what the one before gives, is 400 naming the stage, with nothing charged. Each stage counts as one request (the rate limit and the quota): all are reserved now (429 saying how many the pipeline needs), and those of stages that do not succeed are given back. Answers 202 with the operation; GET it for each stage's status, time and files. output.put: a presigned PUT URL per final file (S3, Google Cloud Storage, Azure SAS), with optional headers; a PUT that fails after retries is reported per file in `outputs`, and the result links stay. `Prefer: wait=N` (N <= 25) answers 200 with the finished operation when it ends within N seconds.
+
+        POST /v1/pipelines
+        """
+        return await self._call("pipelines_create", {"inputs": inputs, "stages": stages, "output": output})

@@ -24,6 +24,7 @@ from fileapi_client._core import (
 from fileapi_client._generated import OPERATIONS, AsyncFileApiOperations, FileApiOperations
 from fileapi_client._large import LargeFiles, Source, buffered, large_sources
 from fileapi_client._transfer import AsyncTransfer, Transfer
+from fileapi_client.pipeline import Pipeline
 
 DEFAULT_TIMEOUT = 60.0
 
@@ -102,6 +103,11 @@ class FileApi(Transfer, FileApiOperations):
             **options,
         )
         return result_from(operation, response)
+
+    def pipeline(self) -> Pipeline:
+        """A pipeline to build: `.input(path_or_url).then("pdf/merge").then("pdf/compress", imageMaxSide=2000)`,
+        then `.run()` (fileapi_client.pipeline)."""
+        return Pipeline(self)
 
     def close(self) -> None:
         if self._owns_client:

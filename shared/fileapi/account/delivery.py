@@ -26,7 +26,7 @@ def welcome_text(delivery: PendingDelivery) -> str:
 
 
 def _report(attempts: int) -> None:
-    from fileapi.web.logs import report_key_delivery_failure
+    from fileapi.telemetry import report_key_delivery_failure
 
     report_key_delivery_failure(attempts)
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from fileapi.convert import deadline
 from fileapi.convert.barcodes import MIN_ITF_DIGITS, gs1_check_digit, upca_to_upce
 from fileapi.convert.image_io import open_image
+from fileapi.errors import InvalidInput
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -35,6 +36,22 @@ class DecodedCode:
 # large image. On a 50 MP image this took 6.0 s and 322 MiB as one full-resolution pass with every option.
 DOWNSCALED_MAX_SIDE = 2_400
 DOWNSCALED_MIN_PIXELS = 4_000_000  # smaller images are read at full resolution from the first pass
+
+
+def read_qr(data: bytes) -> DecodedCode:
+    """The first QR code (QR, Micro QR or rMQR) found in the image, as `read_codes` finds them.
+
+    :raises InvalidInput: no QR code in the image.
+    """
+    codes = read_codes(data, qr_only=True)
+    if not codes:
+        raise InvalidInput("no QR code found in the image")
+    return codes[0]
+
+
+def read_barcodes(data: bytes) -> dict[str, list[DecodedCode]]:
+    """{codes: every code found}, as `read_codes` finds them (none: an empty list)."""
+    return {"codes": read_codes(data)}
 
 
 def read_codes(data: bytes, *, qr_only: bool = False) -> list[DecodedCode]:

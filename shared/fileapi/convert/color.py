@@ -181,21 +181,21 @@ def _from_hwb(hue: float, white: float, black: float, alpha: float | None) -> Rg
     return Rgba(r * scale + white, g * scale + white, b * scale + white, alpha=alpha)
 
 
-def convert_color(text: str) -> dict[str, Any]:
-    """The colour `text` as hex, rgb, hsl, hsv and cmyk (see the module docstring for ranges).
+def convert_color(color: str) -> dict[str, Any]:
+    """The CSS colour `color` as hex, rgb, hsl, hsv and cmyk (see the module docstring for ranges).
 
     :raises InvalidInput: not a colour.
     """
-    color = parse_color(text)
-    r, g, b = (_byte(channel) for channel in (color.r, color.g, color.b))
-    hue_l, lightness, saturation_l = colorsys.rgb_to_hls(color.r, color.g, color.b)
-    hue_v, saturation_v, value = colorsys.rgb_to_hsv(color.r, color.g, color.b)
-    key = 1 - max(color.r, color.g, color.b)
+    parsed = parse_color(color)
+    r, g, b = (_byte(channel) for channel in (parsed.r, parsed.g, parsed.b))
+    hue_l, lightness, saturation_l = colorsys.rgb_to_hls(parsed.r, parsed.g, parsed.b)
+    hue_v, saturation_v, value = colorsys.rgb_to_hsv(parsed.r, parsed.g, parsed.b)
+    key = 1 - max(parsed.r, parsed.g, parsed.b)
     cyan, magenta, yellow = (
-        ((1 - channel - key) / (1 - key) if key < 1 else 0.0) for channel in (color.r, color.g, color.b)
+        ((1 - channel - key) / (1 - key) if key < 1 else 0.0) for channel in (parsed.r, parsed.g, parsed.b)
     )
-    alpha = {} if color.alpha is None else {"a": round(color.alpha, 3)}
-    hex_text = f"#{r:02x}{g:02x}{b:02x}" + ("" if color.alpha is None else f"{_byte(color.alpha):02x}")
+    alpha = {} if parsed.alpha is None else {"a": round(parsed.alpha, 3)}
+    hex_text = f"#{r:02x}{g:02x}{b:02x}" + ("" if parsed.alpha is None else f"{_byte(parsed.alpha):02x}")
     return {
         "hex": hex_text,
         "rgb": {"r": r, "g": g, "b": b, **alpha},

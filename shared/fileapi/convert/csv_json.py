@@ -162,7 +162,7 @@ def _reject_constant(name: str) -> object:
     raise InvalidInput(f"not valid JSON: {name} is not a JSON value")
 
 
-def json_to_csv(data: bytes, *, delimiter: str = ",", escape_formulas: bool = True) -> bytes:
+def json_to_csv(data: bytes, *, delimiter: str | None = None, escape_formulas: bool = True) -> bytes:
     """Convert a JSON array of objects to CSV (RFC 4180: CRLF line ends, quotes doubled).
 
     The header is the union of the objects' keys in first-seen order. Strings are written
@@ -173,7 +173,7 @@ def json_to_csv(data: bytes, *, delimiter: str = ",", escape_formulas: bool = Tr
         with ``= + - @`` TAB or CR, so that spreadsheets do not run them as formulas.
     :raises InvalidInput: not JSON, not an array, or an element that is not an object.
     """
-    sep = check_delimiter(delimiter)
+    sep = check_delimiter(delimiter or ",")  # no delimiter: a comma
     text = decode_utf8(data, what="JSON")
     try:
         value = json.loads(text, parse_int=_Number, parse_float=_Number, parse_constant=_reject_constant)

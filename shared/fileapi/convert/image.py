@@ -29,6 +29,9 @@ from fileapi.convert.quality_search import check_target_score, encode_to_score, 
 from fileapi.convert.resampling import centred_box, letterbox, resample, scaled
 from fileapi.errors import InvalidInput
 
+# resize_image needs at least one side (fileapi.models.image.ResizeOptions refuses the same, before any work).
+RESIZE_SIDES = "give width, height or both"
+
 if TYPE_CHECKING:
     from PIL import Image
 
@@ -86,9 +89,6 @@ class ImageResult:
             headers["X-Quality-Score"] = f"{self.quality_score:.2f}"
             headers["X-Encoder-Quality"] = str(self.encoder_quality)
         return headers
-
-    # The routes call this name until they move to the catalogue: the same headers.
-    animation_headers = headers
 
 
 def check_quality(quality: int | None) -> None:
@@ -210,7 +210,7 @@ def resize_image(
     :raises InvalidInput: neither width nor height, or a value < 1.
     """
     if width is None and height is None:
-        raise InvalidInput("give width, height or both")
+        raise InvalidInput(RESIZE_SIDES)
     for name, value in (("width", width), ("height", height)):
         if value is not None and value < 1:
             raise InvalidInput(f"{name} must be >= 1, not {value}")

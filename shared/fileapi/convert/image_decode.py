@@ -30,7 +30,10 @@ from fileapi.errors import ApiError, InvalidInput, UnsupportedFormat
 if TYPE_CHECKING:
     from PIL import Image
 
+    from fileapi.convert.detect import FileType
+
 SUPPORTED = "JPEG, PNG, WebP, AVIF, HEIC, JPEG XL, GIF, BMP, TIFF"
+EMPTY_IMAGE = "the body is empty: send the image's bytes"
 # An image: a request's bytes, or an operation's file.
 Source = bytes | Path
 # Exceptions Pillow and its plugins raise on bad data (pure-Python plugins included).
@@ -120,8 +123,36 @@ def identify(data: Source) -> Image.Image:
         if found.mime in _READ_TYPES:
             name, plugin = _READ_TYPES[found.mime]
             raise corrupt(name, _plugin_error(plugin, data) or exc) from None
-        what = f"{found.description} files are" if found.mime != "application/octet-stream" else "this is"
-        raise UnsupportedFormat(f"{what} not an image in a supported format ({SUPPORTED})") from None
+        raise _not_an_image(found) from None
+
+
+def check_image_start(start: bytes) -> None:
+    """Refuse, from an input's first bytes (`fileapi.convert.detect.SNIFF_BYTES` of them), what `open_image` would
+    refuse before decoding: nothing at all, or a file whose content says it is of another kind (text, a document,
+    an archive, audio, a font). A start that says nothing certain (unknown bytes, an image or video type) passes:
+    only opening the file tells.
+
+    :raises InvalidInput: empty.
+    :raises UnsupportedFormat: another kind of file (the message `identify` gives it).
+    """
+    from fileapi.convert.detect import OCTET_STREAM, detect_type
+
+    if not start:
+        raise InvalidInput(EMPTY_IMAGE)
+    found = detect_type(start)
+    if found.mime == OCTET_STREAM.mime or (found.mime.startswith(_MAYBE_IMAGES) and found.mime != _SVG):
+        return
+    raise _not_an_image(found)
+
+
+# Detected types that a decoder here may still open (an ISO-BMFF brand can name a video and hold an image).
+_MAYBE_IMAGES = ("image/", "video/")
+_SVG = "image/svg+xml"  # a drawing, not pixels: /v1/render/svg-to-png
+
+
+def _not_an_image(found: FileType) -> UnsupportedFormat:
+    what = f"{found.description} files are" if found.mime != "application/octet-stream" else "this is"
+    return UnsupportedFormat(f"{what} not an image in a supported format ({SUPPORTED})")
 
 
 # Types read here, by detected MIME type: the name used in messages and Pillow's plugin id.

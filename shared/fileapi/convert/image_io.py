@@ -99,16 +99,17 @@ def open_image(data: Source, *, shrink_to: tuple[int | None, int | None] | None 
         least that much smaller.
     :raises UnsupportedFormat: not an image, a format other than the accepted inputs, or a feature of
         one that no decoder here reads.
-    :raises TooLarge: more than 50 megapixels.
+    :raises TooLarge: more than 50 megapixels, or a JPEG whose scans would take too long (`jpeg_scans`).
     :raises InvalidInput: truncated or corrupt (saying what is wrong).
     """
-    from fileapi.convert.image_decode import decode, head, identify
+    from fileapi.convert.image_decode import EMPTY_IMAGE, decode, head, identify
+    from fileapi.convert.jpeg_scans import check_scans
     from fileapi.convert.jxl import is_jxl, jxl_size
 
     load_pillow()
     start = head(data, 30)
     if not start:
-        raise InvalidInput("the body is empty: send the image's bytes")
+        raise InvalidInput(EMPTY_IMAGE)
     _check_webp_canvas(start)
     if is_jxl(start):  # its plugin decodes on opening: the size is checked from the header first
         check_pixels(
@@ -118,6 +119,8 @@ def open_image(data: Source, *, shrink_to: tuple[int | None, int | None] | None 
     if image.format not in INPUT_FORMATS:
         raise UnsupportedFormat(f"{image.format} images are not supported as input")
     check_pixels(image.size, limit=MAX_INPUT_PIXELS, what="the image")
+    if image.format in ("JPEG", "MPO"):
+        check_scans(data, image.size)
     if shrink_to is not None and image.format in ("JPEG", "MPO") and image.mode != "CMYK":
         _draft(image, shrink_to)
     return _to_rgb_if_cmyk(decode(data, image))

@@ -33,12 +33,22 @@ def strip_metadata(data: bytes) -> tuple[bytes, str]:
     :raises UnsupportedFormat: not JPEG, PNG or WebP.
     :raises InvalidInput: a JPEG, PNG or WebP whose structure is broken.
     """
-    if data.startswith(b"\xff\xd8"):
-        return _strip_jpeg(data), "image/jpeg"
-    if data.startswith(b"\x89PNG\r\n\x1a\n"):
-        return _strip_png(data), "image/png"
-    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-        return _strip_webp(data), "image/webp"
+    media_type = strippable_type(data[:12])
+    strip = {"image/jpeg": _strip_jpeg, "image/png": _strip_png, "image/webp": _strip_webp}[media_type]
+    return strip(data), media_type
+
+
+def strippable_type(start: bytes) -> str:
+    """The media type of an image whose metadata `strip_metadata` removes, from its first 12 bytes (or more).
+
+    :raises UnsupportedFormat: not JPEG, PNG or WebP (or empty).
+    """
+    if start.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    if start.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if start[:4] == b"RIFF" and start[8:12] == b"WEBP":
+        return "image/webp"
     raise UnsupportedFormat(
         "strip-metadata works on JPEG, PNG and WebP without re-encoding; convert other formats first"
     )
@@ -194,12 +204,12 @@ def read_metadata(data: bytes) -> ImageMetadata:
     """
     from PIL import ExifTags
 
-    from fileapi.convert.image_decode import DECODE_ERRORS, corrupt, identify
+    from fileapi.convert.image_decode import DECODE_ERRORS, EMPTY_IMAGE, corrupt, identify
     from fileapi.convert.image_io import INPUT_FORMATS, load_pillow
 
     load_pillow()
     if not data:
-        raise InvalidInput("the body is empty: send the image's bytes")
+        raise InvalidInput(EMPTY_IMAGE)
     image = identify(data)
     if image.format not in INPUT_FORMATS:
         raise UnsupportedFormat(f"{image.format} images are not supported as input")

@@ -20,6 +20,7 @@ from fileapi.convert.image_io import (
     check_output_size,
     check_pixels,
 )
+from fileapi.convert.jpeg_scans import check_scans
 
 VIPS_OUTPUTS = frozenset({ImageFormat.WEBP, ImageFormat.JPEG})
 _SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
@@ -33,7 +34,8 @@ def convert_with_vips(source: Path, out: Path, *, to: ImageFormat, quality: int 
     False (nothing written) when it does not apply.
 
     :param quality: 1..100 (None: the format's default).
-    :raises TooLarge: more than 50 megapixels in, or over the output bounds.
+    :raises TooLarge: more than 50 megapixels in, over the output bounds, or a JPEG whose scans would take too
+        long to decode (fileapi.convert.jpeg_scans).
     """
     with source.open("rb") as file:
         start = file.read(8)
@@ -54,6 +56,8 @@ def convert_with_vips(source: Path, out: Path, *, to: ImageFormat, quality: int 
     if start.startswith(b"\x89PNG") and image.get_typeof("n-pages") and image.get("n-pages") > 1:
         return False  # an animated PNG: the Pillow path decides what to do with it
     check_pixels((image.width, image.height), limit=MAX_INPUT_PIXELS, what="the image")
+    if start.startswith(b"\xff\xd8"):
+        check_scans(source, (image.width, image.height))  # as open_image refuses a progressive JPEG's scan bomb
     check_output_size(image.width, image.height)
     if to is ImageFormat.JPEG and image.hasalpha():
         image = image.flatten(background=[255] * (image.bands - 1))

@@ -7,6 +7,26 @@ import re
 from fileapi.errors import InvalidInput
 
 _PART = re.compile(r"\s*(\d{1,6})\s*(?:-\s*(\d{1,6})\s*)?")
+MAX_PAGE_NUMBER = 999_999  # _PART's six digits
+
+
+def check_page_list(text: str) -> None:
+    """Refuse, before any document is read, a page list that `parse_pages` would refuse for every document:
+    malformed, reversed, or naming page 0 ('all' and an empty list pass).
+
+    :raises InvalidInput: as `parse_ranges` words it.
+    """
+    if text.strip() and text.strip().lower() != "all":
+        check_ranges(text)
+
+
+def check_ranges(text: str) -> None:
+    """Refuse, before any document is read, ranges that `parse_ranges` would refuse for every document: empty,
+    malformed, reversed, or naming page 0.
+
+    :raises InvalidInput: as `parse_ranges` words it.
+    """
+    parse_ranges(text, MAX_PAGE_NUMBER)
 
 
 def parse_ranges(text: str, page_count: int) -> list[tuple[int, int]]:

@@ -8,23 +8,33 @@ their encoded size from a sample of rows (`image_size`), and every result is che
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextlib import AbstractContextManager
+from contextvars import ContextVar, Token
 
 from fileapi.errors import TooLarge
 
 _limit: ContextVar[int | None] = ContextVar("response_limit", default=None)
 
 
-@contextmanager
-def response_limit(max_bytes: int) -> Iterator[None]:
+def response_limit(max_bytes: int) -> AbstractContextManager[None]:
     """Run the block with results limited to `max_bytes` in the response payload."""
-    token = _limit.set(max_bytes)
-    try:
-        yield
-    finally:
-        _limit.reset(token)
+    return _Limited(max_bytes)
+
+
+class _Limited(AbstractContextManager[None]):
+    """`response_limit`'s block (a class: every in-process conversion enters one, and a generator's context
+    manager costs more than a small conversion's work)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.token: Token[int | None] | None = None
+
+    def __enter__(self) -> None:
+        self.token = _limit.set(self.max_bytes)
+
+    def __exit__(self, *_: object) -> None:
+        assert self.token is not None
+        _limit.reset(self.token)
 
 
 def limit() -> int | None:

@@ -12,7 +12,6 @@ password are 400 invalid_input.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import io
 from collections.abc import Hashable, Iterator, Sequence
@@ -22,8 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from fileapi.convert import deadline, fallbacks, payload
 from fileapi.convert.pages import parse_pages, parse_ranges
-from fileapi.convert.pdf_errors import damaged, pdf_problem, reading
-from fileapi.convert.pdf_io import MAX_DECODED_STREAM_BYTES, MAX_PAGES, Source, check_header, open_pdf, save_pdf
+from fileapi.convert.pdf_cost import check_page_costs
+from fileapi.convert.pdf_errors import damaged, reading
+from fileapi.convert.pdf_io import MAX_PAGES, Source, check_header, open_pdf, save_pdf
 from fileapi.errors import InvalidInput, TooLarge
 
 if TYPE_CHECKING:
@@ -93,26 +93,17 @@ def _info(pdf: pikepdf.Pdf) -> PdfInfo:
     return PdfInfo(pageCount=len(pdf.pages), pageSizes=sizes, metadata=metadata, encrypted=pdf.is_encrypted)
 
 
-def _check_content_streams(data: bytes) -> pikepdf.Pdf:
-    """Refuse page content streams that decode past the limit before pdfium inflates them
-    (pdfium has no such bound: a 1 MB file whose content inflates to 1 GB took 2 GB of memory)."""
-    import pikepdf
+def check_content_streams(data: Source) -> pikepdf.Pdf:
+    """The document opened by qpdf, after refusing pages whose content would cost pdfium more than it may do
+    (decoded size, draws, forms that draw themselves: fileapi.convert.pdf_cost), before pdfium reads them.
+
+    :raises TooLarge: a page over the budgets (the message says which and why).
+    :raises InvalidInput: a page's content cannot be decoded, or not a readable PDF.
+    """
+    from fileapi.convert.pdf_cost import check_page_costs
 
     pdf = open_pdf(data)
-    for number, page in enumerate(pdf.pages, start=1):
-        deadline.check()
-        with reading(f"page {number}"):
-            contents = page.obj.get("/Contents")
-            streams = contents if isinstance(contents, pikepdf.Array) else [contents] if contents is not None else []
-        for stream in streams:
-            try:
-                stream.read_bytes()
-            except (Exception, RecursionError) as exc:  # DataDecodingError, unfilterable, not a stream...
-                if isinstance(exc, pikepdf.DataDecodingError) and "limit" in str(exc):
-                    raise TooLarge(
-                        f"page {number}'s content decodes to more than {MAX_DECODED_STREAM_BYTES:,} bytes"
-                    ) from None
-                raise InvalidInput(f"page {number}'s content cannot be decoded: {pdf_problem(exc)}") from None
+    check_page_costs(pdf, list(range(1, len(pdf.pages) + 1)), action="redacting")
     return pdf
 
 
@@ -151,14 +142,21 @@ def forms_are_drawable(pdf: pikepdf.Pdf) -> bool:
     return True
 
 
-def _pdfium(data: bytes) -> tuple[Any, bool]:
-    """The document opened by pdfium (when pdfium cannot open it, the copy qpdf repaired), and whether
-    its form fields can be drawn (`forms_are_drawable`)."""
+def _pdfium(data: bytes, pages: str | None, *, default_all: bool, action: str) -> tuple[Any, bool, list[int]]:
+    """The document opened by pdfium (when pdfium cannot open it, the copy qpdf repaired), whether its form
+    fields can be drawn (`forms_are_drawable`), and the chosen pages (`parse_pages`), whose content costs
+    were predicted first (`pdf_cost`: pdfium has no bound of its own on draws or decoded content).
+
+    :param action: what is done with the pages ('rendering', 'reading the text of'), for a refusal.
+    """
     import pypdfium2 as pdfium
 
     check_header(data)
+    pdf = open_pdf(data)
+    chosen = parse_pages(pages, len(pdf.pages), default_all=default_all)
     with reading():
-        drawable = forms_are_drawable(_check_content_streams(data))
+        check_page_costs(pdf, chosen, action=action)
+        drawable = forms_are_drawable(pdf)
     try:
         document = pdfium.PdfDocument(data)
     except pdfium.PdfiumError as exc:
@@ -171,7 +169,9 @@ def _pdfium(data: bytes) -> tuple[Any, bool]:
         fallbacks.record("pdfium -> qpdf repair")
     if len(document) > MAX_PAGES:
         raise TooLarge(f"the body has {len(document)} pages; at most {MAX_PAGES}")
-    return document, drawable
+    if len(document) != len(pdf.pages):  # pdfium read another page tree than qpdf: choose again
+        chosen = parse_pages(pages, len(document), default_all=default_all)
+    return document, drawable, chosen
 
 
 @dataclass(frozen=True)
@@ -183,8 +183,7 @@ class PdfText:
 def extract_text(data: bytes, *, pages: str | None = None) -> PdfText:
     """Vector text of the chosen pages (default all), one string per page; `text` joins them with
     a form feed (U+000C) between pages. No OCR."""
-    document, _ = _pdfium(data)
-    chosen = parse_pages(pages, len(document))
+    document, _, chosen = _pdfium(data, pages, default_all=True, action="reading the text of")
     texts = []
     for number in chosen:
         deadline.check()
@@ -220,7 +219,7 @@ class RenderFormat(StrEnum):
 @dataclass(frozen=True)
 class RenderedPage:
     page: int
-    bytes: str
+    bytes: bytes
     width: int
     height: int
     quality_score: float | None = None  # with a target score: the SSIMULACRA2 score reached
@@ -252,10 +251,9 @@ def render_pages(
         from fileapi.convert.quality_search import check_target_score
 
         check_target_score(target_score, None, ImageFormat(fmt.value))
-    document, draw_forms = _pdfium(data)
+    document, draw_forms, chosen = _pdfium(data, pages, default_all=False, action="rendering")
     if draw_forms:
         document.init_forms()
-    chosen = parse_pages(pages, len(document), default_all=False)
     scale = dpi / 72 * (1 - 1e-9)  # pdfium rounds up: 792 pt at 150 dpi must give 1650 px, not 1651
     with reading():
         sizes = {number: document[number - 1].get_size() for number in chosen}
@@ -282,10 +280,7 @@ def render_pages(
             carried,
             hint="ask for fewer pages, a lower dpi or format=jpeg",
         )
-        page = RenderedPage(
-            number, base64.b64encode(encoded).decode("ascii"), image.width, image.height, score, quality
-        )
-        rendered.append(page)
+        rendered.append(RenderedPage(number, encoded, image.width, image.height, score, quality))
     return rendered
 
 
@@ -400,7 +395,9 @@ def split_parts(source: pikepdf.Pdf, *, ranges: str) -> Iterator[tuple[pikepdf.P
         yield part, len(chosen)
 
 
-def rotate_pdf(data: bytes, *, degrees: int, pages: str | None = None, keep_active_content: bool = False) -> bytes:
+def rotate_pdf(
+    data: bytes, *, degrees: int | str, pages: str | None = None, keep_active_content: bool = False
+) -> bytes:
     """Rotate the chosen pages (default all) clockwise by 90, 180 or 270, added to their /Rotate.
 
     :param keep_active_content: keep JavaScript, automatic and launch actions and embedded files (default:
@@ -410,7 +407,7 @@ def rotate_pdf(data: bytes, *, degrees: int, pages: str | None = None, keep_acti
 
 
 def rotated(
-    source: Source, *, degrees: int, pages: str | None = None, keep_active_content: bool = False
+    source: Source, *, degrees: int | str, pages: str | None = None, keep_active_content: bool = False
 ) -> pikepdf.Pdf:
     """The document of `source` (bytes or a file) with its chosen pages rotated, as `rotate_pdf` describes.
 
@@ -418,13 +415,13 @@ def rotated(
     """
     from fileapi.convert.pdf_active import remove_active_content
 
-    if degrees not in (90, 180, 270):
+    if str(degrees) not in ("90", "180", "270"):  # the query's text ("90") or a number
         raise InvalidInput(f"degrees must be 90, 180 or 270, not {degrees}")
     pdf = open_pdf(source)
     for number in parse_pages(pages, len(pdf.pages)):
         deadline.check()
         with reading(f"page {number}"):
-            pdf.pages[number - 1].rotate(degrees, relative=True)
+            pdf.pages[number - 1].rotate(int(degrees), relative=True)
     if not keep_active_content:
         remove_active_content(pdf)
     return pdf

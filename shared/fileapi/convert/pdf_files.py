@@ -101,7 +101,7 @@ def compress_pdf_file(
 
 
 def rotate_pdf_file(
-    source: str, out: str, *, degrees: int, pages: str | None = None, keep_active_content: bool = False
+    source: str, out: str, *, degrees: int | str, pages: str | None = None, keep_active_content: bool = False
 ) -> None:
     """The file `source` with its chosen pages rotated (as `fileapi.convert.pdf.rotate_pdf`) into `out`.
 

@@ -12,13 +12,14 @@ Bounds: at most 2,000 pages; a stream decodes into at most 256 MiB; a page tree 
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fileapi.convert import fallbacks
 from fileapi.convert.pdf_errors import damaged, reading
-from fileapi.errors import InvalidInput, TooLarge
+from fileapi.errors import InvalidInput, TooLarge, WrongPassword
 
 if TYPE_CHECKING:
     import pikepdf
@@ -69,10 +70,13 @@ def _set_qpdf_limits() -> None:
         _limits_set = True
 
 
-def open_pdf(source: Source, *, what: str = "the body") -> pikepdf.Pdf:
+def open_pdf(source: Source, *, what: str = "the body", password: str | None = None) -> pikepdf.Pdf:
     """Open with pikepdf (qpdf repairs broken cross-reference tables): bytes, or a file read on demand.
 
-    :raises InvalidInput: not a PDF, unreadable, or password-protected.
+    :param password: the user or owner password of an encrypted document (None: only the empty password is
+        tried, and a document that needs one is invalid input).
+    :raises InvalidInput: not a PDF, unreadable, or password-protected (and no `password` given).
+    :raises WrongPassword: `password` was given and does not open the document.
     :raises TooLarge: more than 2,000 pages.
     """
     import pikepdf
@@ -84,11 +88,16 @@ def open_pdf(source: Source, *, what: str = "the body") -> pikepdf.Pdf:
         check_header(source, what)
     _set_qpdf_limits()
     try:
-        if isinstance(source, Path):
-            pdf = pikepdf.Pdf.open(source, access_mode=pikepdf.AccessMode.stream)
-        else:
-            pdf = pikepdf.Pdf.open(io.BytesIO(source))
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "A password was provided", UserWarning)  # an unencrypted document
+            if isinstance(source, Path):
+                pdf = pikepdf.Pdf.open(source, access_mode=pikepdf.AccessMode.stream, password=password or "")
+            else:
+                pdf = pikepdf.Pdf.open(io.BytesIO(source), password=password or "")
     except pikepdf.PasswordError:
+        if password is not None:
+            needs = "the password given does not open it" if password else "it needs a password: give password"
+            raise WrongPassword(f"{what} is encrypted and {needs}") from None
         raise InvalidInput(f"{what} is password-protected; remove the password first") from None
     except (pikepdf.PdfError, ValueError, OSError, RecursionError) as exc:
         rewritten = _rewritten_by_pypdf(source)
@@ -182,4 +191,10 @@ def write_pdf(pdf: pikepdf.Pdf, target: Path | io.BytesIO) -> None:
     import pikepdf
 
     with reading():
-        pdf.save(target, object_stream_mode=pikepdf.ObjectStreamMode.generate, compress_streams=True)
+        # deterministic_id: the same document written twice is the same bytes (a new document has no /ID to keep)
+        pdf.save(
+            target,
+            object_stream_mode=pikepdf.ObjectStreamMode.generate,
+            compress_streams=True,
+            deterministic_id=True,
+        )

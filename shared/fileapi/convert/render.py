@@ -32,6 +32,9 @@ from fileapi.convert.color import parse_color
 from fileapi.convert.image_io import check_output_size
 from fileapi.errors import InvalidInput, TooLarge
 
+# A size is given one way (fileapi.models.render.SvgToPngOptions refuses both, before any work).
+SCALE_OR_SIZE = "give scale, or width and/or height, not both"
+
 if TYPE_CHECKING:
     from fileapi.convert.svg_tree import Tree
 
@@ -73,7 +76,7 @@ def svg_to_png(
     if scale is not None and not 0.1 <= scale <= 10:
         raise InvalidInput(f"scale must be 0.1..10, not {scale}")
     if scale is not None and (width is not None or height is not None):
-        raise InvalidInput("give scale, or width and/or height, not both")
+        raise InvalidInput(SCALE_OR_SIZE)
     fill = _background(background)
     with _collector_paused():
         document = _parse(_inflate(data))

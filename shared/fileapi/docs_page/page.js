@@ -18,9 +18,93 @@ function withForms(spec) {
   return spec;
 }
 
+// The media type of the answer a `format` or `to` value (query, form or JSON body) asks for.
+const FORMAT_TYPES = {
+  jpeg: "image/jpeg",
+  png: "image/png",
+  webp: "image/webp",
+  avif: "image/avif",
+  svg: "image/svg+xml",
+};
+
+function chosenFormat(url, body) {
+  const named = url.searchParams.get("format") || url.searchParams.get("to");
+  if (named) {
+    return named;
+  }
+  if (body instanceof FormData) {
+    return body.get("format") || body.get("to");
+  }
+  if (body && typeof body === "object") {
+    return body.format || body.to;
+  }
+  if (typeof body === "string" && body.trimStart().startsWith("{")) {
+    try {
+      const fields = JSON.parse(body);
+      return fields.format || fields.to;
+    } catch {
+      return null; // not JSON: the API says so in its answer
+    }
+  }
+  return null;
+}
+
+// The Accept header (and so the page's curl command) names the answer the request asks for: the type its
+// `format` or `to` names when the operation answers that type, else every type the operation may answer (an
+// image kept in its input's format). Operations with one kind of answer keep Swagger UI's.
+function acceptFollowingFormat(spec) {
+  return (request) => {
+    const url = new URL(request.url, window.location.origin);
+    const operation = (spec.paths[url.pathname] || {})[(request.method || "get").toLowerCase()] || {};
+    const answers = Object.keys(((operation.responses || {})["200"] || {}).content || {});
+    if (answers.length > 1) {
+      const type = FORMAT_TYPES[chosenFormat(url, request.body)];
+      delete request.headers.Accept;
+      request.headers.accept = answers.includes(type) ? type : answers.join(", ");
+    }
+    return request;
+  };
+}
+
+// An error's `docs_url` (ApiError JSON) as a link under the answer, to the error page's section on its code.
+function docsUrlOf(content, contentType) {
+  if (!/json/i.test(contentType || "")) {
+    return null;
+  }
+  let body = content;
+  if (typeof content === "string") {
+    try {
+      body = JSON.parse(content);
+    } catch {
+      return null;
+    }
+  }
+  const url = body && body.docs_url;
+  return typeof url === "string" && url.startsWith("/docs/errors#") ? url : null;
+}
+
+function ErrorLinks(system) {
+  const h = system.React.createElement;
+  return {
+    wrapComponents: {
+      responseBody: (Original) => (props) => {
+        const shown = h(Original, props);
+        const url = docsUrlOf(props.content, props.contentType);
+        if (!url) {
+          return shown;
+        }
+        const link = h("a", { href: url, target: "_blank", rel: "noopener" }, url);
+        return h("div", null, shown, h("p", { className: "error-docs" }, "What it means and what to do: ", link));
+      },
+    },
+  };
+}
+
 function start(spec) {
   window.ui = SwaggerUIBundle({
     spec: withForms(spec),
+    plugins: [ErrorLinks],
+    requestInterceptor: acceptFollowingFormat(spec),
     dom_id: "#swagger-ui",
     presets: [SwaggerUIBundle.presets.apis],
     layout: "BaseLayout",

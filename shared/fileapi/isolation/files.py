@@ -29,15 +29,26 @@ class FileInput:
 
 
 def has_file_inputs(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> bool:
-    """Whether any argument is a `FileInput`."""
-    return any(isinstance(value, FileInput) for value in (*args, *kwargs.values()))
+    """Whether any argument is a `FileInput`, or a list of them (merge's files)."""
+    return any(_is_file(value) for value in (*args, *kwargs.values()))
 
 
 def read_file_inputs(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
-    """The arguments with every `FileInput` replaced by its bytes (the others as they are)."""
+    """The arguments with every `FileInput` (alone or in a list) replaced by its bytes (the others as they are)."""
     if not has_file_inputs(args, kwargs):
         return args, kwargs
-    return (
-        tuple(value.read() if isinstance(value, FileInput) else value for value in args),
-        {name: value.read() if isinstance(value, FileInput) else value for name, value in kwargs.items()},
+    return tuple(map(_read, args)), {name: _read(value) for name, value in kwargs.items()}
+
+
+def _is_file(value: Any) -> bool:
+    return isinstance(value, FileInput) or (
+        isinstance(value, list) and bool(value) and all(isinstance(item, FileInput) for item in value)
     )
+
+
+def _read(value: Any) -> Any:
+    if isinstance(value, FileInput):
+        return value.read()
+    if _is_file(value):
+        return [item.read() for item in value]
+    return value

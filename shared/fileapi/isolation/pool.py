@@ -1,20 +1,27 @@
 """The conversion workers of one process: started ahead of time, reused, one conversion each at a time.
 
-A job goes to an idle worker (or waits for one, within its seconds) over the worker's socket; the answer
-comes back as an outcome. A worker that does not answer within the job's seconds, counted from when the job got
-it, is killed (so an answer takes at most twice the seconds, and a 413 for time is the file's own cost); one that dies
-(a crash, the kernel's out-of-memory killer, SIGXCPU) or runs out of its address space is replaced. Each way
+A job goes to an idle worker (or waits for one, within its seconds and WAIT_MARGIN_SECONDS) over the worker's
+socket; the answer comes back as an outcome. A worker that does not answer within the job's seconds, counted
+from when the job got it ready (a wait behind others and a new worker's imports are not the job's cost), is
+killed, so a 413 for time is the file's own cost; one that dies (a crash, the kernel's out-of-memory killer,
+SIGXCPU) or runs out of its address space is replaced. Each way
 a job can end is an answer for its caller alone:
 
 | the worker                                   | the caller gets                                |
 |----------------------------------------------|------------------------------------------------|
 | returns a value                              | the value                                      |
 | refuses the input (an ApiError)              | that error                                     |
-| runs out of memory, is OOM-killed            | 413 too_large (memory)                         |
+| runs out of memory, is OOM-killed, or dies   | 413 too_large (memory)                         |
+| of a signal after growing by half its memory |                                                |
 | overruns its seconds (killed), SIGXCPU       | 413 too_large (time)                           |
 | crashes (a signal), a library panics         | 422 unprocessable_input                        |
 | raises an unexpected exception               | 500 internal_error, logged by type and frames  |
-| none is free within the seconds              | 503 service_unavailable, Retry-After           |
+| none is free within the seconds and margin   | 503 service_unavailable, Retry-After           |
+| does not start (exits, or imports for 30 s)  | 500 internal_error, logged                     |
+
+Waiting jobs are queued by key (the caller's account): one FIFO queue per key, and a free worker goes to the
+waiting key that got a worker longest ago (round-robin over the keys), so one key's jobs, however many and
+however long, delay another key's next job by at most one job.
 
 The pool serves any event loop (a worker's socket is used with the running loop's socket calls, and a
 waiter is woken on its own loop), so one pool serves every thread of the process.
@@ -47,13 +54,24 @@ if TYPE_CHECKING:
     import subprocess
 
 R = TypeVar("R")
+Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[Worker]"]
 MIB = 1 << 20
 # A worker's environment: two malloc arenas at most (each reserves 64 MiB of address space, which RLIMIT_AS counts).
 WORKER_ENVIRONMENT = {"MALLOC_ARENA_MAX": "2"}
 # Worker sockets' kernel buffers: a 4.5 MB body crosses in a few system calls.
 SOCKET_BUFFER_BYTES = 4 * MIB
+# A job waits for a free worker at most its own seconds and this margin (a killed worker's replacement).
+WAIT_MARGIN_SECONDS = 2.0
+# A new worker imports its converters' libraries within this (measured: 0.3-1.2 s on a loaded 2-core machine).
+START_SECONDS = 30.0
+# Keys whose last turn is remembered: a key forgotten is served as one never served (it has not had a worker
+# for the last 1,024 keys' turns).
+MAX_REMEMBERED_KEYS = 1024
 # How long a worker that closed its socket is given to exit by itself before it is killed.
 EXIT_WAIT_SECONDS = 2.0
+REAP_POLL_SECONDS = 0.005
+# A worker that dies of a signal after its resident memory grew by this share of its allowance ran out of it.
+OUT_OF_MEMORY_SHARE = 0.5
 
 log = logging.getLogger("fileapi")
 
@@ -67,6 +85,11 @@ class Worker:
     ready: bool = False
     killed: bool = False
     jobs: int = field(default=0)
+    ready_rss_bytes: int = 0  # resident memory once its modules were imported
+    peak_rss_bytes: int = 0  # the kernel's high-water mark of its resident memory, once reaped
+    # The kernel's mark starts at the spawning process's own (Linux keeps it across fork and exec): only a mark
+    # above this one is the worker's.
+    inherited_rss_bytes: int = 0
 
     @property
     def pid(self) -> int:
@@ -91,7 +114,10 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._idle: collections.deque[Worker] = collections.deque()
         self._busy: set[Worker] = set()
-        self._waiters: collections.deque[tuple[asyncio.AbstractEventLoop, asyncio.Future[Worker]]] = collections.deque()
+        # Each key's waiting jobs, first come first; a free worker goes to the waiting key served longest ago.
+        self._waiters: dict[str, collections.deque[Waiter]] = {}
+        self._served: collections.OrderedDict[str, int] = collections.OrderedDict()  # key -> when last served
+        self._turns = 0
         self._closed = False
         self._started = False
         self.jobs = 0  # jobs answered (by a value, a refusal or a failure), for the process's own counts
@@ -117,25 +143,38 @@ class WorkerPool:
         *args: Any,
         seconds: float,
         max_response_bytes: int,
+        key: str = "",
+        on_overrun: Callable[[float], None] | None = None,
         **kwargs: Any,
     ) -> R:
-        """`function(*args, **kwargs)` in a worker: it waits at most `seconds` for a free worker, then works at
-        most `seconds` (see the module's table).
+        """`function(*args, **kwargs)` in a worker: it waits at most `seconds` for a free worker, in `key`'s turn,
+        then works at most `seconds` (see the module's table).
 
         :param function: a module-level function (it travels by reference: its module and name).
+        :param key: whose job it is (an account): keys take turns for free workers.
+        :param on_overrun: called with the seconds the job held its worker when it is ended for time (killed at
+            its deadline, or SIGXCPU), before the 413 is raised.
         :raises ApiError: the converter's own refusal, or the answer for how the worker ended.
         """
         payload = pickle.dumps(
             Job(function, args, kwargs, seconds, max_response_bytes), protocol=pickle.HIGHEST_PROTOCOL
         )
-        worker = await self._acquire(time.monotonic() + seconds)
-        try:  # the job's seconds of work start with its worker: a wait behind others is not its cost
-            outcome = await self._exchange(worker, payload, time.monotonic() + seconds)
+        # Keys take turns, so a job waits for one job ahead of it in its turn and that worker's replacement.
+        worker = await self._acquire(time.monotonic() + seconds + WAIT_MARGIN_SECONDS, key)
+        await self._await_ready(worker)
+        started = time.monotonic()
+        try:  # the job's seconds of work start with its worker, ready: neither a wait nor a start is its cost
+            outcome = await self._exchange(worker, payload, started + seconds)
         except TimeoutError:
             self._discard(worker, kill=True)
+            if on_overrun is not None:
+                on_overrun(time.monotonic() - started)
             raise TooLarge(exceeded_message(seconds)) from None
         except (Closed, OSError):
-            raise self._death(worker, seconds) from None
+            death = self._death(worker, seconds)
+            if on_overrun is not None and worker.process.returncode == -signal.SIGXCPU:
+                on_overrun(time.monotonic() - started)
+            raise death from None
         except BaseException:  # cancelled mid-job: its answer would arrive out of turn
             self._discard(worker, kill=True)
             raise
@@ -151,7 +190,7 @@ class WorkerPool:
             workers = [*self._idle, *self._busy]
             self._idle.clear()
             self._busy.clear()
-            waiters = list(self._waiters)
+            waiters = [waiter for queue in self._waiters.values() for waiter in queue]
             self._waiters.clear()
         for worker in workers:
             _stop(worker)
@@ -171,8 +210,14 @@ class WorkerPool:
         command = [sys.executable, "-m", "fileapi.isolation.worker", str(theirs.fileno()), str(self.memory_bytes)]
         environment = child_environment(**WORKER_ENVIRONMENT, PYTHONPATH=os.pathsep.join(filter(None, sys.path)))
         try:
+            # A process group of its own: a terminal's Ctrl-C, sent to the server's group, does not reach it (not
+            # even while it imports); it ends when its socket closes, whenever the server ends.
             process = subprocess.Popen(
-                [*command, *self.modules], pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=environment
+                [*command, *self.modules],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                env=environment,
+                process_group=0,
             )
         except BaseException:
             ours.close()
@@ -180,13 +225,13 @@ class WorkerPool:
         finally:
             theirs.close()
         ours.setblocking(False)
-        return Worker(process, ours)
+        return Worker(process, ours, inherited_rss_bytes=_resident_bytes("self", peak=True))
 
     def _add(self, worker: Worker) -> None:
         """A new worker joins: handed to a waiting job, else idle (killed at once if the pool has closed)."""
         self._release(worker, new=True)
 
-    async def _acquire(self, deadline: float) -> Worker:
+    async def _acquire(self, deadline: float, key: str) -> Worker:
         loop = asyncio.get_running_loop()
         with self._lock:
             if self._closed:
@@ -199,9 +244,10 @@ class WorkerPool:
             if self._idle:
                 worker = self._idle.popleft()
                 self._busy.add(worker)
+                self._note_served(key)
                 return worker
             future: asyncio.Future[Worker] = loop.create_future()
-            self._waiters.append((loop, future))
+            self._waiters.setdefault(key, collections.deque()).append((loop, future))
         for _ in range(spawn):
             self._add(self._spawn())
         try:
@@ -210,7 +256,7 @@ class WorkerPool:
         except TimeoutError:
             self._return_handed(future)
             raise ServiceUnavailable(
-                f"all {self.size} conversion workers stayed busy for the whole deadline; retry shortly",
+                f"all {self.size} conversion workers stayed busy longer than a conversion may take; retry shortly",
                 retry_after_seconds=2,
             ) from None
         except BaseException:
@@ -218,8 +264,8 @@ class WorkerPool:
             raise
         finally:
             if not future.done() or future.cancelled():
-                with self._lock, contextlib.suppress(ValueError):
-                    self._waiters.remove((loop, future))
+                with self._lock:
+                    self._forget_waiter(key, (loop, future))
 
     def _return_handed(self, future: asyncio.Future[Worker]) -> None:
         """A worker handed to a job that stopped waiting in the same instant (timed out or cancelled while its
@@ -235,10 +281,8 @@ class WorkerPool:
                 closed = True
             else:
                 closed = False
-                while self._waiters:
-                    loop, future = self._waiters.popleft()
-                    if future.done():
-                        continue
+                while (waiter := self._next_waiter()) is not None:
+                    loop, future = waiter
                     self._busy.add(worker)
                     try:
                         loop.call_soon_threadsafe(self._hand_over, future, worker)
@@ -249,6 +293,38 @@ class WorkerPool:
                 self._idle.append(worker)
         if closed:
             _stop(worker)
+
+    def _next_waiter(self) -> Waiter | None:
+        """(Under the lock.) The first waiting job of the waiting key served longest ago (one never served, or
+        forgotten, first; ties in the order the keys began to wait), taken out of its queue."""
+        while self._waiters:
+            key = min(self._waiters, key=lambda waiting: self._served.get(waiting, -1))
+            queue = self._waiters[key]
+            waiter = queue.popleft()
+            if not queue:
+                del self._waiters[key]
+            if not waiter[1].done():
+                self._note_served(key)
+                return waiter
+        return None
+
+    def _note_served(self, key: str) -> None:
+        """(Under the lock.) `key` got a worker now: it goes behind every other key in the turn."""
+        self._turns += 1
+        self._served[key] = self._turns
+        self._served.move_to_end(key)
+        if len(self._served) > MAX_REMEMBERED_KEYS:
+            self._served.popitem(last=False)
+
+    def _forget_waiter(self, key: str, waiter: Waiter) -> None:
+        """(Under the lock.) A job that stopped waiting leaves its key's queue (and the key its turn, once empty)."""
+        queue = self._waiters.get(key)
+        if queue is None:
+            return
+        with contextlib.suppress(ValueError):
+            queue.remove(waiter)
+        if not queue:
+            del self._waiters[key]
 
     def _hand_over(self, future: asyncio.Future[Worker], worker: Worker) -> None:
         """On the waiter's loop: the worker to the waiting job, or back to the pool if it stopped waiting."""
@@ -271,13 +347,30 @@ class WorkerPool:
 
     # One job
 
+    async def _await_ready(self, worker: Worker) -> None:
+        """Wait for a new worker's READY (its imports done), at most START_SECONDS.
+
+        :raises InternalError: it did not start (it exited, or is still importing), after replacing it.
+        """
+        if worker.ready:
+            return
+        try:
+            async with asyncio.timeout(START_SECONDS):
+                if await receive_frame_async(worker.sock) != READY:
+                    raise Closed("the worker did not start")
+        except (TimeoutError, Closed, OSError):
+            status = self._discard(worker, kill=True)
+            _warn("did_not_start", worker, status=status)
+            raise InternalError("a conversion worker did not start; it has been logged") from None
+        except BaseException:
+            self._discard(worker, kill=True)
+            raise
+        worker.ready = True
+        worker.ready_rss_bytes = _resident_bytes(worker.pid)
+
     async def _exchange(self, worker: Worker, payload: bytes, deadline: float) -> Outcome:
         loop = asyncio.get_running_loop()
         async with asyncio.timeout_at(loop.time() + max(0.0, deadline - time.monotonic())):
-            if not worker.ready:
-                if await receive_frame_async(worker.sock) != READY:
-                    raise Closed("the worker did not start")
-                worker.ready = True
             await send_frame_async(worker.sock, payload)
             outcome: Outcome = pickle.loads(await receive_frame_async(worker.sock))  # noqa: S301 - our worker's
         return outcome
@@ -307,16 +400,20 @@ class WorkerPool:
     def _death(self, worker: Worker, seconds: float) -> ApiError:
         """The answer for a worker found dead mid-job (its exit status tells how), after replacing it."""
         status = self._discard(worker, kill=False)
-        if not worker.ready:
-            _warn("did_not_start", worker, status=status)
-            return InternalError("a conversion worker did not start; it has been logged")
         if status == -signal.SIGXCPU:
             _warn("cpu_limit", worker, status=status)
             return TooLarge(exceeded_message(seconds))
         if status == -signal.SIGKILL:  # not ours: the kernel's out-of-memory killer
             _warn("killed", worker, status=status)
             return TooLarge(self._memory_message())
-        _warn("crashed", worker, status=status)
+        own_peak = worker.peak_rss_bytes > worker.inherited_rss_bytes
+        grown = worker.peak_rss_bytes - worker.ready_rss_bytes if own_peak else 0
+        if grown >= self.memory_bytes * OUT_OF_MEMORY_SHARE:
+            # A native library that fails to allocate aborts (PDFium: SIGABRT at the address-space limit, its
+            # resident memory grown by 98% of the allowance) instead of raising MemoryError.
+            _warn("out_of_memory", worker, status=status, grown_bytes=grown)
+            return TooLarge(self._memory_message())
+        _warn("crashed", worker, status=status, grown_bytes=grown)
         return Unprocessable(UNPROCESSABLE_MESSAGE)
 
     def _memory_message(self) -> str:
@@ -344,7 +441,6 @@ def _fail(future: asyncio.Future[Worker], error: BaseException) -> None:
 def _stop(worker: Worker) -> int | None:
     """Close `worker`'s socket and reap it, killing it first when it was `killed` (else it is given a moment to
     exit on its own, as a crashed process does, so that its status tells how it ended); its exit status."""
-    import subprocess
 
     with contextlib.suppress(OSError):
         worker.sock.close()
@@ -352,11 +448,44 @@ def _stop(worker: Worker) -> int | None:
         if kill:
             with contextlib.suppress(ProcessLookupError):
                 worker.process.kill()
-        try:
-            return worker.process.wait(timeout=EXIT_WAIT_SECONDS)
-        except subprocess.TimeoutExpired:
-            continue
+        status = _reap(worker, EXIT_WAIT_SECONDS)
+        if status is not None:
+            return status
     return None
+
+
+def _reap(worker: Worker, seconds: float) -> int | None:
+    """Wait up to `seconds` for `worker` to exit and reap it, keeping its peak resident memory (wait4's
+    rusage); its exit status as Popen gives it (minus the signal that ended it), None if it still runs."""
+    process = worker.process
+    if process.returncode is not None:
+        return process.returncode
+    ends = time.monotonic() + seconds
+    while True:
+        try:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere (Popen's own wait)
+            return process.wait()
+        if pid:
+            worker.peak_rss_bytes = usage.ru_maxrss * 1024  # KiB on Linux
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return process.returncode
+        if time.monotonic() >= ends:
+            return None
+        time.sleep(REAP_POLL_SECONDS)
+
+
+def _resident_bytes(pid: int | str, *, peak: bool = False) -> int:
+    """A process's resident memory now, or its high-water mark with `peak` (0 when it cannot be read)."""
+    field_name = "VmHWM:" if peak else "VmRSS:"
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith(field_name):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
 
 
 def _warn(kind: str, worker: Worker, **details: Any) -> None:

@@ -5,8 +5,9 @@
 It imports the given modules, limits its address space to what it uses once they are loaded plus `memory
 bytes`, says `READY`, then answers jobs (fileapi.isolation.jobs) one at a time on the socket until it closes.
 Each job gets a CPU-time limit of its seconds plus one (the kernel's SIGXCPU ends a runaway) beside the
-deadline the request process keeps (it kills the worker). It ignores SIGINT: the terminal's Ctrl-C reaches the
-whole process group, and the request process decides when its workers end. No core files: a crash ends the
+deadline the request process keeps (it kills the worker). It runs in a process group of its own and ignores
+SIGINT besides: a terminal's Ctrl-C reaches the server's group, and the request process decides when its workers
+end (it closes their sockets: an end of file, or a reset, ends a worker quietly). No core files: a crash ends the
 process at once instead of writing its memory out.
 """
 
@@ -77,14 +78,19 @@ def run(job: Job) -> Outcome:
 
 
 def serve(sock: socket.socket) -> None:
-    """Answer jobs on `sock` until it closes; exit after running out of memory (the heap may be fragmented past
-    use, and the request process replaces the worker)."""
-    send_frame(sock, READY)
+    """Answer jobs on `sock` until it closes (an end of file or a reset: a socket closed with the READY frame
+    unread is reset), quietly; exit after running out of memory (the heap may be fragmented past use, and the
+    request process replaces the worker)."""
+    try:
+        send_frame(sock, READY)
+        _answer_jobs(sock)
+    except (Closed, ConnectionError):
+        return  # the request process closed its end (it stops, or it replaced this worker): nothing to answer
+
+
+def _answer_jobs(sock: socket.socket) -> None:
     while True:
-        try:
-            frame = receive_frame(sock)
-        except Closed:
-            return
+        frame = receive_frame(sock)
         job: Job = pickle.loads(frame)  # noqa: S301 - the request process that started this worker wrote it
         del frame
         outcome = run(job)

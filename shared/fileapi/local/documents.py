@@ -1,5 +1,5 @@
-"""The `fileapi` commands that write the project's generated documents: the OpenAPI document and the settings
-table of docs/operations.md."""
+"""The `fileapi` commands that write the project's generated documents: the OpenAPI document, the settings
+table of docs/operations.md, and the files derived from the catalogue (template routes, events, docs tables)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,11 @@ def add_commands(commands: Commands) -> None:
     )
     settings.add_argument("--write", action="store_true", help="write it into docs/operations.md")
     settings.set_defaults(command=cmd_settings)
+    catalogue = commands.add_parser(
+        "catalogue", help="list the files derived from the catalogue that are stale (template routes, events, docs)"
+    )
+    catalogue.add_argument("--write", action="store_true", help="write them")
+    catalogue.set_defaults(command=cmd_catalogue)
 
 
 def cmd_openapi(args: argparse.Namespace) -> int:
@@ -48,6 +53,15 @@ def cmd_settings(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(settings_table())
     return 0
+
+
+def cmd_catalogue(args: argparse.Namespace) -> int:
+    from fileapi.local.catalogue_files import stale, write
+
+    paths = write() if args.write else stale()
+    for path in paths:
+        print(path)
+    return 1 if paths and not args.write else 0
 
 
 def render_openapi(spec: dict[str, object]) -> str:

@@ -7,6 +7,7 @@ moto's backend holds no per-item lock, so it is served single-threaded: each req
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -14,11 +15,13 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
-from fileapi.metering.dynamo.connect import open_table
-from fileapi.metering.dynamo.table import DynamoTable, create_table
+from fileapi.local import endpoint_state
 from fileapi.setting_variables import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
 from fileapi.settings import child_environment
+from fileapi.storage.connect import open_table
+from fileapi.storage.table import DynamoTable, create_table
 
 LOCAL_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "local",
@@ -37,14 +40,33 @@ def local_table(table_name: str, endpoint: str) -> DynamoTable:
     return table
 
 
-def serve(host: str, port: int) -> None:
-    """Serve moto's DynamoDB on host:port until interrupted (blocking, single-threaded)."""
+def serve(host: str, port: int, *, state_path: Path | None = None) -> None:
+    """Serve moto's DynamoDB (and S3, SQS) on host:port until SIGINT or SIGTERM (blocking, single-threaded).
+
+    :param state_path: load the data saved there when it starts, and save it there when it stops
+        (fileapi.local.endpoint_state); None: start empty, keep nothing.
+    """
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
     from werkzeug.serving import make_server
 
+    if state_path is not None:
+        endpoint_state.load_state(state_path)
     app = DomainDispatcherApplication(create_backend_app)
     server = make_server(host, port, app, threaded=False)
-    server.serve_forever()
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass  # Ctrl-C or SIGTERM: stop quietly
+    finally:
+        # A second signal (the runner's SIGTERM after the terminal's Ctrl-C) must not cut the save short.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        if state_path is not None:
+            endpoint_state.save_state(state_path)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def free_port(host: str = "127.0.0.1") -> int:
@@ -55,13 +77,17 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def start_process(
-    host: str = "127.0.0.1", port: int | None = None, *, timeout_seconds: float = 30
+    host: str = "127.0.0.1", port: int | None = None, *, timeout_seconds: float = 30, state_path: Path | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Start the endpoint in a child process; return it and its URL once it answers."""
+    """Start the endpoint in a child process (ending with this one); return it and its URL once it answers.
+
+    :param state_path: where it loads its data from and saves it to when it stops (see `serve`).
+    """
     port = port or free_port(host)
     env = child_environment(**LOCAL_CREDENTIALS)
+    state = [str(state_path)] if state_path is not None else []
     process = subprocess.Popen(
-        [sys.executable, "-m", "fileapi.local.dynamo", host, str(port), str(os.getpid())],
+        [sys.executable, "-m", "fileapi.local.dynamo", host, str(port), str(os.getpid()), *state],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -83,11 +109,13 @@ def start_process(
 
 
 def exit_with_parent(parent_pid: int, poll_seconds: float = 0.5) -> None:
-    """End this process when `parent_pid` is gone (however the parent died)."""
+    """End this process when `parent_pid` is gone (however the parent died): as SIGTERM would end it."""
 
     def watch() -> None:
         while os.getppid() == parent_pid:
             time.sleep(poll_seconds)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(60)  # the time a save may take (`serve`), then end regardless
         os._exit(0)
 
     threading.Thread(target=watch, daemon=True).start()
@@ -96,4 +124,4 @@ def exit_with_parent(parent_pid: int, poll_seconds: float = 0.5) -> None:
 if __name__ == "__main__":
     if len(sys.argv) > 3:
         exit_with_parent(int(sys.argv[3]))
-    serve(sys.argv[1], int(sys.argv[2]))
+    serve(sys.argv[1], int(sys.argv[2]), state_path=Path(sys.argv[4]) if len(sys.argv) > 4 else None)

@@ -22,9 +22,9 @@ from fileapi.errors import ApiError, InvalidInput
 from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.plans import UnknownPlan
 from fileapi.metering.usage import usage_report
+from fileapi.services import get_billing_events, get_stores, webhook_secret
 from fileapi.settings import get_settings
 from fileapi.web.errors import error_response
-from fileapi.web.services import get_billing_events, get_stores, webhook_secret
 
 ACTIONS = ("change", "cancel", "reactivate")
 

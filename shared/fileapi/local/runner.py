@@ -18,17 +18,24 @@ from typing import Any
 
 from fileapi.account.stripe_events import checkout_completed, sign
 from fileapi.local import dynamo
+from fileapi.local.endpoint_state import STATE_FILE
 from fileapi.local.ready import print_when_serving
 from fileapi.local.run_state import clear_run_state, running_base_url, use_local_credentials, write_run_state
 from fileapi.metering.admin import create_key, ensure_key
 from fileapi.metering.dynamo.connect import dynamo_stores, open_table
-from fileapi.metering.dynamo.table import create_table
 from fileapi.metering.keys import is_key
 from fileapi.metering.storage import AccountStore
+from fileapi.setting_variables import ACCESS_LOG
 from fileapi.settings import Settings, load_settings
+from fileapi.storage.table import create_table
 
+# How long the local endpoint may take to save its data when it stops (a second or two per 100 MB of uploads).
+ENDPOINT_SAVE_SECONDS = 60
 DEV_KEY_FILE = "dev-key"  # the key `fileapi run` made, kept for the next run (a local key on a local table)
 STANDIN_SECRET_FILE = "billing-standin-secret"  # noqa: S105 (a file name)
+# Connections (and requests) one server process holds at once; a request beyond is answered 503. Idle ones close
+# after uvicorn's keep-alive timeout (5 s), so only a flood reaches this.
+MAX_CONNECTIONS = 2048
 Commands = Any  # argparse's sub-parser action (its type is private to argparse)
 
 
@@ -36,6 +43,11 @@ def add_commands(commands: Commands, keys: Commands) -> None:
     """run, serve, dynamodb, checkout on `commands`; dev on `keys`."""
     run = commands.add_parser("run", help="local DynamoDB endpoint + the whole API on one port")
     _server_options(run)
+    run.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start with empty local data (the last run's usage, webhooks, uploads, operations are dropped)",
+    )
     run.set_defaults(command=cmd_run)
 
     serve = commands.add_parser("serve", help="the API only, against the configured table")
@@ -79,7 +91,15 @@ def cmd_dynamodb(args: argparse.Namespace) -> int:
     return 0
 
 
+def _readable_logs_on_a_terminal() -> None:
+    """A person watching a terminal gets one readable line per request (FILEAPI_ACCESS_LOG=line), unless they chose a
+    style; in a file or a pipe the records stay JSON."""
+    if sys.stdout.isatty() and not ACCESS_LOG.value():
+        os.environ[ACCESS_LOG.name] = "line"
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
+    _readable_logs_on_a_terminal()
     if load_settings().dynamodb_endpoint:
         use_local_credentials()
     _uvicorn(args)
@@ -107,7 +127,16 @@ def cmd_run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    process, endpoint = dynamo.start_process()
+    _readable_logs_on_a_terminal()
+    # Ctrl-C (the terminal signals the whole process group) or SIGTERM: SystemExit(128 + signal), so that the
+    # cleanups below run and the exit status says which signal it was; the children end on their own, quietly.
+    # uvicorn raises the signal again once it has shut down (and would swallow a KeyboardInterrupt itself).
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _exit_on_signal)
+    state_path = load_settings().state_dir / STATE_FILE  # the local data, kept between runs
+    if args.fresh:
+        state_path.unlink(missing_ok=True)
+    process, endpoint = dynamo.start_process(state_path=state_path)
     try:
         os.environ["FILEAPI_DYNAMODB_ENDPOINT"] = endpoint
         use_local_credentials()
@@ -141,8 +170,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         consumers = subprocess.Popen(
             [sys.executable, "-m", "fileapi.local.cli", "operations", "--quiet", "--exit-with", str(os.getpid())]
         )
-        # uvicorn raises a SIGTERM again once it has shut down: as SystemExit, the cleanup below still runs.
-        signal.signal(signal.SIGTERM, _exit_on_sigterm)
         try:
             _uvicorn(args)
         finally:
@@ -150,19 +177,22 @@ def cmd_run(args: argparse.Namespace) -> int:
             consumers.wait(timeout=30)
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=ENDPOINT_SAVE_SECONDS)  # it saves the local data as it stops
+        except subprocess.TimeoutExpired:
+            process.kill()
         clear_run_state()
     return 0
 
 
 def _serve_files_locally(endpoint: str) -> None:
     """Serve S3 and SQS from the local endpoint too (moto serves every service on one port): the bucket and the
-    queues are made, the settings pointed at them, and webhooks to loopback allowed."""
+    queues are made, the settings pointed at them, and URLs to loopback allowed."""
     from fileapi.operations.aws import create_local_resources
 
     os.environ["FILEAPI_S3_ENDPOINT"] = endpoint
     os.environ["FILEAPI_SQS_ENDPOINT"] = endpoint
-    os.environ["FILEAPI_WEBHOOKS_ALLOW_LOOPBACK"] = "1"
+    os.environ["FILEAPI_URLS_ALLOW_LOOPBACK"] = "1"
     for name, value in create_local_resources(load_settings()).environment().items():
         os.environ[name] = value
 
@@ -245,12 +275,14 @@ def cmd_keys_dev(args: argparse.Namespace) -> int:
     return 0
 
 
-def _exit_on_sigterm(signum: int, frame: object) -> None:
+def _exit_on_signal(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
 def _uvicorn(args: argparse.Namespace) -> None:
     import uvicorn
+
+    from fileapi.local.arrival import BoundedH11Protocol
 
     uvicorn.run(
         "fileapi.local.server:create_local_app",
@@ -260,6 +292,8 @@ def _uvicorn(args: argparse.Namespace) -> None:
         workers=args.workers,
         log_level="warning",
         access_log=False,
+        http=BoundedH11Protocol,  # requests arrive within FILEAPI_REQUEST_SECONDS (fileapi.local.arrival)
+        limit_concurrency=MAX_CONNECTIONS,
         # Shutdown waits for the requests in flight; none outlives the conversion deadline.
         timeout_graceful_shutdown=load_settings().deadline_seconds + 5,
     )

@@ -14,12 +14,13 @@ from fastapi import FastAPI
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fileapi.local.arrival import BodyDeadline
 from fileapi.local.cors import CorsMiddleware
 from fileapi.local.template import TEMPLATE_PATH, FunctionSpec, load_cors, load_function_module, load_functions
+from fileapi.services import start_workers, stop_workers
 from fileapi.settings import get_settings
 from fileapi.web.errors import error_response, http_error
 from fileapi.web.logs import AccessLogMiddleware
-from fileapi.web.services import start_workers, stop_workers
 
 
 class TemplateRouter:
@@ -93,8 +94,8 @@ async def _accept_lifespan(receive: Receive, send: Send) -> None:
 
 def create_local_app() -> ASGIApp:
     """The whole API as one ASGI app (uvicorn factory), behind the template's CORS configuration (the allowed
-    origins from FILEAPI_CORS_ALLOWED_ORIGINS when set); with the billing stand-in's portal page under /local/
-    when it is on (fileapi.account.standin)."""
+    origins from FILEAPI_CORS_ALLOWED_ORIGINS when set) and a deadline for bodies (fileapi.local.arrival); with
+    the billing stand-in's portal page under /local/ when it is on (fileapi.account.standin)."""
     settings = get_settings()
     local_pages = None
     if settings.billing_standin:
@@ -102,4 +103,5 @@ def create_local_app() -> ASGIApp:
 
         local_pages = portal_app()
     router = TemplateRouter(load_functions(TEMPLATE_PATH), local_pages=local_pages)
-    return CorsMiddleware(router, load_cors(TEMPLATE_PATH, allow_origins=settings.cors_allowed_origins))
+    cors = CorsMiddleware(router, load_cors(TEMPLATE_PATH, allow_origins=settings.cors_allowed_origins))
+    return BodyDeadline(cors, seconds=settings.request_seconds)

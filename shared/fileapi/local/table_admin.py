@@ -17,11 +17,11 @@ from fileapi.metering.admin import change_account, create_key, limits_of
 from fileapi.metering.catalog import PlanCatalog
 from fileapi.metering.dynamo.connect import dynamo_stores, open_table
 from fileapi.metering.dynamo.migrate import migrate_table
-from fileapi.metering.dynamo.table import DynamoTable, create_table
 from fileapi.metering.keys import generate_key
 from fileapi.metering.plans import CONTRACT_PLANS, Plan, UnknownPlan
 from fileapi.metering.storage import AccountExists, AccountStore
 from fileapi.settings import load_settings
+from fileapi.storage.table import DynamoTable, create_table
 
 Commands = Any  # argparse's sub-parser action (its type is private to argparse)
 
@@ -210,6 +210,11 @@ def cmd_tables_migrate(args: argparse.Namespace) -> int:
     report = migrate_table(_table(args))
     print(
         f"accounts upgraded: {report.accounts}, contact items made: {report.contacts}, "
-        f"key links trimmed: {report.keys}, already current: {report.current}"
+        f"key links trimmed: {report.keys}, already current: {report.current}, "
+        + (
+            "set of earlier-format keys: kept as it was"
+            if report.legacy_keys is None
+            else f"set of earlier-format keys: sealed with {report.legacy_keys}"
+        )
     )
     return 0

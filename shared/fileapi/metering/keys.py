@@ -93,19 +93,24 @@ def parse_bearer(authorization: str | None) -> str:
     """The key of an `Authorization: Bearer <key>` header, checked offline (shape and checksum; a key of the
     earlier format by its shape alone).
 
-    :raises Unauthorized: missing header, another scheme, a value that is not a key, or a key whose
-        checksum does not match (mistyped, cut short, or made up).
+    :raises Unauthorized: missing header, another scheme (or none: the key alone), a value that is not a key
+        (saying how a key looks, never what was sent), or a key whose checksum does not match (mistyped, cut
+        short, or made up).
     """
     if not authorization:
         raise Unauthorized("missing API key: send 'Authorization: Bearer sk_live_...'")
     scheme, _, key = authorization.strip().partition(" ")
     key = key.strip()
-    if scheme.lower() == "bearer" and is_legacy_key(key):
+    if scheme.startswith(KEY_PREFIX):
+        raise Unauthorized("malformed Authorization header: the word Bearer is missing; send 'Bearer sk_live_...'")
+    if scheme.lower() != "bearer":
+        raise Unauthorized("malformed Authorization header: send the key as a bearer token, 'Bearer sk_live_...'")
+    if is_legacy_key(key):
         return key
-    if scheme.lower() != "bearer" or _KEY_PATTERN.fullmatch(key) is None:
+    if _KEY_PATTERN.fullmatch(key) is None:
         raise Unauthorized(
-            f"malformed Authorization header: expected 'Bearer sk_live_' and {RANDOM_CHARS + CHECKSUM_CHARS} "
-            "letters and digits"
+            f"invalid API key: a key is '{KEY_PREFIX}' and {RANDOM_CHARS + CHECKSUM_CHARS} letters and digits "
+            f"({KEY_LENGTH} characters), and this is not; check that it was copied whole, without spaces or quotes"
         )
     if not is_well_formed(key):
         raise Unauthorized("invalid API key: its checksum does not match; check that it was copied whole")

@@ -25,12 +25,13 @@ from fileapi.metering import placement
 from fileapi.metering.cache import INACTIVE_SECONDS, QUOTA_RECHECK_SECONDS, KeyCache, KeyEntry
 from fileapi.metering.headers import DEPRECATED_KEY_HEADERS, KeyView
 from fileapi.metering.keys import hash_key, is_legacy_key, parse_bearer
+from fileapi.metering.legacy_keys import LegacyKeySet
 from fileapi.metering.months import (
     MICROS,
     day_of,
     iso_millis,
-    month_period,
     next_month_start,
+    period_of,
     seconds_to_next_month,
     utc,
 )
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
 # bucket case each cost one, so the bound stops only a store that never agrees (4 clients on one Business
 # key through the local endpoint need at most 5).
 MAX_ATTEMPTS = 16
+# Keys whose hashes `Meter._presented` remembers at most (then it starts again): under 1 MB.
+MAX_CHECKED_KEYS = 4_096
+BEARER = "Bearer "
 # From the second refused write of one admission on, each waits a random part of the key's interval, at most
 # this long, so that writes landing just behind another process's fall out of its rhythm.
 MAX_RETRY_PAUSE_US = 5_000
@@ -109,10 +113,12 @@ class Meter:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self.store = store
+        self.legacy_keys = LegacyKeySet(lambda: guarded(store.legacy_key_prefixes))
         self.clock = clock
         self.sleep = sleep
         self.upgrade_url = upgrade_url
         self.cache = cache or KeyCache()
+        self._checked: dict[str, bool] = {}  # key hash -> of the earlier format (see `_presented`)
         self.settler = Settler(store, on_fault=on_fault)
         self.faults = self.settler.faults
 
@@ -132,11 +138,10 @@ class Meter:
             and nothing was charged.
         """
         started = time.monotonic()
-        key = parse_bearer(authorization)
-        key_hash = hash_key(key)
+        key_hash, legacy_key = self._presented(authorization)
         now_us = self.clock()
-        entry = self._entry(key_hash, now_us)
-        period = month_period(utc(now_us))
+        entry = self._entry(key_hash, now_us, legacy_key=legacy_key)
+        period = period_of(now_us)
         self._know_first(entry, key_hash, now_us)
         self._refuse_known(entry, now_us, period, counted=counted)
         shard: int | None = None
@@ -183,7 +188,7 @@ class Meter:
                 counted,
                 request_id,
                 view,
-                legacy_key=is_legacy_key(key),
+                legacy_key=legacy_key,
             )
         raise ServiceUnavailable("the account's usage kept changing under concurrent requests; retry")
 
@@ -216,6 +221,30 @@ class Meter:
         item's month nor the one before)."""
         return self.settler.refund(account_id, period, request_id, shard, day=day)
 
+    def hold(self, admission: Admission, seconds: float) -> None:
+        """Charge the key's rate for the `seconds` a conversion worker spent on its request before the request was
+        ended for time (docs/metering.md, "Time held"): the admitting item's bucket moves forward by that long,
+        so the key's next requests are refused 429 rate_limited until the bucket has refilled for it, while its
+        unit of the quota is given back as for any failure.
+
+        :param seconds: >= 0; the worker's seconds on the job, from when it got the worker to when it was killed.
+        :raises ServiceUnavailable: the store could not be reached (nothing was charged).
+        """
+        by_us = round(max(0.0, seconds) * MICROS)
+        if by_us == 0:
+            return
+        now_us = self.clock()
+        after = guarded(
+            partial(self.store.hold, admission.account_id, shard=admission.shard, by_us=by_us, now_us=now_us)
+        )
+        entry = self.cache.get(admission.key_hash)
+        if after is None or entry is None:
+            return
+        self._learn(entry, after)
+        bucket = Bucket.of(now_us, interval_us=after.interval_us, burst=after.burst)
+        if not bucket.admits(after.tat_us):  # refused from memory until then: no write for a request that would fail
+            entry.rate_blocked_until_us[after.shard] = bucket.available_at_us(after.tat_us)
+
     def usage(self, admission: Admission) -> UsageReport:
         """The contract's Usage resource of the admitted request's account, this UTC month (summed over the
         key's shards, read afresh when there are several), with its count per day so far."""
@@ -232,14 +261,43 @@ class Meter:
 
     # steps
 
-    def _entry(self, key_hash: str, now_us: int) -> KeyEntry:
+    def _presented(self, authorization: str | None) -> tuple[str, bool]:
+        """The hash of the key the Authorization header presents (`hash_key` of what `parse_bearer` returns), and
+        whether it is a key of the earlier format.
+
+        `parse_bearer`'s checks of 'Bearer <key>' read the key alone, and cost a request's admission more than the
+        rest of its own work: a key's hash is remembered once its key passed them (hashes only, as the key cache
+        keeps), and the key is not checked again when it comes so.
+
+        :raises Unauthorized: as `parse_bearer`.
+        """
+        if authorization is not None and authorization.startswith(BEARER):
+            key = authorization[len(BEARER) :]
+            if key == key.strip():
+                key_hash = hash_key(key)
+                legacy = self._checked.get(key_hash)
+                if legacy is not None:
+                    return key_hash, legacy
+        key = parse_bearer(authorization)
+        key_hash = hash_key(key)
+        legacy = is_legacy_key(key)
+        if len(self._checked) >= MAX_CHECKED_KEYS:
+            self._checked.clear()
+        self._checked[key_hash] = legacy
+        return key_hash, legacy
+
+    def _entry(self, key_hash: str, now_us: int, *, legacy_key: bool) -> KeyEntry:
         if self.cache.is_unknown(key_hash, now_us):
             raise Unauthorized("invalid API key")
         entry = self.cache.get(key_hash)
         if entry is not None:
             return entry
+        if legacy_key and not self.legacy_keys.may_exist(key_hash, now_us):
+            raise self._unknown_key(key_hash, now_us)  # not in the closed set: made up, or rotated away
         account_id = guarded(lambda: self.store.find_account_id(key_hash))
         if account_id is None:
+            if legacy_key:
+                self.legacy_keys.found_missing()
             raise self._unknown_key(key_hash, now_us)
         return self.cache.add(key_hash, account_id)
 

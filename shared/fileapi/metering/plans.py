@@ -101,6 +101,23 @@ def max_upload_bytes(plan: str) -> int:
     return MAX_UPLOAD_BYTES.get(plan, CUSTOM_PLAN_MAX_UPLOAD_BYTES)
 
 
+# Operations of one account that run at once, by plan; the account's others wait in its own turn (docs/operations.md,
+# "Fair operations"). Each stays under OperationsConcurrency's default of 5, so no one account holds every run.
+MAX_RUNNING_OPERATIONS: dict[str, int] = {
+    "starter": 1,
+    "pro": 1,
+    "growth": 2,
+    "scale": 2,
+    "business": 3,
+}
+CUSTOM_PLAN_MAX_RUNNING_OPERATIONS = 3
+
+
+def max_running_operations(plan: str) -> int:
+    """How many operations of an account on `plan` may run at once (1 to 3); the rest wait their turn."""
+    return MAX_RUNNING_OPERATIONS.get(plan, CUSTOM_PLAN_MAX_RUNNING_OPERATIONS)
+
+
 class UnknownPlan(KeyError):
     """No plan of that name (the message lists the plans)."""
 

@@ -24,10 +24,9 @@ from fileapi.metering.months import day_of
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.state import MeterState, request_tag
-
-
-class StoreError(Exception):
-    """Base of the stores' domain errors."""
+from fileapi.storage.errors import Ambiguous as Ambiguous  # the storage room's, named where metering's users look
+from fileapi.storage.errors import StoreError as StoreError
+from fileapi.storage.errors import StoreUnavailable as StoreUnavailable
 
 
 class Refused(StoreError):
@@ -37,15 +36,6 @@ class Refused(StoreError):
     def __init__(self, state: MeterState | None) -> None:
         super().__init__("condition failed")
         self.state = state
-
-
-class Ambiguous(StoreError):
-    """A write's outcome is unknown: it was sent, and its reply was lost (timeout, closed connection,
-    a 5xx from the store). It may or may not have been applied, so it must not be retried blindly."""
-
-
-class StoreUnavailable(StoreError):
-    """The store could not be reached, or throttled us, after the bounded retries; nothing was applied."""
 
 
 _T = TypeVar("_T")
@@ -178,6 +168,11 @@ class AdmissionStore(ABC):
         """
 
     @abstractmethod
+    def legacy_key_prefixes(self) -> frozenset[bytes] | None:
+        """The set of earlier-format keys (`fileapi.metering.legacy_keys`): the first 8 bytes of each one's
+        SHA-256, or None when the store holds no set (every earlier-format key is then looked up)."""
+
+    @abstractmethod
     def admit(self, attempt: Attempt) -> MeterState:
         """Apply `attempt` in one atomic conditional write and return the item after it.
 
@@ -215,6 +210,15 @@ class AdmissionStore(ABC):
         the hard cap keeps counting it and the charge does not. `last_forgiven` works as `last_refund` does
         for refund. Returns the item after it, or None when the item has no such month or nothing charged.
         May raise Ambiguous, and StoreUnavailable as refund does.
+        """
+
+    @abstractmethod
+    def hold(self, account_id: str, *, shard: int = 0, by_us: int, now_us: int) -> MeterState | None:
+        """Move the token bucket of the account's item `shard` forward by `by_us` microseconds from max(TAT,
+        `now_us`), as if its key had sent that long's worth of requests at its sustained rate (a job ended for
+        time charged to the key's rate). Returns the item after it; None when there is no such item. Untagged:
+        a retry after a lost reply may move it twice, which only delays the key that earned it.
+        May raise StoreUnavailable when the item kept changing under the write.
         """
 
     @abstractmethod
@@ -290,7 +294,18 @@ class AccountStore(ABC):
         """Make `new_key_hash` the account's only key, all or nothing: the old key stops working at once
         (its link is deleted and the admission item's key hash changes, which every cached admission checks).
 
+        The old key's prefix leaves the set of earlier-format keys, if it was there.
+
         Raise KeyChanged if the account's key is no longer `account.key_hash`.
+        """
+
+    @abstractmethod
+    def seal_legacy_keys(self) -> int | None:
+        """Store the set of earlier-format keys (`fileapi.metering.legacy_keys`) from the key links present now,
+        unless the store holds one already: it is built once, when no key of that format is issued any more.
+        Returns the number of keys in it, or None when a set was there.
+
+        Raise ValueError when there are more keys than the set holds (nothing is stored).
         """
 
     @abstractmethod

@@ -6,7 +6,7 @@ from pydantic import Field
 
 from fileapi.account.keys import RECOVERY_MESSAGE
 from fileapi.metering.plans import CONTRACT_PLANS
-from fileapi.models import ContractModel, example, examples
+from fileapi.models import ContractModel, ContractRequest, example, examples
 
 ROTATED = "Your key was rotated; the previous key no longer works."
 RECOVERED = "Your key was recovered; the previous key no longer works."
@@ -79,7 +79,7 @@ class KeysRecoverResult(ContractModel):
     message: str = Field(description="What happens next.")
 
 
-class RecoverRequest(ContractModel):
+class RecoverRequest(ContractRequest):
     """The address to send a recovery code to."""
 
     model_config = example({"email": "you@example.com"})
@@ -87,7 +87,7 @@ class RecoverRequest(ContractModel):
     email: str = Field(max_length=254, description="The account's e-mail address.")
 
 
-class ConfirmRequest(ContractModel):
+class ConfirmRequest(ContractRequest):
     """The address and the code from the e-mail."""
 
     model_config = example({"email": "you@example.com", "code": "12345678"})

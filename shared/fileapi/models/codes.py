@@ -8,7 +8,7 @@ from pydantic import Field
 
 from fileapi.convert.barcodes import MAX_BARCODE_TEXT, BarcodeFormat
 from fileapi.convert.qr import QrOutput
-from fileapi.models import ApiModel, example
+from fileapi.models import ApiModel, ApiRequest, example
 
 Colour = Annotated[str, Field(max_length=40)]
 
@@ -17,7 +17,7 @@ Colour = Annotated[str, Field(max_length=40)]
 # a route calls `generate_qr(**options.model_dump())`.
 
 
-class QrGenerateOptions(ApiModel):
+class QrGenerateOptions(ApiRequest):
     """What to encode in a QR code, and how it looks."""
 
     model_config = example({"text": "https://example.com", "format": "png", "size": 9, "errorCorrection": "M"})
@@ -33,7 +33,7 @@ class QrGenerateOptions(ApiModel):
     background: Colour = Field(default="#ffffff", description="#rrggbb, or #rrggbbaa / transparent (extension).")
 
 
-class BarcodeGenerateOptions(ApiModel):
+class BarcodeGenerateOptions(ApiRequest):
     """What to encode in a barcode, and how it looks."""
 
     model_config = example({"text": "400638133393", "format": "ean13", "scale": 2, "height": 80})

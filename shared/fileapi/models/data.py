@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, RootModel
 
+from fileapi.convert.json_text import MAX_INDENT
 from fileapi.models import QueryOptions
 
 
@@ -37,3 +38,15 @@ class CsvToJsonOptions(QueryOptions):
 class JsonToCsvOptions(QueryOptions):
     delimiter: Delimiter = None
     escape_formulas: bool = Field(default=True, description="Neutralise spreadsheet formulas in cells.")
+
+
+class UrlEncodeOptions(QueryOptions):
+    form: bool = Field(default=False, description="Encode a space as `+`.")
+
+
+class UrlDecodeOptions(QueryOptions):
+    form: bool = Field(default=False, description="Decode `+` as a space.")
+
+
+class JsonFormatOptions(QueryOptions):
+    indent: int = Field(default=2, ge=1, le=MAX_INDENT, description="Spaces per nesting level.")

@@ -8,7 +8,9 @@ from typing import Any
 
 from pydantic import Field
 
-from fileapi.models import ApiModel, example
+from fileapi.models import ApiModel, ApiRequest, example
+from fileapi.models.pipelines import OutputReport, StageReport
+from fileapi.net.urls import MAX_URL_CHARS
 
 
 def iso_seconds(epoch_seconds: float) -> str:
@@ -28,7 +30,7 @@ class OperationStatus(StrEnum):
 MEDIA_TYPE_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$"
 
 
-class UploadRequest(ApiModel):
+class UploadRequest(ApiRequest):
     """A file to be uploaded: its name, media type and size."""
 
     model_config = example({"filename": "scan.pdf", "contentType": "application/pdf", "size": 125829120})
@@ -103,6 +105,7 @@ class OperationError(ApiModel):
 
     code: str = Field(description="The error code, as the synchronous request would have answered it.")
     message: str = Field(description="What was wrong and what to do.")
+    stage: int | None = Field(default=None, description="For a pipeline: the stage that failed (0-based).")
 
 
 class OperationResult(ApiModel):
@@ -153,14 +156,29 @@ class OperationResult(ApiModel):
         "sizes), or the headers of a binary answer beyond its type (e.g. X-Animation).",
     )
     error: OperationError | None = Field(default=None, description="Failed or cancelled: why.")
+    stages: list[StageReport] | None = Field(
+        default=None, description="A pipeline (POST /v1/pipelines): each stage's status, time and files, in order."
+    )
+    outputs: list[OutputReport] | None = Field(
+        default=None, description="A pipeline with `output.put`: how each final file's PUT went."
+    )
+    ran_seconds: float | None = Field(
+        default=None,
+        description="Once its work has stopped (it ended, or was cancelled and its conversion stopped, within a "
+        "second of the DELETE): the seconds it ran, waits for its turn not included.",
+    )
 
 
-class WebhookRequest(ApiModel):
+class WebhookRequest(ApiRequest):
     """An endpoint to receive a signed event when an operation of the account ends."""
 
     model_config = example({"url": "https://example.com/hooks/fileapi"})
 
-    url: str = Field(min_length=8, max_length=2048, description="A public HTTPS URL.")
+    url: str = Field(
+        min_length=8,
+        max_length=MAX_URL_CHARS,
+        description="A public https:// URL: no user name or password, control characters or spaces.",
+    )
 
 
 class WebhookResult(ApiModel):

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
-from pydantic import Field, create_model
+from pydantic import Field, create_model, model_validator
+from pydantic_core import PydanticCustomError
 
 from fileapi.convert.favicons import FAVICON_PNGS
-from fileapi.convert.image import Fit, FlipDirection, Rotation
+from fileapi.convert.image import RESIZE_SIDES, Fit, FlipDirection, Rotation
 from fileapi.convert.image_io import ImageFormat
+from fileapi.convert.ocr_options import DEFAULT_LANGUAGES
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
+from fileapi.models.ocr import OcrLanguages
 from fileapi.models.quality import TargetScore
 
 
@@ -76,6 +79,50 @@ class ImageFaviconSetResult(ApiModel):
     manifest: str = Field(description="A web manifest snippet (JSON text) listing the android-chrome icons.")
 
 
+class OcrBoundingBox(ApiModel):
+    """A rectangle of the image as displayed (EXIF orientation applied), in pixels from its top left corner."""
+
+    model_config = example({"x": 120, "y": 125, "width": 937, "height": 21})
+
+    x: int = Field(description="Left edge, pixels.")
+    y: int = Field(description="Top edge, pixels.")
+    width: int = Field(description="Pixels.")
+    height: int = Field(description="Pixels.")
+
+
+class OcrBlock(ApiModel):
+    """One line of recognised text."""
+
+    model_config = example(
+        {"text": "Invoice 2024-117", "bbox": {"x": 120, "y": 125, "width": 937, "height": 21}, "confidence": 96.3}
+    )
+
+    text: str = Field(description="The line's words, joined by spaces.")
+    bbox: OcrBoundingBox = Field(description="The line's box.")
+    confidence: float = Field(description="The mean of its words' confidences, 0-100.")
+
+
+class ImageOcrResult(ApiModel):
+    """The recognised text, and each line of it with its box."""
+
+    model_config = example(
+        {
+            "text": "Invoice 2024-117\nTotal 42.00",
+            "blocks": [
+                {
+                    "text": "Invoice 2024-117",
+                    "bbox": {"x": 120, "y": 125, "width": 937, "height": 21},
+                    "confidence": 96.3,
+                },
+                {"text": "Total 42.00", "bbox": {"x": 120, "y": 160, "width": 300, "height": 21}, "confidence": 91.0},
+            ],
+        }
+    )
+
+    text: str = Field(description="Lines joined by newlines, paragraphs by a blank line.")
+    blocks: list[OcrBlock] = Field(description="One per line of text, in reading order.")
+
+
 OutputFormat = Annotated[
     ImageFormat | None, Field(alias="format", description="Output format (default: keep the input's).")
 ]
@@ -99,12 +146,23 @@ class ConvertOptions(QueryOptions):
 
 
 class ResizeOptions(QueryOptions):
-    width: int | None = Field(default=None, ge=1, description="Target width in pixels.")
-    height: int | None = Field(default=None, ge=1, description="Target height in pixels.")
+    width: int | None = Field(
+        default=None, ge=1, description="Target width in pixels. Give width, height or both (at least one)."
+    )
+    height: int | None = Field(
+        default=None, ge=1, description="Target height in pixels. Give width, height or both (at least one)."
+    )
     fit: Fit = Field(default=Fit.COVER, description="How to fit width x height.")
     fmt: OutputFormat = None
     quality: Quality = None
     target_score: TargetScore = None
+
+    @model_validator(mode="after")
+    def _a_side_is_given(self) -> Self:
+        """resize_image needs a width or a height: refused here too, so that an operation is refused before 202."""
+        if self.width is None and self.height is None:
+            raise PydanticCustomError("missing_option", RESIZE_SIDES)
+        return self
 
 
 class CompressOptions(QueryOptions):
@@ -136,3 +194,7 @@ class FlipOptions(QueryOptions):
     direction: FlipDirection = Field(description="horizontal or vertical.")
     fmt: OutputFormat = None
     target_score: TargetScore = None
+
+
+class ImageOcrOptions(QueryOptions):
+    languages: OcrLanguages = DEFAULT_LANGUAGES

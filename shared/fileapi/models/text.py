@@ -9,7 +9,7 @@ from pydantic import Field
 from fileapi.convert.hashing import HashAlgorithm
 from fileapi.convert.textdiff import MAX_CONTEXT
 from fileapi.convert.wordcount import WORDS_PER_MINUTE
-from fileapi.models import ApiModel, example
+from fileapi.models import ApiModel, ApiRequest, QueryOptions, example
 
 
 class FileHashResult(ApiModel):
@@ -64,7 +64,7 @@ class TextWordCountResult(ApiModel):
     reading_time_minutes: float = Field(description=f"words / {WORDS_PER_MINUTE}, two decimals.")
 
 
-class DiffRequest(ApiModel):
+class DiffRequest(ApiRequest):
     """Two texts to compare."""
 
     model_config = example({"a": "one\ntwo\n", "b": "one\nthree\n", "context": 3})
@@ -133,7 +133,7 @@ class TextDiffResult(ApiModel):
     hunks: list[DiffHunk] = Field(description="The changes, in order.")
 
 
-class ColorRequest(ApiModel):
+class ColorRequest(ApiRequest):
     """A colour to convert."""
 
     model_config = example({"color": "rgb(255 136 0 / 50%)"})
@@ -206,3 +206,11 @@ class ColorConvertResult(ApiModel):
     hsl: Hsl = Field(description="Hue, saturation and lightness (and alpha when the input had one).")
     hsv: Hsv = Field(description="Hue, saturation and value (and alpha when the input had one).")
     cmyk: Cmyk = Field(description="Cyan, magenta, yellow and key (no alpha).")
+
+
+class HashOptions(QueryOptions):
+    algorithm: HashAlgorithm = Field(default=HashAlgorithm.SHA256, description="Digest algorithm.")
+
+
+class MarkdownOptions(QueryOptions):
+    allow_html: bool = Field(default=False, description="Pass raw HTML through (unsafe for untrusted input).")

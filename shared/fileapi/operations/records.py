@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 import string
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fileapi.models.files import OperationStatus
 
@@ -99,8 +99,10 @@ class Request:
     :param query: the query string as given, without its `upload` parameters.
     :param content_type: the body's media type (an upload's, or the inline body's as the route received it).
     :param inputs: upload ids, in order.
-    :param inline: the one input is the request's own body, kept as an upload (`Prefer: respond-async`); else
-        the inputs are the client's uploads (`?upload=`).
+    :param inline: the inputs are the request's own body (or its files), kept as uploads (`Prefer:
+        respond-async`); else the inputs are the client's uploads (`?upload=`).
+    :param options: the conversion's options as validated when the operation was accepted (wire names); None:
+        read from `query` (a record of an earlier release), or from the upload itself (a JSON body uploaded).
     """
 
     route: str
@@ -108,6 +110,7 @@ class Request:
     content_type: str
     inputs: tuple[str, ...]
     inline: bool = False
+    options: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,8 @@ class Operation:
     :param details: the route's JSON answer without the fields that became files (e.g. compress's sizes).
     :param refund_due: the operation ended without success and its unit is still to be given back (the one
         who removes the mark gives it back: exactly once).
+    :param max_running: how many of its account's operations may run at once (its plan's, when accepted).
+    :param ran_ms: once its work stopped (ended, or cancelled and stopped): milliseconds it ran; None before.
     """
 
     id: str
@@ -133,6 +138,8 @@ class Operation:
     error_code: str | None = None
     error_message: str | None = None
     refund_due: bool = False
+    max_running: int = 1
+    ran_ms: int | None = None
 
     @property
     def ended(self) -> bool:

@@ -145,6 +145,11 @@ class UploadService:
             raise TooLarge(f"upload {upload.id} holds {size:,} bytes; at most {upload.max_bytes:,}")
         return size
 
+    def first_bytes(self, upload: Upload, size: int) -> bytes:
+        """The first `size` bytes (or fewer) of the file the upload's POST stored: one ranged GET."""
+        answer = self.s3.get_object(Bucket=self.bucket, Key=upload.key, Range=f"bytes=0-{size - 1}")
+        return answer["Body"].read(size)
+
     def delete(self, upload: Upload) -> None:
         """Delete the upload's file and its record."""
         self.s3.delete_object(Bucket=self.bucket, Key=upload.key)

@@ -11,12 +11,13 @@ from mangum import Mangum
 from starlette.types import ASGIApp
 
 from fileapi import __version__
+from fileapi.services import preload_in_workers, register_snapstart_hooks, start_workers
 from fileapi.settings import get_settings
+from fileapi.telemetry import logger
 from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
 from fileapi.web.invocation import one_request_at_a_time
 from fileapi.web.limits import TEXT_MIME_TYPES, BodyLimitMiddleware
-from fileapi.web.logs import AccessLogMiddleware, logger
-from fileapi.web.services import preload_in_workers, register_snapstart_hooks, start_workers
+from fileapi.web.logs import AccessLogMiddleware
 from fileapi.web.tracing import get_tracer
 
 if TYPE_CHECKING:  # imported by create_app: a function without FastAPI routes (Health) never loads it
@@ -51,11 +52,29 @@ def create_app(*routers: APIRouter, title: str, worker_modules: tuple[str, ...] 
         # Flat, not include_router: FastAPI >= 0.160 wraps included routers, and app.routes
         # must list each APIRoute for the template check and the OpenAPI build.
         app.router.routes.extend(router.routes)
+    _close_queries(app.router.routes)
     install_error_handlers(app)
     app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
     for middleware, options in shared_middleware():
         app.add_middleware(middleware, **options)
     return app
+
+
+def _close_queries(routes: list[Any]) -> None:
+    """Make the routes FastAPI solves itself (none an app serves: they are ServedRoutes, bound by
+    fileapi.web.binding, fileapi.web.served) refuse unknown query parameters, as the bound ones do; a route that
+    declares no parameter and no body reads its request as it comes (the Stripe webhook: its sender's URL is not
+    ours to police) and is left as it is."""
+    from fastapi.routing import APIRoute
+
+    from fileapi.web.binding import closed_query
+
+    for route in routes:
+        if isinstance(route, APIRoute) and getattr(route, "binder", None) is None:
+            dependant = route.dependant
+            if dependant.query_params or dependant.body_params:
+                names = tuple(param.alias for param in dependant.query_params)
+                route.app = closed_query(route.app, names)
 
 
 def shared_middleware() -> list[tuple[Any, dict[str, Any]]]:

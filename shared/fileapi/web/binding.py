@@ -14,6 +14,11 @@ A metered endpoint takes a few kinds of parameter, each told by its annotation:
   validated by a `TypeAdapter` of its annotation (pydantic reads the bounds of FastAPI's `Query()`, a
   `FieldInfo`).
 
+A query parameter the endpoint does not take is an error too (FastAPI ignores it), named with the names it does
+take, so that the error mapping can say which one was meant (`qualty`: did you mean `quality`?); the protocol's
+own (`upload`, `PROTOCOL_PARAMETERS`) is taken everywhere. A form's fields reach the binder as query parameters
+(fileapi.web.request_bodies), so a misspelled form field is refused the same way.
+
 FastAPI reads the same signature for the OpenAPI document; this module answers the requests. Every problem
 with the parameters is raised at once as FastAPI's public `RequestValidationError`, with FastAPI's locations
 (`("query", name, ...)`, `("body", ...)`) and pydantic's messages, so the one error mapping
@@ -29,6 +34,7 @@ import re
 import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Annotated, Any
 
 from fastapi.exceptions import RequestValidationError
@@ -36,13 +42,20 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from starlette.datastructures import QueryParams
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fileapi.models import QueryOptions
+from fileapi.models import QueryOptions, wire_names
 from fileapi.web.io import BodyReader, is_json
 
 Arguments = dict[str, Any]
 _REQUIRED = inspect.Parameter.empty
 _PATH_PARAMETER = re.compile(r"{([^}:]+)(?::[^}]*)?}")
+# The query parameter that names an upload as a conversion's input (fileapi.web.operations reads it).
+UPLOAD_PARAMETER = "upload"
+# Query parameters of the protocol, not of an endpoint: every endpoint takes them.
+PROTOCOL_PARAMETERS = (UPLOAD_PARAMETER,)
+# pydantic's type for a name a model does not know (fileapi.web.errors words it from ctx["known"]).
+_UNKNOWN = "extra_forbidden"
 
 
 @dataclass(frozen=True)
@@ -62,6 +75,7 @@ class QueryModel:
     argument: str
     model: type[QueryOptions]
     aliases: tuple[str, ...]
+    repeatable: frozenset[str] = frozenset()  # the query names of its list fields: given once per value
 
 
 @dataclass(frozen=True)
@@ -105,7 +119,7 @@ class Binder:
             elif isinstance(kind, type) and issubclass(kind, Request):
                 request = name
             elif isinstance(kind, type) and issubclass(kind, QueryOptions):
-                models.append(QueryModel(name, kind, _aliases(kind)))
+                models.append(QueryModel(name, kind, wire_names(kind), _repeatable(kind)))
             elif isinstance(kind, type) and issubclass(kind, BaseModel):
                 if json_body is not None:
                     raise TypeError(f"{endpoint.__qualname__}: more than one JSON body ({json_body[0]}, {name})")
@@ -128,11 +142,13 @@ class Binder:
         """Whether the endpoint reads a request body (raw, text, JSON, or through the request itself)."""
         return bool(self.readers) or self.request is not None or self.json_body is not None
 
-    async def bind(self, request: Request, *, body: Any = _REQUIRED) -> Arguments:
+    async def bind(self, request: Request, *, body: Any = _REQUIRED, open_query: bool = False) -> Arguments:
         """The endpoint's arguments from `request`.
 
         :param body: the value of the body reader's argument, instead of the body read from `request` (an
             operation's input file, `fileapi.isolation.files.FileInput`).
+        :param open_query: let query parameters the endpoint does not take pass (a public route that takes no
+            parameter and no body: fileapi.web.served).
         :raises RequestValidationError: every problem with the path, the query and the JSON body, at once.
         :raises ApiError: a body reader's refusal (e.g. a text route's JSON body that is not a string).
         """
@@ -141,7 +157,7 @@ class Binder:
             values[argument] = await reader.read(request) if body is _REQUIRED else body
         if self.request is not None:
             values[self.request] = request
-        errors = self._options(request, values)
+        errors = self._options(request, values, open_query=open_query)
         if self.json_body is not None:
             argument, adapter = self.json_body
             values[argument] = _json_model(
@@ -151,19 +167,21 @@ class Binder:
             raise RequestValidationError(errors)
         return values
 
-    def check_options(self, request: Request) -> None:
-        """Validate the path and query of `request` as `bind` does, without reading its body.
+    def check_options(self, request: Request) -> Arguments:
+        """The path and query arguments of `request`, validated as `bind` does, without reading its body.
 
         :raises RequestValidationError: every problem with them, at once.
         """
-        errors = self._options(request, {})
+        values: Arguments = {}
+        errors = self._options(request, values)
         if errors:
             raise RequestValidationError(errors)
+        return values
 
-    def _options(self, request: Request, values: Arguments) -> list[dict[str, Any]]:
+    def _options(self, request: Request, values: Arguments, *, open_query: bool = False) -> list[dict[str, Any]]:
         """Fill `values` with the path and query arguments; the problems found."""
-        received = request.query_params
-        errors = self._repeated(received)
+        received = query_of(request)
+        errors = [] if open_query else self._query_problems(received)
         for parameter in self.path:
             values[parameter.argument] = _path_value(parameter, request.path_params, errors)
         for parameter in self.query:
@@ -172,15 +190,75 @@ class Binder:
             values[model.argument] = _query_model(model, received, errors)
         return errors
 
-    def _repeated(self, received: QueryParams) -> list[dict[str, Any]]:
-        names = [parameter.alias for parameter in self.query] + [
+    @cached_property
+    def query_names(self) -> tuple[str, ...]:
+        """The query parameters the endpoint takes itself: its parameters, then its options models' fields (every
+        endpoint takes the `PROTOCOL_PARAMETERS` too)."""
+        return tuple(parameter.alias for parameter in self.query) + tuple(
             alias for model in self.models for alias in model.aliases
-        ]
-        return [
+        )
+
+    @cached_property
+    def repeatable(self) -> frozenset[str]:
+        """The query parameters that may be given more than once (its options models' list fields)."""
+        return frozenset(alias for model in self.models for alias in model.repeatable)
+
+    def _query_problems(self, received: QueryParams) -> list[dict[str, Any]]:
+        """A parameter given twice (but a list field's), and each one the endpoint does not take (with those it
+        does)."""
+        if not received:  # nothing given: nothing twice, nothing unknown
+            return []
+        names = self.query_names
+        repeatable = self.repeatable
+        errors = [
             {"type": "repeated", "loc": ("query", name), "msg": "given more than once; give it once", "input": None}
             for name in names
-            if len(received.getlist(name)) > 1
+            if name not in repeatable and len(received.getlist(name)) > 1
         ]
+        return errors + unknown_query(received, names)
+
+
+def unknown_query(received: QueryParams, names: tuple[str, ...]) -> list[dict[str, Any]]:
+    """An error for each parameter of `received` that is neither one of `names` nor the protocol's, in order,
+    each once, with the names that are known (for the error mapping's "did you mean")."""
+    taken = {*names, *PROTOCOL_PARAMETERS}
+    context = {"known": list(names), "protocol": list(PROTOCOL_PARAMETERS)}
+    return [
+        {
+            "type": _UNKNOWN,
+            "loc": ("query", name),
+            "msg": "Extra inputs are not permitted",
+            "input": None,
+            "ctx": context,
+        }
+        for name in dict.fromkeys(received)
+        if name not in taken
+    ]
+
+
+def closed_query(app: ASGIApp, names: tuple[str, ...]) -> ASGIApp:
+    """`app` (a route's) refusing a query parameter that is not one of `names` nor the protocol's, as `Binder.bind`
+    does, for a route FastAPI solves itself (which ignores them).
+
+    :raises RequestValidationError: naming each unknown parameter, before `app` runs.
+    """
+
+    async def checked(scope: Scope, receive: Receive, send: Send) -> None:
+        errors = unknown_query(QueryParams(scope.get("query_string", b"")), names)
+        if errors:
+            raise RequestValidationError(errors)
+        await app(scope, receive, send)
+
+    return checked
+
+
+_NO_QUERY = QueryParams()  # immutable: shared by every request without a query string
+
+
+def query_of(request: Request) -> QueryParams:
+    """`request.query_params`, with nothing parsed when there is no query string (most requests: parsing even an
+    empty one costs microseconds)."""
+    return request.query_params if request.scope.get("query_string") else _NO_QUERY
 
 
 def _unwrapped(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
@@ -191,8 +269,11 @@ def _unwrapped(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
     return annotation, ()
 
 
-def _aliases(model: type[BaseModel]) -> tuple[str, ...]:
-    return tuple(info.alias or name for name, info in model.model_fields.items())
+def _repeatable(model: type[BaseModel]) -> frozenset[str]:
+    """The query names of `model`'s list fields (redact's `text`, `pattern`, `area`)."""
+    return frozenset(
+        info.alias or name for name, info in model.model_fields.items() if typing.get_origin(info.annotation) is list
+    )
 
 
 def _located(error: Any, *location: Any) -> dict[str, Any]:
@@ -223,7 +304,11 @@ def _path_value(parameter: QueryParameter, received: dict[str, Any], errors: lis
 
 
 def _query_model(model: QueryModel, received: QueryParams, errors: list[dict[str, Any]]) -> Any:
-    given = {alias: received[alias] for alias in model.aliases if alias in received}
+    given: dict[str, Any] = {
+        alias: received.getlist(alias) if alias in model.repeatable else received[alias]
+        for alias in model.aliases
+        if alias in received
+    }
     try:
         return model.model.model_validate(given)
     except ValidationError as exc:

@@ -11,6 +11,10 @@
   process that runs the operation.
 
 Either way the conversion is an X-Ray subsegment `## <converter>` when tracing is on.
+
+Workers are shared by turns between accounts (fileapi.isolation.pool): the metered route names the request's
+account with `working_for` once it is admitted, and the seconds its jobs held a worker before being ended for
+time are added up there, for the route to charge to the account's rate (fileapi.metering.meter.Meter.hold).
 """
 
 from __future__ import annotations
@@ -20,9 +24,9 @@ from typing import Any, TypeVar
 
 from fileapi.convert.payload import response_limit
 from fileapi.isolation.files import has_file_inputs
+from fileapi.services import run_in_worker
 from fileapi.settings import get_settings
 from fileapi.web.invocation import off_the_loop
-from fileapi.web.services import get_workers
 from fileapi.web.tracing import subsegment
 
 R = TypeVar("R")
@@ -34,15 +38,8 @@ async def isolated(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     :param function: a module-level function of `fileapi` (a converter).
     :raises ApiError: the converter's refusal, or how the worker ended (fileapi.isolation.pool).
     """
-    settings = get_settings()
     with subsegment(f"## {function.__name__}"):
-        return await get_workers().run(
-            function,
-            *args,
-            seconds=settings.deadline_seconds,
-            max_response_bytes=settings.max_response_bytes,
-            **kwargs,
-        )
+        return await run_in_worker(function, *args, **kwargs)
 
 
 async def in_process(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:

@@ -9,8 +9,9 @@ from fastapi import FastAPI
 from pydantic import BaseModel, ConfigDict, Field
 
 from fileapi import __version__
-from fileapi.errors import ALL_ERRORS, ApiError
+from fileapi.errors import ALL_ERRORS, URL_ERRORS, ApiError
 from fileapi.metering.headers import HEADER_DESCRIPTIONS, RETRY_AFTER_DESCRIPTION
+from fileapi.setting_variables import DEFAULT_MAX_BODY_BYTES
 from fileapi.web.io import JSON_STRING_NOTE
 
 
@@ -76,7 +77,8 @@ POLLED_HEADERS: dict[str, Any] = {**METERING_HEADERS, **_refs("Retry-After")}
 
 _ERRORS_BY_STATUS: dict[int, list[type[ApiError]]] = {}
 for _error in ALL_ERRORS:
-    _ERRORS_BY_STATUS.setdefault(_error.http_status, []).append(_error)
+    if _error not in URL_ERRORS:
+        _ERRORS_BY_STATUS.setdefault(_error.http_status, []).append(_error)
 
 METERED_STATUSES = (400, 401, 403, 413, 429, 500, 503)
 # A POST with an Idempotency-Key may also be 409 idempotency_in_flight and 422 idempotency_key_reused; a
@@ -224,6 +226,16 @@ PREFER_PARAMETER: dict[str, Any] = {
 }
 
 
+PREFER_WAIT_PARAMETER: dict[str, Any] = {
+    "name": "Prefer",
+    "in": "header",
+    "required": False,
+    "description": "`wait=N` (RFC 7240, N at most 25): hold the answer until the pipeline ends or N seconds pass; "
+    "ended: 200 with the finished operation, else the usual 202.",
+    "schema": {"type": "string", "examples": ["wait=20"]},
+}
+
+
 def upload_parameter(max_uploads: int) -> dict[str, Any]:
     """The `upload` query parameter of a conversion that takes at most `max_uploads` uploads (>= 1): one upload
     id, or (more than one) the parameter repeated, once per file, in order."""
@@ -275,13 +287,16 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
     """One OpenAPI document over the routes of every function's app (a build-time tool: imported lazily)."""
     from fastapi.openapi.utils import get_openapi
 
-    routes = [route for app in apps for route in app.routes]
+    from fileapi.web.served import documented
+
+    routes = documented(route for app in apps for route in app.routes)
     spec = get_openapi(
         title=title,
         version=__version__,
         description=(
             "Stateless file and data utilities. Every /v1 request needs `Authorization: Bearer sk_live_...`. "
-            "Errors are ApiError JSON. Request bodies are limited to 4,500,000 bytes by default (413 too_large). "
+            "Errors are ApiError JSON. "
+            f"Request bodies are limited to {DEFAULT_MAX_BODY_BYTES:,} bytes by default (413 too_large). "
             "A file goes as the raw body (`curl --data-binary @photo.jpg`) or as multipart/form-data with a `file` "
             "part (`curl -F file=@photo.jpg`, options as query parameters or form fields); a JSON body is read as "
             "JSON whatever its Content-Type (`curl -d '{...}'` works). "
@@ -323,9 +338,12 @@ def _tidy(spec: dict[str, Any]) -> None:
     say `security: []`. FastAPI's own 422 entries go: validation errors are 400 invalid_input here (422 is
     unprocessable_input, declared by the routes that convert in a worker). The empty `application/json` entry
     FastAPI adds beside a route's real media types goes. Error bodies name their codes through the `ApiErrorCode` enum.
+    An optional parameter reads as its type (`_without_null`).
     """
     for path, operations in spec["paths"].items():
         for method, operation in operations.items():
+            for parameter in operation.get("parameters", []):
+                parameter["schema"] = _without_null(parameter.get("schema", {}))
             named = operation.pop(OPERATION_ID, None)  # a route's own name for itself (the SDKs' method name)
             operation["operationId"] = named or operation_id(path, method if len(operations) > 1 else None)
             operation.setdefault("security", [])  # public: said explicitly, so no global default applies
@@ -351,3 +369,18 @@ def _tidy(spec: dict[str, Any]) -> None:
         "description": "error code",
         "examples": ["invalid_input"],
     }
+
+
+_NULL = {"type": "null"}
+
+
+def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """A parameter's schema without pydantic's `null` branch (`anyOf: [T, null]`, from `T | None = None`): a
+    parameter cannot be sent as null, only left out, so it reads as T ("integer", not "integer | (integer |
+    null)"). A schema with another default, or other branches, is kept as it is."""
+    branches = schema.get("anyOf")
+    if not isinstance(branches, list) or _NULL not in branches or len(branches) != 2 or schema.get("default"):
+        return schema
+    (kept,) = (branch for branch in branches if branch != _NULL)
+    around = {name: value for name, value in schema.items() if name not in ("anyOf", "default")}
+    return {**kept, **around}

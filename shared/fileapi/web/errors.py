@@ -26,7 +26,8 @@ from fileapi.errors import (
     TooLarge,
     UnsupportedFormat,
 )
-from fileapi.web.logs import CLIENT_DISCONNECTED, logger
+from fileapi.telemetry import logger
+from fileapi.web.logs import CLIENT_DISCONNECTED
 
 if TYPE_CHECKING:  # FastAPI is imported by the apps that use it, not by this module (the Health function has none)
     from fastapi import FastAPI, Request
@@ -59,6 +60,12 @@ def error_body(exc: ApiError) -> dict[str, str]:
 def error_response(exc: ApiError) -> Response:
     """The HTTP response for `exc`: its status, ApiError JSON and its headers."""
     return JSONResponse(error_body(exc), status_code=exc.http_status, headers=exc.headers)
+
+
+# pydantic's error type for a name a model does not know; fileapi.models.ClosedModel and fileapi.web.binding put
+# the names that are known in its ctx["known"] (and binding the protocol's in ctx["protocol"]); this module
+# imports no pydantic: the Health function has none.
+UNKNOWN_NAME = "extra_forbidden"
 
 
 # Query parameters that name the output format: a value outside their list is a format this
@@ -103,13 +110,24 @@ def _describe_whole_body(error: dict[str, Any]) -> str | None:
     return f"the body must be a JSON object; {SEND_JSON}"
 
 
-def with_body_hint(exc: ApiError, scope: MutableMapping[str, Any]) -> ApiError:
+# Validation errors that say an option is absent (pydantic's, and the options models' own for a group).
+_ABSENT = frozenset({"missing", "missing_option"})
+
+
+def with_body_hint(exc: ApiError, scope: MutableMapping[str, Any], *, cause: BaseException | None = None) -> ApiError:
     """`exc` with BODY_HINT at the end of its message when the request's scope asks for it and it is a 400
-    about the body (not about a parameter: MeteredRoute raises those from their RequestValidationError)."""
+    about the body, or about options that are only missing (`curl -d width=100` sends them as the body); not
+    about a given parameter's value.
+
+    :param cause: the RequestValidationError `exc` words, if any (default: the one MeteredRoute raised it from).
+    """
     from fastapi.exceptions import RequestValidationError  # loaded already: called by a FastAPI app's handler
 
     hint = scope.get(BODY_HINT_KEY)
-    about_parameters = isinstance(exc.__context__, RequestValidationError)
+    context = cause if cause is not None else exc.__context__
+    about_parameters = isinstance(context, RequestValidationError) and not all(
+        error.get("type") in _ABSENT for error in context.errors()
+    )
     if hint and exc.http_status == 400 and not about_parameters and not exc.message.endswith(hint):
         exc.message = f"{exc.message}; {hint}"
     return exc
@@ -119,6 +137,16 @@ def _describe(error: dict[str, Any]) -> str:
     location = tuple(error.get("loc", ()))
     where = location[0] if location else "request"
     name = ".".join(str(part) for part in location[1:]) or where
+    if len(location) == 1 and where in _ECHOED_LOCATIONS:  # about the options together (a model's validator)
+        return str(error.get("msg", "invalid options"))
+    if error.get("type") == UNKNOWN_NAME:
+        context = error.get("ctx") or {}
+        known = None if context.get("known") is None else [str(each) for each in context["known"]]
+        protocol = [str(each) for each in context.get("protocol", ())]
+        kind = "parameter" if where in _ECHOED_LOCATIONS else "field"
+        from fileapi.unknown_names import unknown_name  # only when a name is unknown: not at cold start
+
+        return unknown_name(name, known, kind=kind, protocol=protocol)
     text = f"{name}: {error.get('msg', 'invalid')}"
     value = error.get("input")
     if where in _ECHOED_LOCATIONS and isinstance(value, str) and len(value) <= _MAX_ECHO_CHARS:
@@ -210,9 +238,9 @@ def install_error_handlers(app: FastAPI) -> None:
         assert isinstance(exc, ApiError)
         return error_response(with_body_hint(exc, request.scope))
 
-    async def on_validation_error(_: Request, exc: Exception) -> Response:
+    async def on_validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
-        return error_response(validation_error(exc))
+        return error_response(with_body_hint(validation_error(exc), request.scope, cause=exc))
 
     async def on_http_error(_: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)

@@ -62,11 +62,11 @@ async def claim(request: Request) -> Held | Replay | None:
     :raises IdempotencyKeyReused: the key was used for another request.
     :raises IdempotencyInFlight: the same request is still being answered.
     """
-    key = request.headers.get(HEADER)
-    if key is None or request.method != "POST":
+    if HEADER not in request.headers or request.method != "POST":  # `in`: a get's miss raises and catches
         return None
+    key = request.headers[HEADER]
     from fileapi.idempotency import Stored, fingerprint
-    from fileapi.operations.services import get_file_services
+    from fileapi.services import get_file_services
 
     try:
         scope = hash_key(parse_bearer(request.headers.get("authorization")))

@@ -63,7 +63,11 @@ class BodyLimitMiddleware:
 
     def _too_large(self, size: int | None) -> TooLarge:
         what = f"{size:,} bytes" if size is not None else "the request body"
-        return TooLarge(f"{what} is over the limit of {self.max_body_bytes:,} bytes per request")
+        return TooLarge(
+            f"{what} is over the limit of {self.max_body_bytes:,} bytes per request; send a larger file as an "
+            "upload: POST /v1/uploads, send the file to the presigned POST it answers, then make this request "
+            "with ?upload=<its id> and no body (it runs as an operation; the SDKs do this by themselves)"
+        )
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -10,37 +10,19 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import time
-import uuid
-from typing import Any, cast
+from typing import Any
 
-from aws_lambda_powertools import Logger
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import ALL_ERRORS
-from fileapi.settings import xray_trace_id
+from fileapi.settings import get_settings, xray_trace_id
+from fileapi.telemetry import METRICS_NAMESPACE, _stdlib_logger, logger
 
-# What can start a JSON text (RFC 8259: white space, an object, array, string, number or literal).
-_JSON_STARTS = frozenset('{["-0123456789tfn \t\r\n')
-
-
-def _message_value(message: dict[Any, Any] | str | bool | int | float) -> str:
-    """Powertools decodes a message that is JSON text and keeps any other as it is: the same, without a failed
-    decode (an exception raised and caught) for every plain message such as the access record's "request".
-    (The return type is Powertools' annotation; the value is whatever the JSON text holds.)"""
-    if isinstance(message, str) and message[:1] in _JSON_STARTS:
-        return cast(str, json.loads(message))
-    raise ValueError("not JSON")
-
-
-logger = Logger(service="fileapi", json_deserializer=_message_value)
-_stdlib_logger = logging.getLogger(logger.name)  # the logger Powertools writes through
-METRICS_NAMESPACE = "FileApi"
 # Set in the request's state when the client went away before its body arrived (web.errors.CatchAllMiddleware).
 CLIENT_DISCONNECTED = "client_disconnected"
 CLIENT_CLOSED_REQUEST = 499  # the access record's status then (nginx's code); never sent: nobody is listening
-METERING_FAULTS_METRIC = "MeteringFaults"
-KEY_DELIVERY_FAILURES_METRIC = "KeyDeliveryFailures"
 
 
 class AccessLogMiddleware:
@@ -63,40 +45,45 @@ class AccessLogMiddleware:
         state["request_id"] = request_id
         started = time.perf_counter()
         record: dict[str, Any] = {"request_id": request_id, "method": scope["method"]}
-        counts = {"bytes_in": 0, "bytes_out": 0, "status": 500}
+        bytes_in = bytes_out = 0
+        status = 500
 
         async def counting_receive() -> Message:
+            nonlocal bytes_in
             message = await receive()
             if message["type"] == "http.request":
-                counts["bytes_in"] += len(message.get("body", b""))
+                bytes_in += len(message.get("body", b""))
             return message
 
         async def tagging_send(message: Message) -> None:
+            nonlocal status, bytes_out
             if message["type"] == "http.response.start":
-                counts["status"] = message["status"]
+                status = message["status"]
                 message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
             elif message["type"] == "http.response.body":
                 body = message.get("body", b"")
-                if counts["status"] >= 400 and counts["bytes_out"] == 0:
+                if status >= 400 and bytes_out == 0:
                     code = error_code(body)
                     if code:
                         record["error"] = code
-                counts["bytes_out"] += len(body)
+                bytes_out += len(body)
             await send(message)
 
         try:
             await self.app(scope, counting_receive, tagging_send)
         finally:
             if state.get(CLIENT_DISCONNECTED):
-                counts["status"] = CLIENT_CLOSED_REQUEST
+                status = CLIENT_CLOSED_REQUEST
                 record[CLIENT_DISCONNECTED] = True
-            record.update(counts)
+            record["bytes_in"] = bytes_in
+            record["bytes_out"] = bytes_out
+            record["status"] = status
             # The matched route's template, never the raw path (an unknown path is the caller's text).
             record["route"] = getattr(scope.get("route"), "path", None) or "(no route)"
             record["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
             if "key_prefix" in state:
                 record["key_prefix"] = state["key_prefix"]
-            outcome = metering_outcome(state.get("admission"), counts["status"], record.get("error"))
+            outcome = metering_outcome(state.get("admission"), status, record.get("error"))
             if outcome:
                 record["metering"] = outcome
             write_access_record(record)
@@ -115,13 +102,15 @@ def write_access_record(record: dict[str, Any]) -> None:
     `xray_trace_id`, None values left out. Written by this module to the stream of each handler with Powertools'
     formatter: logging's record, caller lookup, filters and formatter cost as much as the rest of a small
     request's stack (tests/api/test_logging.py holds the line equal to the one logger.info writes). Another
-    handler gets a LogRecord, as logger.info would give it."""
-    if not _stdlib_logger.isEnabledFor(logging.INFO):
+    handler gets a LogRecord, as logger.info would give it. FILEAPI_ACCESS_LOG=line writes `readable_access_line`
+    instead (a local server on a terminal), `off` nothing."""
+    style = get_settings().access_log
+    if style == "off" or not _stdlib_logger.isEnabledFor(logging.INFO):
         return
     powertools = logger.registered_formatter
     for handler in _stdlib_logger.handlers:
         if handler.formatter is powertools and isinstance(handler, logging.StreamHandler):
-            line = _access_line(record) + "\n"
+            line = (readable_access_line(record) if style == "line" else _access_line(record)) + "\n"
             with handler.lock or contextlib.nullcontext():  # other threads log through the same handler
                 handler.stream.write(line)
                 handler.stream.flush()
@@ -131,22 +120,52 @@ def write_access_record(record: dict[str, Any]) -> None:
             )
 
 
+# json.dumps(line, default=str, separators=(",", ":")), made once: json.dumps makes an encoder for each call.
+_ENCODER = json.JSONEncoder(default=str, separators=(",", ":"))
+
+
 def _access_line(record: dict[str, Any]) -> str:
     line: dict[str, Any] = {key: _MESSAGE_KEYS.get(key, value) for key, value in logger.get_current_keys().items()}
     line["timestamp"] = log_timestamp(time.time())
     line.update(record)
     line["xray_trace_id"] = xray_trace_id()
-    return json.dumps(
-        {key: value for key, value in line.items() if value is not None}, default=str, separators=(",", ":")
-    )
+    return _ENCODER.encode({key: value for key, value in line.items() if value is not None})
+
+
+# The last second formatted (log_timestamp): its whole seconds, their local time and the UTC offset.
+_last_second: tuple[int, str, str] = (-1, "", "")
+
+
+def readable_access_line(record: dict[str, Any]) -> str:
+    """The access record as one line for a person at a terminal: local time, method, route, status, latency, bytes
+    in and out, then the error code, key prefix and metering outcome when there are any (the same fields as the
+    JSON record: nothing of the content)."""
+    parts = [
+        time.strftime("%H:%M:%S"),
+        str(record["method"]),
+        str(record["route"]),
+        str(record["status"]),
+        f"{float(record['latency_ms']):.0f} ms",
+        f"{int(record['bytes_in']):,} B in",
+        f"{int(record['bytes_out']):,} B out",
+    ]
+    parts += [str(record[name]) for name in ("error", "key_prefix") if record.get(name)]
+    if record.get("metering") and record.get("metering") != record.get("error"):  # a metering refusal: said once
+        parts.append(str(record["metering"]))
+    return "  ".join(parts)
 
 
 def log_timestamp(instant: float) -> str:
     """`instant` (epoch seconds) as Powertools writes a record's time: local time, milliseconds after a comma,
-    then the UTC offset (2026-11-25 18:16:09,325+0000)."""
-    moment = time.localtime(instant)
-    milliseconds = int((instant - int(instant)) * 1000)
-    return f"{time.strftime('%Y-%m-%d %H:%M:%S', moment)},{milliseconds:03d}{time.strftime('%z', moment)}"
+    then the UTC offset (2026-11-25 18:16:09,325+0000). The calendar is worked out once a second."""
+    global _last_second
+    whole = int(instant)
+    second, local, offset = _last_second
+    if second != whole:
+        moment = time.localtime(instant)
+        local, offset = time.strftime("%Y-%m-%d %H:%M:%S", moment), time.strftime("%z", moment)
+        _last_second = (whole, local, offset)
+    return f"{local},{int((instant - whole) * 1000):03d}{offset}"
 
 
 _CODES = frozenset(error.code for error in ALL_ERRORS)
@@ -181,39 +200,20 @@ def metering_outcome(admission: Any, status: int, code: str | None) -> str | Non
     return "not_counted"
 
 
-def report_metering_fault(kind: str) -> None:
-    """A store fault met by metering (see fileapi.metering.settling.Fault): a warning record, and the
-    MeteringFaults metric by kind where metrics are emitted, so that possible miscounts are visible."""
-    logger.warning("metering fault", extra={"metering_fault": kind})
-    from fileapi.settings import get_settings
-
-    if get_settings().emit_metrics:
-        from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
-
-        metrics = EphemeralMetrics(namespace=METRICS_NAMESPACE)
-        metrics.add_dimension(name="kind", value=kind)
-        metrics.add_metric(name=METERING_FAULTS_METRIC, unit=MetricUnit.Count, value=1)
-        metrics.flush_metrics()
-
-
-def report_key_delivery_failure(attempts: int) -> None:
-    """A key's e-mail could not be sent (see fileapi.account.delivery): a warning record, and the
-    KeyDeliveryFailures metric where metrics are emitted, which the KeyDeliveryAlarm watches."""
-    logger.warning("key delivery failed", extra={"delivery_attempts": attempts})
-    from fileapi.settings import get_settings
-
-    if get_settings().emit_metrics:
-        from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
-
-        metrics = EphemeralMetrics(namespace=METRICS_NAMESPACE)
-        metrics.add_metric(name=KEY_DELIVERY_FAILURES_METRIC, unit=MetricUnit.Count, value=1)
-        metrics.flush_metrics()
-
-
 def _request_id(scope: Scope) -> str:
     context = scope.get("aws.context")
     request_id = getattr(context, "aws_request_id", None)
-    return str(request_id) if request_id else uuid.uuid4().hex
+    return str(request_id) if request_id else random_request_id()
+
+
+# The bits a version-4 UUID fixes (RFC 9562): its version (4) and its variant (10).
+_UUID4_CLEARED = ~((0xF000 << 64) | (0xC000 << 48))
+_UUID4_SET = (4 << 76) | (0x8000 << 48)
+
+
+def random_request_id() -> str:
+    """uuid.uuid4().hex (122 bits from os.urandom, the version and variant bits set), without the UUID object."""
+    return f"{int.from_bytes(os.urandom(16)) & _UUID4_CLEARED | _UUID4_SET:032x}"
 
 
 def emit_request_metrics(record: dict[str, Any]) -> None:

@@ -25,25 +25,27 @@ quota_exceeded, then 400s.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+import contextlib
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import anyio
 from fastapi import Depends, Request, Security
-from fastapi.routing import APIRoute
 from fastapi.security import HTTPBearer
 from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fileapi.catalogue.declaration import Conversion
+from fileapi.errors import ApiError
+from fileapi.isolation.tenants import Tenant, working_for
 from fileapi.metering.keys import KEY_PREFIX, key_prefix
 from fileapi.metering.meter import Admission
+from fileapi.services import get_meter
 from fileapi.settings import get_settings
 from fileapi.web import idempotency_keys, operations
-from fileapi.web.binding import Binder
 from fileapi.web.errors import as_api_error
 from fileapi.web.invocation import off_the_loop
 from fileapi.web.limits import check_response_size
-from fileapi.web.services import get_meter
+from fileapi.web.served import Handler, ServedRoute
 
 bearer_scheme = HTTPBearer(
     auto_error=False,
@@ -87,26 +89,28 @@ async def self_service(request: Request, _: Any = Security(bearer_scheme)) -> Ad
 
 Metered = Annotated[Admission, Depends(metered)]
 SelfService = Annotated[Admission, Depends(self_service)]
-Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+# The attribute of a catalogue route's endpoint that holds its declaration (fileapi.web.catalogue_routes).
+CONVERSION = "conversion"
 
 
-class MeteredRoute(APIRoute):
+class MeteredRoute(ServedRoute):
     """A conversion route: admitted (counted), bound, answered and settled in one handler (see the module).
     Its endpoint is a coroutine function whose parameters fileapi.web.binding binds; one annotated
     `Admission` gets the request's admission."""
 
     counted = True
+    provided = (Admission,)
 
-    def __init__(self, path: str, endpoint: Callable[..., Any], **kwargs: Any) -> None:
-        self.binder = Binder.of(endpoint, provided=(Admission,), path=path)  # APIRoute's own init asks for the handler
-        super().__init__(path, endpoint, **kwargs)
-        self.app = _asgi(self.get_route_handler())
+    def __init__(self, path: str, endpoint: Callable[..., Any], **declared: Any) -> None:
+        self.conversion: Conversion | None = getattr(endpoint, CONVERSION, None)  # a catalogue route's declaration
+        super().__init__(path, endpoint, **declared)
 
-    def get_route_handler(self) -> Handler:
+    def handler(self) -> Handler:
         binder = self.binder
         admission_argument = binder.provided.get(Admission)
         endpoint = self.endpoint
         counted = self.counted
+        conversion = self.conversion
 
         async def metered_request(request: Request) -> Response:
             claim = await idempotency_keys.claim(request)
@@ -123,10 +127,15 @@ class MeteredRoute(APIRoute):
 
         async def answer(request: Request) -> Response:
             admission = await admit(request, counted=counted)
+            with working_for(admission.account_id) as tenant:  # its conversions wait in its account's turn
+                return await answered(request, admission, tenant)
+
+        async def answered(request: Request, admission: Admission, tenant: Tenant) -> Response:
             try:
-                asked = operations.asked(request) if counted else None
+                asked = operations.asked(request) if conversion is not None else None
                 if asked is not None:
-                    response = await operations.accept(request, asked, binder, admission)
+                    assert conversion is not None
+                    response = await operations.accept(request, asked, binder, conversion, admission)
                 else:
                     arguments = await binder.bind(request)
                     if admission_argument is not None:
@@ -136,6 +145,7 @@ class MeteredRoute(APIRoute):
             except BaseException as failure:
                 with anyio.CancelScope(shield=True):  # a cancelled request gives its unit back too
                     admission = await _given_back(request, admission)
+                    await _charge_held(admission, tenant)
                 error = as_api_error(failure)
                 if error is None:
                     raise
@@ -169,11 +179,9 @@ def _refund(admission: Admission) -> Admission:
     return get_meter().refund(admission)
 
 
-def _asgi(handler: Handler) -> ASGIApp:
-    """The route's ASGI app: the request in, the handler's response out (errors go to the app's handlers)."""
-
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        response = await handler(Request(scope, receive, send))
-        await response(scope, receive, send)
-
-    return app
+async def _charge_held(admission: Admission, tenant: Tenant) -> None:
+    """The seconds the request's jobs held a worker before they were ended for time, charged to its key's rate
+    (Meter.hold); a store that cannot be reached leaves them uncharged, and the request's own answer stands."""
+    if tenant.overrun_seconds > 0:
+        with contextlib.suppress(ApiError):
+            await off_the_loop(get_meter().hold, admission, tenant.overrun_seconds)

@@ -33,6 +33,7 @@ from fileapi.web.binding import Binder
 from fileapi.web.errors import BODY_HINT, BODY_HINT_KEY
 from fileapi.web.io import is_json
 from fileapi.web.multipart_file import FormFile, read_form_file, shown_name
+from fileapi.web.served import ServedRoute
 
 _FORM = b"application/x-www-form-urlencoded"
 _JSON = b"application/json"
@@ -62,9 +63,12 @@ def route_bodies(routes: Iterable[BaseRoute]) -> dict[tuple[str, str], RouteBody
     endpoint's signature, as fileapi.web.binding reads it)."""
     bodies: dict[tuple[str, str], RouteBody] = {}
     for route in routes:
-        if not isinstance(route, APIRoute) or not inspect.iscoroutinefunction(route.endpoint):
+        if isinstance(route, ServedRoute):
+            binder = route.binder
+        elif isinstance(route, APIRoute) and inspect.iscoroutinefunction(route.endpoint):
+            binder = Binder.of(route.endpoint, provided=PROVIDED)  # FastAPI's own (tests/api/test_binding.py)
+        else:
             continue
-        binder = Binder.of(route.endpoint, provided=PROVIDED)
         reader = binder.reads
         if reader is not None:
             request_body = (route.openapi_extra or {}).get("requestBody", {})

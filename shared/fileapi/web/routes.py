@@ -14,7 +14,7 @@ The route's answer is built here once: a model serialised by its aliases, only t
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic import BaseModel
 from starlette.responses import Response
@@ -30,7 +30,7 @@ from fileapi.web.docs import (
     error_responses,
     operation_parameters,
 )
-from fileapi.web.operation_inputs import max_uploads
+from fileapi.web.served import ServedRoute
 
 if TYPE_CHECKING:
     from fastapi import APIRouter
@@ -39,8 +39,11 @@ Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 
 
 class Routes:
-    """The routes of one family, declared on `router` alike.
+    """The routes of one family, declared on `router` alike, each served by a `served_by` route
+    (fileapi.web.served: FastAPI reads the declaration for the document only).
 
+    :param served_by: the route class: `ServedRoute` (public), or fileapi.web.metering's `MeteredRoute` (a
+        conversion: counted) or `SelfServiceRoute` (admitted without counting).
     :param tags: the OpenAPI tags of each route (beside the router's own).
     :param body: the request body's docs (an `openapi_extra`, e.g. `fileapi.web.docs.raw_body`) of every route
         that names none.
@@ -60,10 +63,14 @@ class Routes:
         note: str = "",
         statuses: Iterable[int] = METERED_STATUSES,
         metered: bool = True,
+        served_by: type[ServedRoute] = ServedRoute,
     ) -> None:
-        import fileapi.web.fastapi_compat  # noqa: F401 - before any route is declared: no pydantic.v1 import
+        from fastapi.routing import APIRoute
 
+        if router.route_class is not APIRoute:  # it would not be the class that serves the routes declared here
+            raise TypeError(f"give the route class to Routes (served_by=), not to the router: {router.route_class}")
         self.router = router
+        self.served_by = served_by
         self.tags = list(tags)
         self.body = body
         self.answer = answer
@@ -89,6 +96,7 @@ class Routes:
         body: dict[str, Any] | None = None,
         statuses: Iterable[int] | None = None,
         description: str = "",
+        uploads: int = 1,
         **extra: Any,
     ) -> Callable[[Endpoint], Endpoint]:
         """Declare the decorated endpoint as `method` `path`, its docstring as its description.
@@ -99,14 +107,15 @@ class Routes:
         :param statuses: the error statuses of the route; None: the family's.
         :param description: instead of the docstring (and the family's note), a description computed from a
             figure the code holds.
-        :param extra: other arguments of `APIRouter.api_route` (`openapi_extra` is merged with the body's docs).
+        :param uploads: for a conversion, how many uploads it takes as an operation (`?upload=`, repeated).
+        :param extra: other arguments of `APIRouter.add_api_route` (`openapi_extra` is merged with the body's docs).
         """
-        counted = getattr(self.router.route_class, "counted", None)  # a MeteredRoute's; None: not metered
+        counted = self.served_by.counted
         declared = tuple(self.statuses if statuses is None else statuses)
         asynchronous: dict[str, Any] = {}
         if method == "POST" and counted:  # a conversion: ?upload=, Prefer and Idempotency-Key; 202
             declared += OPERATION_STATUSES
-            asynchronous = {"parameters": operation_parameters(max_uploads(path))}
+            asynchronous = {"parameters": operation_parameters(uploads)}
         elif method == "POST" and counted is False:  # a self-service POST: Idempotency-Key
             declared += IDEMPOTENT_STATUSES
             asynchronous = {"parameters": [IDEMPOTENCY_KEY_PARAMETER]}
@@ -124,16 +133,19 @@ class Routes:
         openapi_extra = {**(body or self.body or {}), **asynchronous, **extra.pop("openapi_extra", {})}
 
         def declare(endpoint: Endpoint) -> Endpoint:
-            self.router.api_route(
+            self.router.add_api_route(
                 path,
+                endpoint,
                 methods=[method],
                 summary=summary,
                 description=description or described(endpoint, self.note),
                 tags=tags or None,
                 openapi_extra=openapi_extra or None,
+                # The router gives its route class the route's declaration; a ServedRoute keeps it for the document.
+                route_class_override=cast(Any, self.served_by),
                 **answer,
                 **extra,
-            )(endpoint)
+            )
             return endpoint
 
         return declare

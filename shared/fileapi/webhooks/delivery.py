@@ -19,8 +19,9 @@ from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from fileapi.errors import InvalidInput, NotFound
+from fileapi.net.addresses import DEPLOYED, EgressPolicy, Target, check_url
+from fileapi.net.connection import exchange
 from fileapi.operations.records import new_id
-from fileapi.webhooks.addresses import Target, check_url, post
 from fileapi.webhooks.signing import new_secret, signed_headers
 from fileapi.webhooks.store import MAX_WEBHOOKS, Webhook, WebhookStore
 
@@ -62,7 +63,7 @@ class WebhookService:
     """Endpoints of accounts, and the queueing of their deliveries.
 
     :param queue_url: the webhooks queue (None: events are not delivered).
-    :param allow_loopback: loopback URLs (http:// too) are allowed (local use).
+    :param policy: where endpoints may be (DEPLOYED: public https only).
     """
 
     def __init__(
@@ -71,22 +72,22 @@ class WebhookService:
         sqs: SQSClient,
         *,
         queue_url: str | None,
-        allow_loopback: bool = False,
+        policy: EgressPolicy = DEPLOYED,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
         self.sqs = sqs
         self.queue_url = queue_url
-        self.allow_loopback = allow_loopback
+        self.policy = policy
         self.clock = clock
 
     def register(self, account_id: str, url: str) -> Webhook:
         """A new endpoint of the account, with a new secret.
 
-        :raises InvalidInput: a URL that is not public HTTPS (see `check_url`), or the account has
-            MAX_WEBHOOKS endpoints already.
+        :raises InvalidInput: a URL that is not public HTTPS (fileapi.net.addresses.check_url, naming `url`), or
+            the account has MAX_WEBHOOKS endpoints already.
         """
-        check_url(url, allow_loopback=self.allow_loopback)
+        check_url(url, field="url", policy=self.policy)
         if len(self.store.list(account_id)) >= MAX_WEBHOOKS:
             raise InvalidInput(f"an account has at most {MAX_WEBHOOKS} webhooks: delete one first")
         webhook = Webhook(new_id(WEBHOOK_PREFIX), account_id, url, new_secret(), int(self.clock()))
@@ -130,7 +131,7 @@ class Deliverer:
         *,
         queue_url: str,
         dead_letter_url: str | None,
-        allow_loopback: bool = False,
+        policy: EgressPolicy = DEPLOYED,
         schedule: tuple[int, ...] = SCHEDULE_SECONDS,
         timeout_seconds: float = TIMEOUT_SECONDS,
         clock: Callable[[], float] = time.time,
@@ -140,10 +141,10 @@ class Deliverer:
         self.sqs = sqs
         self.queue_url = queue_url
         self.dead_letter_url = dead_letter_url
-        self.allow_loopback = allow_loopback
+        self.policy = policy
         self.schedule = schedule
         self.clock = clock
-        self.send = send or (lambda target, body, headers: post(target, body, headers, timeout=timeout_seconds))
+        self.send = send or (lambda target, body, headers: post(target, body, headers, policy, timeout=timeout_seconds))
 
     def handle(self, event: dict[str, Any]) -> dict[str, Any]:
         """Process an SQS batch event (every message is settled by sending a follow-up, so none fails)."""
@@ -168,7 +169,7 @@ class Deliverer:
         body = delivery.payload.encode()
         headers = signed_headers(webhook.secret, message_id=delivery.message_id, timestamp=now, body=body)
         try:
-            status = self.send(check_url(webhook.url, allow_loopback=self.allow_loopback), body, headers)
+            status = self.send(check_url(webhook.url, field="url", policy=self.policy), body, headers)
         except (InvalidInput, OSError) as exc:
             status, reason = 0, type(exc).__name__
         else:
@@ -192,6 +193,20 @@ class Deliverer:
             MessageBody=delivery.to_json(),
             DelaySeconds=max(0, min(MAX_DELAY_SECONDS, delay)),
         )
+
+
+def post(target: Target, body: bytes, headers: dict[str, str], policy: EgressPolicy, *, timeout: float) -> int:
+    """POST a JSON `body` to the checked target, connected to at its checked address; the answer's status
+    (redirects are not followed: a 3xx is the answer).
+
+    :param timeout: seconds for the whole exchange, connecting included.
+    :raises OSError: the connection failed or timed out.
+    """
+    headers = {**headers, "Content-Type": "application/json"}
+    answer = exchange(
+        target, "POST", body=body, headers=headers, policy=policy, connect_timeout=timeout, total_timeout=timeout
+    )
+    return answer.status
 
 
 def _iso(epoch_seconds: int) -> str:

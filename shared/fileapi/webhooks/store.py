@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from fileapi.metering.dynamo.table import DynamoTable, int_attr, key_of, n, s, str_attr
+from fileapi.storage.table import DynamoTable, int_attr, key_of, n, s, str_attr
 
 HOOK_SK_PREFIX = "WEBHOOK#"
 MAX_WEBHOOKS = 10  # per account

@@ -253,17 +253,30 @@ def test_compress_png_palette_quantisation() -> None:
 
 def test_favicon_set() -> None:
     result = favicon_set(PNG)
-    import base64
 
     for name, size in FAVICON_PNGS.items():
-        image = decoded(base64.b64decode(result.pngs[name]))
+        image = decoded(result.pngs[name])
         assert image.size == (size, size)
         assert image.convert("RGBA").getpixel((size // 2, 0))[3] <= 8  # type: ignore[index]  # transparent band
-    ico = decoded(base64.b64decode(result.ico))
+    ico = decoded(result.ico)
     assert ico.format == "ICO"
     assert sorted(ico.info["sizes"]) == [(16, 16), (32, 32), (48, 48)]
     manifest = json.loads(result.manifest)
     assert {icon["sizes"] for icon in manifest["icons"]} == {"192x192", "512x512"}
+
+
+def test_a_favicon_set_of_a_thin_image_is_scaled_before_it_is_squared() -> None:
+    # squaring the 1x16,000 line first built a 16,000x16,000 canvas (+1.6 GiB, 11.6 s)
+    from PIL import Image
+
+    line = Image.new("RGB", (1, 16_000), (200, 30, 30))
+    result = favicon_set(encoded(line, "PNG"))
+    largest = decoded(result.pngs["android-chrome-512x512.png"]).convert("RGBA")
+    assert largest.size == (512, 512)
+    middle = [largest.getpixel((x, 256)) for x in range(250, 262)]
+    assert any(pixel[3] > 128 and pixel[0] > 150 for pixel in middle)  # type: ignore[index]  # the line, centred
+    assert largest.getpixel((10, 256))[3] == 0  # type: ignore[index]  # transparent beside it
+    assert sorted(decoded(result.ico).info["sizes"]) == [(16, 16), (32, 32), (48, 48)]
 
 
 def test_not_an_image_is_unsupported_and_truncated_is_invalid() -> None:

@@ -164,8 +164,8 @@ def test_diff_options(a: str, b: str, context: int) -> None:
     for hunk in diff.hunks:  # the hunks, applied to a's lines, give b's
         start = hunk.oldStart - 1 if hunk.oldLines else hunk.oldStart
         rebuilt += old[at:start]
-        rebuilt += [line.text for line in hunk.lines if line.type in ("context", "added")]
+        rebuilt += [line["text"] for line in hunk.lines if line["type"] in ("context", "added")]
         at = start + hunk.oldLines
     assert rebuilt + old[at:] == new
-    assert diff.added == sum(line.type == "added" for hunk in diff.hunks for line in hunk.lines)
-    assert diff.removed == sum(line.type == "removed" for hunk in diff.hunks for line in hunk.lines)
+    assert diff.added == sum(line["type"] == "added" for hunk in diff.hunks for line in hunk.lines)
+    assert diff.removed == sum(line["type"] == "removed" for hunk in diff.hunks for line in hunk.lines)

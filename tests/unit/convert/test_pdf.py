@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import io
 import subprocess
 from pathlib import Path
@@ -101,13 +100,13 @@ def test_extract_text_agrees_with_pdftotext(tmp_path: Path) -> None:
 def test_render_size_at_72_and_150_dpi() -> None:
     page = render_pages(THREE, dpi=72)[0]
     assert (page.page, page.width, page.height) == (1, 612, 792)
-    image = Image.open(io.BytesIO(base64.b64decode(page.bytes)))
+    image = Image.open(io.BytesIO(page.bytes))
     assert image.size == (612, 792) and image.format == "PNG"
     darkest = image.convert("L").getextrema()[0]
     assert isinstance(darkest, int) and darkest < 100  # the text is drawn
     page = render_pages(THREE, dpi=150, pages="2", fmt=RenderFormat.JPEG)[0]
     assert (page.page, page.width, page.height) == (2, 1275, 1650)
-    assert Image.open(io.BytesIO(base64.b64decode(page.bytes))).format == "JPEG"
+    assert Image.open(io.BytesIO(page.bytes)).format == "JPEG"
 
 
 def test_render_bounds() -> None:

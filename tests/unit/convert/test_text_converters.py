@@ -91,7 +91,7 @@ def test_diff_hunks_and_counts() -> None:
     assert (result.added, result.removed, len(result.hunks)) == (1, 2, 2)
     second = result.hunks[1]
     assert (second.oldStart, second.oldLines, second.newStart, second.newLines) == (17, 3, 17, 2)
-    assert [line.type for line in second.lines] == ["context", "removed", "context"]
+    assert [line["type"] for line in second.lines] == ["context", "removed", "context"]
 
 
 def test_diff_marks_missing_final_newline() -> None:
@@ -243,6 +243,6 @@ def test_named_colours_after_pillow_cached_them() -> None:
 
 def test_diff_line_texts_keep_a_carriage_return_as_the_unified_diff_does() -> None:
     diff = diff_texts("x\n", "x\r\n")
-    lines = [(line.type, line.text) for hunk in diff.hunks for line in hunk.lines]
+    lines = [(line["type"], line["text"]) for hunk in diff.hunks for line in hunk.lines]
     assert lines == [("removed", "x"), ("added", "x\r")]
     assert diff.unified == "--- a\n+++ b\n@@ -1 +1 @@\n-x\n+x\r\n"

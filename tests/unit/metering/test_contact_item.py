@@ -13,10 +13,10 @@ from fileapi.metering.admin import change_account, issue_key
 from fileapi.metering.dynamo.connect import dynamo_stores
 from fileapi.metering.dynamo.items import ADMISSION_READ, CONTACT_FIELDS, fresh_meter_attributes, profile_attributes
 from fileapi.metering.dynamo.migrate import _move_contact, migrate_table
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import generate_key, hash_key
 from fileapi.metering.meter import Meter
 from fileapi.metering.plans import contract_plan
+from fileapi.storage.table import DynamoTable
 
 NOW_US = int(datetime(2026, 11, 20, 12, tzinfo=UTC).timestamp() * 1_000_000)
 CONTACT = {"pk", "sk", *CONTACT_FIELDS}

@@ -17,7 +17,6 @@ from fileapi.errors import QuotaExceeded, RateLimited
 from fileapi.metering.admin import change_account, create_key
 from fileapi.metering.dynamo.connect import dynamo_stores
 from fileapi.metering.dynamo.relayout import shard_operation
-from fileapi.metering.dynamo.table import DynamoTable, TransactionCanceled
 from fileapi.metering.keys import hash_key
 from fileapi.metering.meter import Admission, Meter
 from fileapi.metering.plans import contract_plan
@@ -25,6 +24,7 @@ from fileapi.metering.resharding import Action, ShardChange
 from fileapi.metering.state import DAYS, MeterState, SettleTarget, settle_target
 from fileapi.metering.storage import AccountStore, Stores
 from fileapi.metering.usage import DayUsage, usage_report
+from fileapi.storage.table import DynamoTable, TransactionCanceled
 from tests.metering_doubles import Clock, CountingStore
 
 

@@ -59,7 +59,7 @@ def test_parse_bearer_accepts_only_bearer_keys() -> None:
     assert parse_bearer(f"Bearer {key}") == key
     assert parse_bearer(f"bearer   {key} ") == key
     for bad in (None, "", key, f"Basic {key}", "Bearer sk_test_" + "a" * 49, "Bearer sk_live_short"):
-        with pytest.raises(Unauthorized, match=r"missing|malformed"):
+        with pytest.raises(Unauthorized, match=r"missing|malformed|invalid API key"):
             parse_bearer(bad)
 
 
@@ -208,6 +208,33 @@ def test_bucket_allows_burst_then_refills_at_sustained_rate(meter: Meter, store:
     # WHEN the bucket has been idle long enough THEN the full burst is back
     clock.advance(10)
     assert admit(meter, key).rate_remaining == 4
+
+
+def test_seconds_held_by_a_job_ended_for_time_are_charged_to_the_keys_rate(
+    meter: Meter, stores: Stores, store: AccountStore, clock: Clock
+) -> None:
+    # GIVEN a starter key (burst 5, a token every 0.5 s) whose request held a worker for 20 s until it was killed
+    key = create_key(store, email="bomb@example.com", plan="starter")
+    admission = admit(meter, key)
+    meter.hold(admission, 20.0)
+    # THEN its bucket is 20 s further on: the next request waits 20.5 - 2 s (a full bucket's 2.5 s less a token)
+    with pytest.raises(RateLimited) as caught:
+        admit(meter, key)
+    assert caught.value.headers["Retry-After"] == "19"
+    # AND another process, which knows nothing of it, reads the same from the store
+    with pytest.raises(RateLimited):
+        admit(Meter(stores.admission, clock=clock), key)
+    clock.advance(18.4)
+    with pytest.raises(RateLimited):
+        admit(meter, key)
+    clock.advance(0.1)
+    admit(meter, key)
+    # WHEN an idle bucket is charged THEN it starts from now, not from its old TAT
+    clock.advance(100)
+    meter.hold(admit(meter, key), 3.0)
+    with pytest.raises(RateLimited) as again:
+        admit(meter, key)
+    assert again.value.headers["Retry-After"] == "2"  # TAT now + 3.5 s, admitted from now + 1.5 s
 
 
 def test_retry_after_is_rounded_up_to_the_token(meter: Meter, store: AccountStore, clock: Clock) -> None:

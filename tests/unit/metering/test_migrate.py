@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 from fileapi.metering.dynamo.connect import dynamo_stores
 from fileapi.metering.dynamo.migrate import migrate_table
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import hash_key, key_from_random
 from fileapi.metering.meter import Meter
 from fileapi.metering.usage import usage_report
+from fileapi.storage.table import DynamoTable
 
 NOW_US = int(datetime(2026, 11, 20, 12, 0, tzinfo=UTC).timestamp() * 1_000_000)
 KEY = key_from_random("L" * 43)

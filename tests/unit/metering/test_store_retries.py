@@ -10,9 +10,9 @@ from botocore.exceptions import ClientError, ConnectTimeoutError, EndpointConnec
 
 from fileapi.metering.accounts import Account, Limits
 from fileapi.metering.dynamo.account_store import DynamoAccountStore
-from fileapi.metering.dynamo.table import DynamoTable
 from fileapi.metering.keys import hash_key, key_from_random
 from fileapi.metering.storage import Ambiguous, CodeRejected, RecoveryCode, StoreUnavailable
+from fileapi.storage.table import DynamoTable
 
 LIMITS = Limits(quota_monthly=10_000, sustained_per_second=5, burst=15)
 

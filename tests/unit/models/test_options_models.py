@@ -18,6 +18,11 @@ from fileapi.convert.encoding import encode_base64
 from fileapi.convert.image import compress_image, convert_image, crop_image, flip_image, resize_image, rotate_image
 from fileapi.convert.pdf import render_pages
 from fileapi.convert.pdf_edit import compress_pdf, protect_pdf, watermark_pdf
+from fileapi.convert.pdf_from_images import images_to_pdf
+from fileapi.convert.pdf_metadata import set_pdf_metadata
+from fileapi.convert.pdf_pages import arrange_pages
+from fileapi.convert.pdf_redact import redact_pdf
+from fileapi.convert.pdf_unlock import unlock_pdf
 from fileapi.convert.qr import generate_qr
 from fileapi.convert.render import svg_to_png
 from fileapi.convert.textdiff import diff_texts
@@ -34,6 +39,11 @@ PAIRS: list[tuple[type[BaseModel], Callable[..., Any]]] = [
     (pdf.WatermarkOptions, watermark_pdf),
     (pdf.CompressOptions, compress_pdf),
     (pdf.ProtectOptions, protect_pdf),
+    (pdf.UnlockOptions, unlock_pdf),
+    (pdf.MetadataOptions, set_pdf_metadata),
+    (pdf.PagesOptions, arrange_pages),
+    (pdf.FromImagesOptions, images_to_pdf),
+    (pdf.RedactOptions, redact_pdf),
     (data.Base64EncodeOptions, encode_base64),
     (data.CsvToJsonOptions, csv_to_json),
     (data.JsonToCsvOptions, json_to_csv),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 def test_snapstart_reset_drops_the_service_objects() -> None:
-    import fileapi.web.services as services
+    import fileapi.services as services
     from tests.memory_stores import memory_stores
 
     services.use_stores(memory_stores())

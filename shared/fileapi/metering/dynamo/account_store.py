@@ -1,4 +1,4 @@
-"""AccountStore on DynamoDB (see `fileapi.metering.dynamo.table` for the items).
+"""AccountStore on DynamoDB (see `fileapi.storage.table` for the items).
 
 Writes that can be repeated safely after a lost reply carry a token written with the change (or
 are plain puts/sets), so the call policy may retry them: create_account (a fresh account id),
@@ -31,20 +31,9 @@ from fileapi.metering.dynamo.items import (
     shard_item,
     shard_key,
 )
+from fileapi.metering.dynamo.legacy_set import discard_from_legacy_set, seal_legacy_set
 from fileapi.metering.dynamo.mailed_secrets import DynamoMailedItems, delivery_item
 from fileapi.metering.dynamo.relayout import contact_key, contact_update, shard_operation
-from fileapi.metering.dynamo.table import (
-    CONDITION_FAILED,
-    ITEM_ABSENT,
-    ITEM_PRESENT,
-    ConditionFailed,
-    DynamoTable,
-    TransactionCanceled,
-    int_attr,
-    key_of,
-    n,
-    s,
-)
 from fileapi.metering.plans import Plan
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.resharding import layout
@@ -56,6 +45,18 @@ from fileapi.metering.storage import (
     NoSuchAccount,
     PendingDelivery,
     StoreUnavailable,
+)
+from fileapi.storage.table import (
+    CONDITION_FAILED,
+    ITEM_ABSENT,
+    ITEM_PRESENT,
+    ConditionFailed,
+    DynamoTable,
+    TransactionCanceled,
+    int_attr,
+    key_of,
+    n,
+    s,
 )
 
 UPDATE_ATTEMPTS = 10
@@ -183,10 +184,14 @@ class DynamoAccountStore(DynamoMailedItems, AccountStore):
             self.table.transact(operations)
         except TransactionCanceled as exc:
             current = self.get_account(account.account_id)
-            if current is not None and current.key_hash == new_key_hash:
-                return rotated  # an earlier attempt of this call, whose reply was lost, did it
-            raise KeyChanged("the account's key changed meanwhile") from exc
+            if current is None or current.key_hash != new_key_hash:
+                raise KeyChanged("the account's key changed meanwhile") from exc
+            # else an earlier attempt of this call, whose reply was lost, did it
+        discard_from_legacy_set(self.table, account.key_hash)
         return rotated
+
+    def seal_legacy_keys(self) -> int | None:
+        return seal_legacy_set(self.table)
 
     def claim_event(self, event_id: str, *, expires_at: int) -> bool:
         key = key_of(f"EVENT#{event_id}", "EVENT")

@@ -27,7 +27,11 @@ from fileapi.metering.dynamo.items import (
     slot_name,
     state_from_item,
 )
-from fileapi.metering.dynamo.table import (
+from fileapi.metering.dynamo.legacy_set import read_legacy_set
+from fileapi.metering.plans import contract_plan
+from fileapi.metering.state import MeterState, SettleTarget, request_tag, settle_target
+from fileapi.metering.storage import AdmissionStore, Attempt, BucketCase, Refused, StoreUnavailable
+from fileapi.storage.table import (
     ITEM_PRESENT,
     ConditionFailed,
     DynamoTable,
@@ -38,9 +42,6 @@ from fileapi.metering.dynamo.table import (
     s,
     str_attr,
 )
-from fileapi.metering.plans import contract_plan
-from fileapi.metering.state import MeterState, SettleTarget, request_tag, settle_target
-from fileapi.metering.storage import AdmissionStore, Attempt, BucketCase, Refused, StoreUnavailable
 
 # Named parts of the admission condition.
 KEY_IS_CURRENT = "key_hash = :key_hash"
@@ -52,6 +53,7 @@ QUOTA_LEFT = "used < quota"
 QUOTA_NOT_ZERO = "quota > :zero"
 BUCKET_IDLE = "tat <= :now"
 BUCKET_BUSY = "tat BETWEEN :now AND :ceiling"
+BUCKET_HELD = "tat > :now"
 LEGACY_ITEM = f"{ITEM_PRESENT} AND attribute_not_exists(interval_us)"
 
 
@@ -111,6 +113,9 @@ class DynamoAdmissionStore(AdmissionStore):
     def find_account_id(self, key_hash: str) -> str | None:
         item = self.table.get(key_pk(key_hash), "KEY", attributes=KEY_ITEM_READ)
         return None if item is None else str(item["account_id"]["S"])
+
+    def legacy_key_prefixes(self) -> frozenset[bytes] | None:
+        return read_legacy_set(self.table)
 
     def admit(self, attempt: Attempt) -> MeterState:
         key = shard_key(attempt.account_id, attempt.shard)
@@ -203,6 +208,29 @@ class DynamoAdmissionStore(AdmissionStore):
                 continue
             return state_from_item(item)
         raise StoreUnavailable("the account's usage kept changing while a unit was settled")
+
+    def hold(self, account_id: str, *, shard: int = 0, by_us: int, now_us: int) -> MeterState | None:
+        key = shard_key(account_id, shard)
+        values = {":now": n(now_us)}
+        idle: dict[str, Any] = {  # TAT in the past: the bucket is full, and moves to now + by
+            "UpdateExpression": "SET tat = :held",
+            "ConditionExpression": f"{ITEM_PRESENT} AND {BUCKET_IDLE}",
+            "ExpressionAttributeValues": {**values, ":held": n(now_us + by_us)},
+        }
+        busy: dict[str, Any] = {
+            "UpdateExpression": "SET tat = tat + :by",
+            "ConditionExpression": f"{ITEM_PRESENT} AND {BUCKET_HELD}",
+            "ExpressionAttributeValues": {**values, ":by": n(by_us)},
+        }
+        case = busy  # a key whose job just ran out of time has most likely sent requests lately
+        for _ in range(3):
+            try:
+                return state_from_item(self.table.conditional_update(key, **case))
+            except ConditionFailed as failed:
+                if failed.item is None:
+                    return None
+                case = busy if (int_attr(failed.item, "tat", 0) or 0) > now_us else idle
+        raise StoreUnavailable("the account's bucket kept changing while a job's seconds were charged to it")
 
     def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
         key = shard_key(account_id, shard)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from fileapi.metering.accounts import Account, Limits
-from fileapi.metering.dynamo.table import int_attr, n, s, str_attr
 from fileapi.metering.state import DAYS, NO_PERIOD, RECENT_SLOTS, MeterState
+from fileapi.storage.table import int_attr, n, s, str_attr
 
 PROFILE_SK = "PROFILE"
 SHARD_SK = "SHARD"
@@ -36,7 +36,7 @@ DAY_NAMES = tuple(day_name(day) for day in range(1, DAYS + 1))
 
 # What admission reads of an account's items (state_from_item) and of a key's item; the converter functions'
 # IAM policy allows these attributes and no others (template.yaml, tests/build/test_template_policies.py).
-KEY_ITEM_READ = ("pk", "sk", "account_id")
+KEY_ITEM_READ = ("pk", "sk", "account_id", "prefixes")  # prefixes: the set of earlier-format keys
 ADMISSION_READ = (
     "pk",
     "sk",

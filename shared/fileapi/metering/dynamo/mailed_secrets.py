@@ -11,8 +11,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from fileapi.metering.dynamo.table import ITEM_PRESENT, ConditionFailed, DynamoTable, int_attr, key_of, n, s, str_attr
 from fileapi.metering.storage import CodeRejected, PendingDelivery, RecoveryCode
+from fileapi.storage.table import ITEM_PRESENT, ConditionFailed, DynamoTable, int_attr, key_of, n, s, str_attr
 
 DELIVERY_SK = "DELIVERY"
 CODE_PREFIX = "CODE#"

@@ -12,6 +12,9 @@ Each account moves in two writes: its contact item is put unless it exists (once
 account store reads and writes), then the fields are removed from the PROFILE item. An account between the
 two still admits (admission reads neither) and still has its address read; a run cut short is finished
 by the next. USAGE# items stay as they are (history, deleted by TTL).
+
+The first run also seals the set of earlier-format keys (`fileapi.metering.legacy_keys`) from the key links
+present then; later runs leave it as it is (it only shrinks, as those keys are rotated away).
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from typing import Any
 
 from fileapi.metering.dynamo.admission_store import upgrade_legacy_item
 from fileapi.metering.dynamo.items import CONTACT_FIELDS, CONTACT_SK, PROFILE_FIELDS, PROFILE_SK, contact_pk, is_legacy
-from fileapi.metering.dynamo.table import ITEM_PRESENT, ConditionFailed, DynamoTable, key_of
+from fileapi.metering.dynamo.legacy_set import seal_legacy_set
+from fileapi.storage.table import ITEM_PRESENT, ConditionFailed, DynamoTable, key_of
 
 # Attributes the first layout copied into KEY items (only account_id is kept).
 _KEY_COPIES = (*PROFILE_FIELDS, *CONTACT_FIELDS)
@@ -31,12 +35,14 @@ _KEY_COPIES = (*PROFILE_FIELDS, *CONTACT_FIELDS)
 @dataclass(frozen=True)
 class MigrationReport:
     """What one run changed: accounts upgraded from the first layout, accounts whose contact fields moved to
-    their contact item, KEY items trimmed, and accounts that were current already."""
+    their contact item, KEY items trimmed, accounts that were current already, and the keys put in the set of
+    earlier-format keys (None: the set was there already)."""
 
     accounts: int
     contacts: int
     keys: int
     current: int
+    legacy_keys: int | None = None
 
 
 def migrate_table(table: DynamoTable) -> MigrationReport:
@@ -57,7 +63,8 @@ def migrate_table(table: DynamoTable) -> MigrationReport:
                 current += 1
         elif sk == "KEY" and _remove(table, item, [name for name in _KEY_COPIES if name in item]):
             keys += 1
-    return MigrationReport(accounts=accounts, contacts=contacts, keys=keys, current=current)
+    sealed = seal_legacy_set(table)
+    return MigrationReport(accounts=accounts, contacts=contacts, keys=keys, current=current, legacy_keys=sealed)
 
 
 def _move_contact(table: DynamoTable, profile: dict[str, Any]) -> None:

@@ -17,9 +17,9 @@ from fileapi.metering.dynamo.items import (
     shard_item,
     shard_key,
 )
-from fileapi.metering.dynamo.table import ITEM_ABSENT, key_of, n, s
 from fileapi.metering.resharding import Action, ShardChange
 from fileapi.metering.state import MeterState
+from fileapi.storage.table import ITEM_ABSENT, key_of, n, s
 
 
 def contact_key(account_id: str) -> dict[str, Any]:

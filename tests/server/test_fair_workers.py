@@ -1,0 +1,108 @@
+"""Keys share `fileapi serve`'s conversion workers by turns: one key's slow jobs, from more clients than there are
+workers, delay another key's small conversions by one job at most; and a job ended for time is charged to its
+key's rate by the seconds it held its worker."""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+from PIL import Image
+
+from fileapi.metering.admin import create_key
+from fileapi.metering.storage import AccountStore
+from tests.helpers import auth
+from tests.server.conftest import StartServers
+
+pytestmark = [pytest.mark.server, pytest.mark.xdist_group("long-server-runs")]
+
+DEADLINE_SECONDS = 2
+SERVER_ENV = {"FILEAPI_DEADLINE_SECONDS": str(DEADLINE_SECONDS), "FILEAPI_CONVERSION_WORKERS": "1"}
+HOSTILE_CLIENTS = 6
+# A bound of correctness, not a figure: one slow job's deadline, its worker's replacement and the small job itself,
+# with room for a loaded machine. First come, first served, the small job would wait behind up to six slow jobs,
+# and be refused 503 once it had waited its 2 s and the pool's 2 s margin.
+ONE_JOB_BOUND_SECONDS = DEADLINE_SECONDS + 6
+
+
+def slow_jpeg() -> bytes:
+    """A 46-megapixel JPEG of smoothed noise (about 4.3 MB) whose AVIF encoding takes 2.2 s on an idle machine of
+    this kind, past the 2 s deadline (25 MP took 1.2 s, within it once the machine was quiet): a valid, expensive
+    job. The rate charge needs the whole 2 s held: a starter key refills 2 tokens a second."""
+    size = (6800, 6800)
+    small = Image.frombytes("RGB", (size[0] // 16, size[1] // 16), os.urandom((size[0] // 16) * (size[1] // 16) * 3))
+    buffer = io.BytesIO()
+    small.resize(size, Image.Resampling.BILINEAR).save(buffer, "JPEG", quality=55)
+    assert len(buffer.getvalue()) < 4_500_000
+    return buffer.getvalue()
+
+
+def small_png() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 40), (200, 30, 30)).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+def test_one_keys_slow_jobs_delay_anothers_small_ones_by_one_job_at_most(
+    start_servers: StartServers, server_store: AccountStore
+) -> None:
+    # GIVEN one worker, and a key whose six clients keep sending conversions that run to the deadline
+    (url,) = start_servers(1, env=SERVER_ENV)
+    hostile = create_key(server_store, email="hostile@example.com", plan="business")
+    neighbour = create_key(server_store, email="neighbour@example.com", plan="business")
+    slow, small = slow_jpeg(), small_png()
+    stop = threading.Event()
+    hostile_statuses: list[int] = []
+
+    def hammer() -> None:
+        with httpx.Client(base_url=url, headers=auth(hostile), timeout=60) as client:
+            while not stop.is_set():
+                answer = client.post("/v1/image/convert?to=avif", content=slow, headers={"Content-Type": "image/jpeg"})
+                hostile_statuses.append(answer.status_code)
+
+    with ThreadPoolExecutor(HOSTILE_CLIENTS) as clients:
+        hammering = [clients.submit(hammer) for _ in range(HOSTILE_CLIENTS)]
+        time.sleep(DEADLINE_SECONDS)  # every hostile client has a job running or waiting
+        # WHEN the other key sends small resizes meanwhile
+        seconds, statuses = [], []
+        try:
+            with httpx.Client(base_url=url, headers=auth(neighbour), timeout=60) as client:
+                for _ in range(5):
+                    started = time.monotonic()
+                    answer = client.post(
+                        "/v1/image/resize?width=20", content=small, headers={"Content-Type": "image/png"}
+                    )
+                    seconds.append(time.monotonic() - started)
+                    statuses.append(answer.status_code)
+        finally:
+            stop.set()
+        for hammering_client in hammering:
+            hammering_client.result()
+    # THEN each is answered, within one slow job's wait
+    assert statuses == [200] * 5
+    assert max(seconds) < ONE_JOB_BOUND_SECONDS, seconds
+    assert 413 in hostile_statuses  # the slow jobs did run to their deadline
+
+
+def test_a_job_ended_for_time_costs_its_key_the_seconds_it_held_the_worker(
+    start_servers: StartServers, server_store: AccountStore
+) -> None:
+    # GIVEN a starter key (burst 5, 2 requests a second: a full bucket refills in 2.5 s)
+    (url,) = start_servers(1, env=SERVER_ENV)
+    key = create_key(server_store, email="bomber@example.com", plan="starter")
+    with httpx.Client(base_url=url, headers=auth(key), timeout=60) as client:
+        # WHEN its conversion runs to the deadline
+        answer = client.post("/v1/image/convert?to=avif", content=slow_jpeg(), headers={"Content-Type": "image/jpeg"})
+        assert answer.status_code == 413, answer.text
+        assert "did not finish within" in answer.json()["message"], answer.text  # ended for time, not memory
+        assert answer.headers["X-Quota-Remaining"] == "2500"  # the unit is given back, as for any failure
+        # THEN its next request waits for the seconds the job held the worker (a full bucket had 4 tokens left)
+        refused = client.post("/v1/image/resize?width=20", content=small_png(), headers={"Content-Type": "image/png"})
+        assert refused.status_code == 429
+        assert refused.json()["error"] == "rate_limited"
+        assert int(refused.headers["Retry-After"]) >= DEADLINE_SECONDS - 2
