@@ -277,6 +277,9 @@ def test_deleting_an_ended_operation_deletes_its_files_and_uploads(
         ("/v1/pdf/split", 1, "", "ranges: Field required"),
         ("/v1/pdf/split", 2, "ranges=1", "/v1/pdf/split takes one upload (?upload=upl_...), not 2"),
         ("/v1/image/convert", 1, "to=gif", "to: Input should be 'jpeg', 'png', 'webp', 'avif' or 'jxl' (got 'gif')"),
+        ("/v1/image/compress", 1, "", "give quality (1-100) or targetScore (30-95)"),
+        ("/v1/image/convert", 1, "to=png&targetScore=80", "targetScore applies to lossy outputs"),
+        ("/v1/image/resize", 1, "width=9&quality=80&targetScore=80", "give quality or targetScore, not both"),
     ],
 )
 def test_acceptance_refuses_what_the_route_refuses_queues_nothing_and_charges_nothing(

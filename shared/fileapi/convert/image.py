@@ -31,6 +31,8 @@ from fileapi.errors import InvalidInput
 
 # resize_image needs at least one side (fileapi.models.image.ResizeOptions refuses the same, before any work).
 RESIZE_SIDES = "give width, height or both"
+# compress_image needs a quality or a target score (fileapi.models.image.CompressOptions refuses the same).
+COMPRESS_QUALITY = "give quality (1-100) or targetScore (30-95)"
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -270,7 +272,7 @@ def compress_image(
     :raises InvalidInput: neither or both of quality and target_score.
     """
     if quality is None and target_score is None:
-        raise InvalidInput("give quality (1-100) or targetScore (30-95)")
+        raise InvalidInput(COMPRESS_QUALITY)
     _check_options(quality, target_score, fmt)
     if palette_colors is not None and not 2 <= palette_colors <= 256:
         raise InvalidInput(f"colors must be 2..256, not {palette_colors}")

@@ -8,12 +8,12 @@ from pydantic import Field, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
 from fileapi.convert.favicons import FAVICON_PNGS
-from fileapi.convert.image import RESIZE_SIDES, Fit, FlipDirection, Rotation
+from fileapi.convert.image import COMPRESS_QUALITY, RESIZE_SIDES, Fit, FlipDirection, Rotation
 from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.ocr_options import DEFAULT_LANGUAGES
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 from fileapi.models.ocr import OcrLanguages
-from fileapi.models.quality import TargetScore
+from fileapi.models.quality import LossyOptions, TargetScore
 
 
 class Gps(ApiModel):
@@ -132,7 +132,7 @@ Quality = Annotated[int | None, Field(ge=1, le=100, description="1-100; default 
 # route calls `converter(body, **options.model_dump())`.
 
 
-class ConvertOptions(QueryOptions):
+class ConvertOptions(LossyOptions):
     to: ImageFormat = Field(description="Target format.")
     quality: Quality = None
     target_score: TargetScore = None
@@ -145,7 +145,7 @@ class ConvertOptions(QueryOptions):
     )
 
 
-class ResizeOptions(QueryOptions):
+class ResizeOptions(LossyOptions):
     width: int | None = Field(
         default=None, ge=1, description="Target width in pixels. Give width, height or both (at least one)."
     )
@@ -165,7 +165,7 @@ class ResizeOptions(QueryOptions):
         return self
 
 
-class CompressOptions(QueryOptions):
+class CompressOptions(LossyOptions):
     quality: int | None = Field(default=None, ge=1, le=100, description="1-100 (this or targetScore).")
     fmt: OutputFormat = None
     palette_colors: int | None = Field(
@@ -173,8 +173,15 @@ class CompressOptions(QueryOptions):
     )
     target_score: TargetScore = None
 
+    @model_validator(mode="after")
+    def _a_quality_is_given(self) -> Self:
+        """compress_image needs a quality or a target score: refused here too, before an operation's 202."""
+        if self.quality is None and self.target_score is None:
+            raise PydanticCustomError("missing_option", COMPRESS_QUALITY)
+        return self
 
-class CropOptions(QueryOptions):
+
+class CropOptions(LossyOptions):
     x: int = Field(ge=0, description="Left edge, pixels.")
     y: int = Field(ge=0, description="Top edge, pixels.")
     width: int = Field(ge=1, description="Width, pixels.")
@@ -184,13 +191,13 @@ class CropOptions(QueryOptions):
     target_score: TargetScore = None
 
 
-class RotateOptions(QueryOptions):
+class RotateOptions(LossyOptions):
     degrees: Rotation = Field(description="Clockwise rotation in degrees.")
     fmt: OutputFormat = None
     target_score: TargetScore = None
 
 
-class FlipOptions(QueryOptions):
+class FlipOptions(LossyOptions):
     direction: FlipDirection = Field(description="horizontal or vertical.")
     fmt: OutputFormat = None
     target_score: TargetScore = None

@@ -21,7 +21,7 @@ from fileapi.convert.pdf_unlock import MAX_PASSWORD_CHARS
 from fileapi.errors import InvalidInput
 from fileapi.models import ApiModel, ApiRequest, Base64Text, QueryOptions, example, examples
 from fileapi.models.ocr import OcrLanguages
-from fileapi.models.quality import TargetScore
+from fileapi.models.quality import LossyOptions, TargetScore
 
 
 class PageSize(ApiModel):
@@ -164,7 +164,7 @@ class PdfRotateOptions(QueryOptions):
     keep_active_content: KeepActiveContent = False
 
 
-class RenderOptions(QueryOptions):
+class RenderOptions(LossyOptions):
     pages: Pages = None
     fmt: RenderFormat = Field(default=RenderFormat.PNG, alias="format", description="Image format.")
     dpi: int = Field(default=150, ge=72, le=300, description="Resolution, dots per inch.")
