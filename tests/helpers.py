@@ -31,6 +31,17 @@ def photo_png(width: int = 300, height: int = 260) -> bytes:
     return out.getvalue()
 
 
+@pytest.fixture()
+def without_stripe_params(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`stripe.params` unimportable, as in the dependency layer: layers/Makefile removes it (9 MB of typed
+    parameter dictionaries that only type checkers read)."""
+    import sys
+
+    for name in [name for name in sys.modules if name == "stripe.params" or name.startswith("stripe.params.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "stripe.params", None)
+
+
 def newest_mail_to(address: str) -> str:
     """The text of the newest message to `address` in the API's outbox (local mailer)."""
     import email
