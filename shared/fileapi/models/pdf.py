@@ -289,7 +289,7 @@ class PagesOptions(QueryOptions):
 
 class FromImagesOptions(QueryOptions):
     """Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in
-    byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP,
+    byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, JPEG XL,
     HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a
     soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to
     the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each."""
