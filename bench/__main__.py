@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from bench.arrival import bench_arrival
+from bench.big_images import bench_big_images
 from bench.bombs import bench_bombs
 from bench.codes import bench_codes, bench_render
 from bench.converters import FOUR_MB, bench_base64_path, bench_wordcount
@@ -41,6 +42,7 @@ from bench.pdf import bench_pdf
 from bench.pdf_images import bench_images_to_pdf
 from bench.pipeline_memory import bench_pipeline_memory
 from bench.pipelines import bench_pipelines
+from bench.quality import bench_quality
 from bench.request_path import asgi_request, bench_request_rows
 from bench.scoreboard import print_scoreboard, write_performance_doc
 from bench.sizing import bench_sizing
@@ -209,6 +211,8 @@ def main() -> None:
             bench_textdiff(Path(tmp))
             bench_gfm()
             bench_image(Path(tmp))
+            bench_quality(Path(tmp))
+            bench_big_images(Path(tmp))
             bench_too_large()
             bench_pdf(Path(tmp))
             bench_images_to_pdf()

@@ -114,12 +114,15 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.convert.ocr_engine",
         "fileapi.convert.ocr_image",
         "fileapi.convert.ocr_options",
+        "fileapi.convert.quality_search",  # its bounds are the options model's; numpy is imported on use
         "fileapi.convert.resampling",
     ),
     "pdf": (
         *CONVERTING,
         "fileapi.catalogue.pdf",
         "fileapi.convert.fallbacks",
+        "fileapi.convert.image_io",  # the image formats of targetScore (render-page); Pillow is imported on use
+        "fileapi.convert.quality_search",
         "fileapi.convert.ocr_options",
         "fileapi.convert.pages",
         "fileapi.convert.pdf",

@@ -18,6 +18,30 @@ def auth(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
+def photo_png(width: int = 300, height: int = 260) -> bytes:
+    """A smooth, photo-like PNG (noise blobs over a gradient): what targetScore searches on."""
+    import io
+
+    from PIL import Image
+
+    noise = Image.effect_noise((width // 12, height // 12), 24).resize((width, height), Image.Resampling.BICUBIC)
+    gradient = Image.linear_gradient("L").resize((width, height))
+    out = io.BytesIO()
+    Image.merge("RGB", (noise, gradient, Image.blend(noise, gradient, 0.5))).save(out, "PNG")
+    return out.getvalue()
+
+
+@pytest.fixture()
+def without_stripe_params(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`stripe.params` unimportable, as in the dependency layer: layers/Makefile removes it (9 MB of typed
+    parameter dictionaries that only type checkers read)."""
+    import sys
+
+    for name in [name for name in sys.modules if name == "stripe.params" or name.startswith("stripe.params.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "stripe.params", None)
+
+
 def newest_mail_to(address: str) -> str:
     """The text of the newest message to `address` in the API's outbox (local mailer)."""
     import email

@@ -9,12 +9,16 @@ import time
 import uuid
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from httpx2 import Response
 
 from fileapi.settings import get_settings
-from tests.helpers import auth
+from tests.helpers import auth, without_stripe_params
 from tests.stripe_events import SECRET, checkout_completed, signed, subscription_event
+
+# The layer ships stripe without stripe.params (layers/Makefile): these run without it too.
+pytestmark = pytest.mark.usefixtures(without_stripe_params.__name__)
 
 
 def mails_to(address: str) -> list[str]:

@@ -17,7 +17,10 @@ import fileapi.services as services
 from fileapi.account.portal import BillingPortal
 from fileapi.metering.admin import create_key
 from fileapi.metering.storage import AccountStore
-from tests.helpers import auth
+from tests.helpers import auth, without_stripe_params
+
+# The layer ships stripe without stripe.params (layers/Makefile): these run without it too.
+pytestmark = pytest.mark.usefixtures(without_stripe_params.__name__)
 
 PORTAL_URL = "https://billing.example.test/p/session_123"
 

@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
+from fileapi.catalogue.registry import every
 from fileapi.local.cors import CorsMiddleware
 from fileapi.local.template import TEMPLATE_PATH, load_cors, load_template
 from tests.helpers import auth
@@ -66,6 +67,13 @@ def test_answers_to_another_origin_carry_the_exposed_headers(api: TestClient, ke
         assert response.headers["access-control-allow-origin"] == "*"
         assert as_set(response.headers["access-control-expose-headers"]) == exposed
     assert "x-quota-remaining" in exposed and "x-request-id" in exposed
+
+
+def test_every_header_a_conversion_answers_with_is_exposed() -> None:
+    exposed = {name.lower() for name in template_cors()["ExposeHeaders"]}
+    documented = {name.lower() for conversion in every() for name in conversion.gives.headers}
+    assert "x-quality-score" in documented
+    assert documented <= exposed, f"add {sorted(documented - exposed)} to the template's ExposeHeaders"
 
 
 def test_requests_without_an_origin_get_no_cors_headers(api: TestClient) -> None:

@@ -8,8 +8,9 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
+from fileapi.convert.image_io import load_pillow
 from fileapi.metering.plans import CONTRACT_PLANS
-from tests.helpers import auth
+from tests.helpers import auth, photo_png
 
 
 def png(width: int = 40, height: int = 30) -> bytes:
@@ -86,3 +87,54 @@ def test_strip_metadata_of_gif_is_unsupported(api: TestClient, key: str) -> None
     Image.new("P", (4, 4)).save(out, "GIF")
     response = api.post("/v1/image/strip-metadata", content=out.getvalue(), headers=auth(key))
     assert (response.status_code, response.json()["error"]) == (400, "unsupported_format")
+
+
+def test_target_score_answers_say_what_was_chosen(api: TestClient, key: str) -> None:
+    response = api.post(
+        "/v1/image/convert", params={"to": "webp", "targetScore": "80"}, content=photo_png(), headers=auth(key)
+    )
+    assert response.status_code == 200
+    assert float(response.headers["X-Quality-Score"]) >= 80
+    assert 1 <= int(response.headers["X-Encoder-Quality"]) <= 100
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"to": "jpeg", "targetScore": "20"},
+        {"to": "png", "targetScore": "80"},
+        {"to": "jpeg", "quality": "80", "targetScore": "80"},
+    ],
+)
+def test_bad_target_scores_are_400(api: TestClient, key: str, params: dict[str, str]) -> None:
+    response = api.post("/v1/image/convert", params=params, content=photo_png(), headers=auth(key))
+    assert (response.status_code, response.json()["error"]) == (400, "invalid_input")
+
+
+def test_a_jpeg_recompressed_to_jpeg_xl(api: TestClient, key: str) -> None:
+    out = io.BytesIO()
+    Image.open(io.BytesIO(photo_png())).save(out, "JPEG", quality=90)
+    response = api.post(
+        "/v1/image/convert", params={"to": "jxl", "jpegTranscode": "true"}, content=out.getvalue(), headers=auth(key)
+    )
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "image/jxl"
+    assert len(response.content) < len(out.getvalue())
+    load_pillow()  # registers the JPEG XL plugin in this process (the conversion ran in a worker)
+    assert Image.open(io.BytesIO(response.content)).size == (300, 260)
+
+
+@pytest.mark.parametrize("path", ["/v1/image/resize", "/v1/image/read-metadata"])
+def test_a_jpeg_xl_body_is_taken_as_an_image(api: TestClient, key: str, path: str) -> None:
+    load_pillow()
+    out = io.BytesIO()
+    Image.open(io.BytesIO(photo_png())).save(out, "JXL", quality=90)
+    params = {"width": "150"} if path.endswith("resize") else {}
+    headers = {**auth(key), "Content-Type": "image/jxl"}
+    response = api.post(path, params=params, content=out.getvalue(), headers=headers)
+    assert response.status_code == 200, response.text
+    if path.endswith("resize"):  # without a format, JPEG XL stays JPEG XL
+        assert response.headers["content-type"] == "image/jxl"
+        assert Image.open(io.BytesIO(response.content)).size == (150, 130)
+    else:
+        assert (response.json()["width"], response.json()["height"]) == (300, 260)

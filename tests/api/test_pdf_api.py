@@ -57,6 +57,14 @@ def test_info_split_rotate_render(api: TestClient, key: str) -> None:
     assert [(page["page"], page["width"]) for page in rendered["pages"]] == [(1, 612)]
 
 
+def test_render_page_to_jpeg_xl_with_a_target_score_says_what_each_page_chose(api: TestClient, key: str) -> None:
+    params = {"dpi": "72", "pages": "1-2", "format": "jxl", "targetScore": "80"}
+    rendered = api.post("/v1/pdf/render-page", params=params, content=TWO, headers=auth(key)).json()
+    for page in rendered["pages"]:
+        assert base64.b64decode(page["bytes"])[:2] == b"\xff\x0a"  # a JPEG XL codestream
+        assert page["qualityScore"] >= 80 and 1 <= page["encoderQuality"] <= 100
+
+
 def test_pdf_parameter_errors(api: TestClient, key: str) -> None:
     for path, params in (
         ("/v1/pdf/split", {}),

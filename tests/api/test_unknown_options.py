@@ -135,7 +135,7 @@ def test_every_json_request_model_is_closed() -> None:
         ("to=webp&qualty=5", "unknown parameter 'qualty'; did you mean 'quality'?"),
         ("to=webp&Quality=5", "unknown parameter 'Quality'; did you mean 'quality'?"),
         ("to=webp&uplaod=upl_x", "unknown parameter 'uplaod'; did you mean 'upload'?"),
-        ("to=webp&zzz=1", "unknown parameter 'zzz'; the parameters here are: to, quality"),
+        ("to=webp&zzz=1", "unknown parameter 'zzz'; the parameters here are: to, quality, targetScore, jpegTranscode"),
     ],
 )
 def test_the_message_offers_the_closest_known_name(api: TestClient, key: str, query: str, message: str) -> None:

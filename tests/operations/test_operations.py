@@ -18,6 +18,7 @@ from fileapi.metering.storage import AccountStore
 from fileapi.models.files import OperationStatus
 from fileapi.operations.executor import Executor
 from tests.conftest import MakeKey
+from tests.helpers import photo_png
 from tests.hostile_files import xobject_fanout_pdf
 from tests.operations.conftest import account_of, bearer
 from tests.operations.helpers import (
@@ -121,6 +122,18 @@ def test_image_convert_to_webp(
     assert (result["contentType"], result["name"]) == ("image/webp", "result.webp") and sha256(data) == result["sha256"]
     image = Image.open(io.BytesIO(data))
     assert (image.format, image.size) == ("WEBP", (640, 480))
+
+
+def test_image_convert_with_a_target_score_reports_what_it_chose(
+    api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer
+) -> None:
+    upload = upload_file(api, key, photo_png(), content_type="image/png")
+    operation = accepted(api, key, "/v1/image/convert", [upload], to="jpeg", targetScore="80")
+    executor_consumer.poll_once()
+    ended = shown(api, key, operation["id"])
+    assert ended["status"] == "succeeded", ended
+    chosen = ended["details"]["headers"]  # what the synchronous answer says in its headers
+    assert float(chosen["X-Quality-Score"]) >= 80 and 1 <= int(chosen["X-Encoder-Quality"]) <= 100
 
 
 def test_any_route_runs_as_an_operation_its_json_files_listed(
@@ -288,7 +301,10 @@ def test_deleting_an_ended_operation_deletes_its_files_and_uploads(
     [
         ("/v1/pdf/split", 1, "", "ranges: Field required"),
         ("/v1/pdf/split", 2, "ranges=1", "/v1/pdf/split takes one upload (?upload=upl_...), not 2"),
-        ("/v1/image/convert", 1, "to=gif", "to: Input should be 'jpeg', 'png', 'webp' or 'avif' (got 'gif')"),
+        ("/v1/image/convert", 1, "to=gif", "to: Input should be 'jpeg', 'png', 'webp', 'avif' or 'jxl' (got 'gif')"),
+        ("/v1/image/compress", 1, "", "give quality (1-100) or targetScore (30-95)"),
+        ("/v1/image/convert", 1, "to=png&targetScore=80", "targetScore applies to lossy outputs"),
+        ("/v1/image/resize", 1, "width=9&quality=80&targetScore=80", "give quality or targetScore, not both"),
     ],
 )
 def test_acceptance_refuses_what_the_route_refuses_queues_nothing_and_charges_nothing(

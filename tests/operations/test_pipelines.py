@@ -7,6 +7,7 @@ import http.server
 import io
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pikepdf
@@ -15,8 +16,10 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
+from fileapi.convert.image import resize_image
 from fileapi.file_services import FileServices
 from fileapi.local.queues import QueueConsumer
+from tests.helpers import photo_png
 from tests.operations.conftest import bearer
 from tests.operations.helpers import fetched, pdf_with_pages, png_image, sha256, shown, upload_file, used
 
@@ -150,6 +153,38 @@ def test_an_image_from_a_url_is_resized_converted_and_put(
     assert ended["status"] == "succeeded", ended
     image = Image.open(io.BytesIO(served["received"]["small.webp"][0]))
     assert (image.format, image.size) == ("WEBP", (320, 240))
+
+
+def test_a_convert_stage_with_a_target_score_reaches_it_and_reports_what_it_chose(
+    api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer, tmp_path: Path
+) -> None:
+    ssimulacra2 = pytest.importorskip("ssimulacra2")
+    source = photo_png(600, 520)
+    upload = upload_file(api, key, source, content_type="image/png")
+    operation = submitted(
+        api,
+        key,
+        {
+            "inputs": [{"upload": upload}],
+            "stages": [
+                {"run": "image/resize", "options": {"width": 300}},
+                {"run": "image/convert", "options": {"to": "webp", "targetScore": 80}},
+            ],
+        },
+    )
+    executor_consumer.poll_once()
+    ended = shown(api, key, operation["id"])
+    assert ended["status"] == "succeeded", ended
+    resized, converted = ended["stages"]
+    assert "headers" not in resized  # a PNG written losslessly: nothing chosen
+    chosen = converted["headers"][ended["result"]["name"]]
+    assert float(chosen["X-Quality-Score"]) >= 80 and 1 <= int(chosen["X-Encoder-Quality"]) <= 100
+    # The independent scorer, against the resize stage's own (lossless) result.
+    Image.open(io.BytesIO(resize_image(source, width=300, height=None).data)).save(tmp_path / "reference.png")
+    result = Image.open(io.BytesIO(fetched(ended["result"]["url"])))
+    assert (result.format, result.size) == ("WEBP", (300, 260))
+    result.convert("RGB").save(tmp_path / "result.png")
+    assert ssimulacra2.compute_ssimulacra2(str(tmp_path / "reference.png"), str(tmp_path / "result.png")) >= 80
 
 
 def test_a_failed_middle_stage_is_named_and_its_units_and_the_later_ones_given_back(

@@ -63,21 +63,25 @@ export interface DataJsonToCsvParams {
   escapeFormulas?: boolean;
 }
 
-export type ImageFormat = "jpeg" | "png" | "webp" | "avif";
+export type ImageFormat = "jpeg" | "png" | "webp" | "avif" | "jxl";
 
 export interface ImageConvertParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
   /** Target format. */
   to: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
+  /** With to=jxl and a JPEG body: recompress the JPEG losslessly (about 20% smaller; a JPEG XL decoder gives back the JPEG byte for byte, metadata included). Not with quality or targetScore. */
+  jpegTranscode?: boolean;
 }
 
 export type Fit = "cover" | "contain" | "fill" | "inside" | "outside";
 
 export interface ImageResizeParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
   /** Target width in pixels. Give width, height or both (at least one). */
   width?: number;
@@ -89,17 +93,21 @@ export interface ImageResizeParams {
   format?: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export interface ImageCompressParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
-  /** 1-100. */
-  quality: number;
+  /** 1-100 (this or targetScore). */
+  quality?: number;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
   /** PNG only: quantise to this many colours. */
   colors?: number;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export interface ImageStripMetadataParams {
@@ -108,7 +116,7 @@ export interface ImageStripMetadataParams {
 }
 
 export interface ImageReadMetadataParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
 }
 
@@ -137,7 +145,7 @@ export interface Gps {
 }
 
 export interface ImageFaviconSetParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
 }
 
@@ -166,7 +174,7 @@ export interface ImageFaviconSetResultPngs {
 }
 
 export interface ImageCropParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
   /** Left edge, pixels. */
   x: number;
@@ -180,32 +188,38 @@ export interface ImageCropParams {
   format?: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export type Rotation = 90 | 180 | 270;
 
 export interface ImageRotateParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
   /** Clockwise rotation in degrees. */
   degrees: Rotation;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export type FlipDirection = "horizontal" | "vertical";
 
 export interface ImageFlipParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
   /** horizontal or vertical. */
   direction: FlipDirection;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export interface ImageOcrParams {
-  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes). */
+  /** Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
   /** Tesseract language codes joined by '+', such as 'eng' or 'eng+deu' (at most 4): the languages the text is in. Installed: eng. */
   languages?: string;
@@ -275,7 +289,7 @@ export interface PdfExtractTextResult {
   "pages": Array<string>;
 }
 
-export type RenderFormat = "png" | "jpeg" | "webp";
+export type RenderFormat = "png" | "jpeg" | "webp" | "jxl";
 
 export interface PdfRenderPageParams {
   /** A PDF document (any Content-Type, e.g. application/pdf). */
@@ -286,6 +300,8 @@ export interface PdfRenderPageParams {
   format?: RenderFormat;
   /** Resolution, dots per inch. */
   dpi?: number;
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  targetScore?: number;
 }
 
 export interface PdfRenderPageResult {
@@ -302,6 +318,10 @@ export interface RenderedPage {
   "width": number;
   /** Pixels. */
   "height": number;
+  /** With targetScore: the SSIMULACRA2 score the page reached. */
+  "qualityScore"?: number;
+  /** With targetScore: the encoder quality chosen. */
+  "encoderQuality"?: number;
 }
 
 export interface PdfMergeParams {
@@ -490,7 +510,7 @@ export interface QrGenerateParams {
 }
 
 export interface QrReadParams {
-  /** An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes). */
+  /** An image: JPEG, PNG, WebP, AVIF, HEIC, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
 }
 
@@ -523,7 +543,7 @@ export interface BarcodeGenerateParams {
 }
 
 export interface BarcodeReadParams {
-  /** An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes). */
+  /** An image: JPEG, PNG, WebP, AVIF, HEIC, JPEG XL, GIF, BMP or TIFF (detected from the bytes). */
   file: FileInput;
 }
 
@@ -869,6 +889,8 @@ export interface StageReport {
   "seconds"?: number;
   /** The names of the files it gave. */
   "files"?: Array<string>;
+  /** What the synchronous answer would say in its headers (X-Quality-Score and X-Encoder-Quality with targetScore, X-Animation...), by the name of the file it describes; absent when there is none. */
+  "headers"?: Record<string, Record<string, string>>;
 }
 
 export interface OutputReport {
@@ -1064,19 +1086,19 @@ export const OPERATIONS: Record<string, Operation> = {
   data_json_minify: { id: "data_json_minify", method: "POST", path: "/v1/data/json-minify", auth: true, body: "json", contentType: "application/json", query: [], fields: ["data"], files: [], result: "text" },
   data_csv_to_json: { id: "data_csv_to_json", method: "POST", path: "/v1/data/csv-to-json", auth: true, body: "text", contentType: "text/csv", query: ["delimiter", "header"], fields: ["text"], files: [], result: "json" },
   data_json_to_csv: { id: "data_json_to_csv", method: "POST", path: "/v1/data/json-to-csv", auth: true, body: "json", contentType: "application/json", query: ["delimiter", "escapeFormulas"], fields: ["data"], files: [], result: "text" },
-  image_convert: { id: "image_convert", method: "POST", path: "/v1/image/convert", auth: true, body: "file", contentType: "application/octet-stream", query: ["to", "quality"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_resize: { id: "image_resize", method: "POST", path: "/v1/image/resize", auth: true, body: "file", contentType: "application/octet-stream", query: ["width", "height", "fit", "format", "quality"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_compress: { id: "image_compress", method: "POST", path: "/v1/image/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["quality", "format", "colors"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_convert: { id: "image_convert", method: "POST", path: "/v1/image/convert", auth: true, body: "file", contentType: "application/octet-stream", query: ["to", "quality", "targetScore", "jpegTranscode"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_resize: { id: "image_resize", method: "POST", path: "/v1/image/resize", auth: true, body: "file", contentType: "application/octet-stream", query: ["width", "height", "fit", "format", "quality", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_compress: { id: "image_compress", method: "POST", path: "/v1/image/compress", auth: true, body: "file", contentType: "application/octet-stream", query: ["quality", "format", "colors", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
   image_strip_metadata: { id: "image_strip_metadata", method: "POST", path: "/v1/image/strip-metadata", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "bytes" },
   image_read_metadata: { id: "image_read_metadata", method: "POST", path: "/v1/image/read-metadata", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   image_favicon_set: { id: "image_favicon_set", method: "POST", path: "/v1/image/favicon-set", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json", dottedKeys: ["android-chrome-192x192.png", "android-chrome-512x512.png", "apple-touch-icon.png", "favicon-16x16.png", "favicon-32x32.png", "favicon-48x48.png"] },
-  image_crop: { id: "image_crop", method: "POST", path: "/v1/image/crop", auth: true, body: "file", contentType: "application/octet-stream", query: ["x", "y", "width", "height", "format", "quality"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_rotate: { id: "image_rotate", method: "POST", path: "/v1/image/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "format"], fields: ["file"], files: ["file"], result: "bytes" },
-  image_flip: { id: "image_flip", method: "POST", path: "/v1/image/flip", auth: true, body: "file", contentType: "application/octet-stream", query: ["direction", "format"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_crop: { id: "image_crop", method: "POST", path: "/v1/image/crop", auth: true, body: "file", contentType: "application/octet-stream", query: ["x", "y", "width", "height", "format", "quality", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_rotate: { id: "image_rotate", method: "POST", path: "/v1/image/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "format", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
+  image_flip: { id: "image_flip", method: "POST", path: "/v1/image/flip", auth: true, body: "file", contentType: "application/octet-stream", query: ["direction", "format", "targetScore"], fields: ["file"], files: ["file"], result: "bytes" },
   image_ocr: { id: "image_ocr", method: "POST", path: "/v1/image/ocr", auth: true, body: "file", contentType: "application/octet-stream", query: ["languages"], fields: ["file"], files: ["file"], result: "json" },
   pdf_info: { id: "pdf_info", method: "POST", path: "/v1/pdf/info", auth: true, body: "file", contentType: "application/octet-stream", query: [], fields: ["file"], files: ["file"], result: "json" },
   pdf_extract_text: { id: "pdf_extract_text", method: "POST", path: "/v1/pdf/extract-text", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages"], fields: ["file"], files: ["file"], result: "json" },
-  pdf_render_page: { id: "pdf_render_page", method: "POST", path: "/v1/pdf/render-page", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "format", "dpi"], fields: ["file"], files: ["file"], result: "json" },
+  pdf_render_page: { id: "pdf_render_page", method: "POST", path: "/v1/pdf/render-page", auth: true, body: "file", contentType: "application/octet-stream", query: ["pages", "format", "dpi", "targetScore"], fields: ["file"], files: ["file"], result: "json" },
   pdf_merge: { id: "pdf_merge", method: "POST", path: "/v1/pdf/merge", auth: true, body: "multipart", contentType: "multipart/form-data", query: [], fields: ["files"], files: ["files"], result: "bytes" },
   pdf_split: { id: "pdf_split", method: "POST", path: "/v1/pdf/split", auth: true, body: "file", contentType: "application/octet-stream", query: ["ranges"], fields: ["file"], files: ["file"], result: "json" },
   pdf_rotate: { id: "pdf_rotate", method: "POST", path: "/v1/pdf/rotate", auth: true, body: "file", contentType: "application/octet-stream", query: ["degrees", "pages", "keepActiveContent"], fields: ["file"], files: ["file"], result: "bytes" },
@@ -1232,7 +1254,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Convert an image to another format.
    *
-   * Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * Alpha is flattened onto white for JPEG. jpegTranscode=true with to=jxl and a JPEG body recompresses the JPEG losslessly (about 20% smaller; a JPEG XL decoder such as djxl gives the JPEG back byte for byte). Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/convert
    */
@@ -1242,7 +1264,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Resize an image.
    *
-   * width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/resize
    */
@@ -1252,7 +1274,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Compress an image.
    *
-   * Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * Re-encode at `quality` or to `targetScore` (one of them required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/compress
    */
@@ -1292,7 +1314,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Crop an image.
    *
-   * The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/crop
    */
@@ -1302,7 +1324,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Rotate an image clockwise.
    *
-   * degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/rotate
    */
@@ -1312,7 +1334,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Flip an image.
    *
-   * horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+   * horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
    *
    * POST /v1/image/flip
    */
@@ -1352,7 +1374,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Render PDF pages as images.
    *
-   * pages (default: the first page only), format png (default), jpeg or webp, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
+   * pages (default: the first page only), format png (default), jpeg, webp or jxl, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. jpeg and webp are written at quality 85, jxl at 90; targetScore (SSIMULACRA2, not for png) chooses the lowest quality reaching it per page, and each page says what it chose (qualityScore, encoderQuality). Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
    *
    * POST /v1/pdf/render-page
    */
@@ -1472,7 +1494,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Images to one PDF, a page each, losslessly.
    *
-   * Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+   * Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, JPEG XL, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
    *
    * POST /v1/pdf/from-images
    */

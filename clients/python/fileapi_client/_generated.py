@@ -18,7 +18,7 @@ from fileapi_client._core import (
 
 DataCsvToJsonResult = list[dict[str, str] | list[str]]
 
-ImageFormat = Literal["jpeg", "png", "webp", "avif"]
+ImageFormat = Literal["jpeg", "png", "webp", "avif", "jxl"]
 
 Fit = Literal["cover", "contain", "fill", "inside", "outside"]
 
@@ -96,7 +96,7 @@ class PdfExtractTextResult(TypedDict):
     pages: list[str]
 
 
-RenderFormat = Literal["png", "jpeg", "webp"]
+RenderFormat = Literal["png", "jpeg", "webp", "jxl"]
 
 
 class PdfRenderPageResult(TypedDict):
@@ -108,6 +108,8 @@ class RenderedPage(TypedDict):
     bytes: str
     width: int
     height: int
+    qualityScore: NotRequired[float]
+    encoderQuality: NotRequired[int]
 
 
 class PdfSplitResult(TypedDict):
@@ -304,6 +306,7 @@ class StageReport(TypedDict):
     status: str
     seconds: NotRequired[float]
     files: NotRequired[list[str]]
+    headers: NotRequired[dict[str, dict[str, str]]]
 
 
 class OutputReport(TypedDict):
@@ -626,7 +629,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("to", "quality"),
+        query=("to", "quality", "targetScore", "jpegTranscode"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -638,7 +641,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("width", "height", "fit", "format", "quality"),
+        query=("width", "height", "fit", "format", "quality", "targetScore"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -650,7 +653,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("quality", "format", "colors"),
+        query=("quality", "format", "colors", "targetScore"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -706,7 +709,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("x", "y", "width", "height", "format", "quality"),
+        query=("x", "y", "width", "height", "format", "quality", "targetScore"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -718,7 +721,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("degrees", "format"),
+        query=("degrees", "format", "targetScore"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -730,7 +733,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("direction", "format"),
+        query=("direction", "format", "targetScore"),
         fields=("file",),
         files=("file",),
         result="bytes",
@@ -778,7 +781,7 @@ OPERATIONS: dict[str, Operation] = {
         auth=True,
         body="file",
         content_type="application/octet-stream",
-        query=("pages", "format", "dpi"),
+        query=("pages", "format", "dpi", "targetScore"),
         fields=("file",),
         files=("file",),
         result="json",
@@ -1353,14 +1356,25 @@ class FileApiOperations(SyncOperations):
         """
         return self._call("data_json_to_csv", {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas})
 
-    def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
+    def image_convert(
+        self,
+        file: FileInput,
+        *,
+        to: ImageFormat,
+        quality: int | None = None,
+        targetScore: float | None = None,
+        jpegTranscode: bool | None = None,
+    ) -> Result[bytes]:
         """Convert an image to another format.
 
-        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        Alpha is flattened onto white for JPEG. jpegTranscode=true with to=jxl and a JPEG body recompresses the JPEG losslessly (about 20% smaller; a JPEG XL decoder such as djxl gives the JPEG back byte for byte). Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
-        return self._call("image_convert", {"file": file, "to": to, "quality": quality})
+        return self._call(
+            "image_convert",
+            {"file": file, "to": to, "quality": quality, "targetScore": targetScore, "jpegTranscode": jpegTranscode},
+        )
 
     def image_resize(
         self,
@@ -1371,28 +1385,46 @@ class FileApiOperations(SyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
-        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/resize
         """
         return self._call(
             "image_resize",
-            {"file": file, "width": width, "height": height, "fit": fit, "format": format, "quality": quality},
+            {
+                "file": file,
+                "width": width,
+                "height": height,
+                "fit": fit,
+                "format": format,
+                "quality": quality,
+                "targetScore": targetScore,
+            },
         )
 
     def image_compress(
-        self, file: FileInput, *, quality: int, format: ImageFormat | None = None, colors: int | None = None
+        self,
+        file: FileInput,
+        *,
+        quality: int | None = None,
+        format: ImageFormat | None = None,
+        colors: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Compress an image.
 
-        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        Re-encode at `quality` or to `targetScore` (one of them required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/compress
         """
-        return self._call("image_compress", {"file": file, "quality": quality, "format": format, "colors": colors})
+        return self._call(
+            "image_compress",
+            {"file": file, "quality": quality, "format": format, "colors": colors, "targetScore": targetScore},
+        )
 
     def image_strip_metadata(self, file: FileInput) -> Result[bytes]:
         """Remove EXIF, IPTC, XMP and GPS without re-encoding.
@@ -1431,37 +1463,58 @@ class FileApiOperations(SyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
-        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/crop
         """
         return self._call(
             "image_crop",
-            {"file": file, "x": x, "y": y, "width": width, "height": height, "format": format, "quality": quality},
+            {
+                "file": file,
+                "x": x,
+                "y": y,
+                "width": width,
+                "height": height,
+                "format": format,
+                "quality": quality,
+                "targetScore": targetScore,
+            },
         )
 
-    def image_rotate(self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None) -> Result[bytes]:
+    def image_rotate(
+        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, targetScore: float | None = None
+    ) -> Result[bytes]:
         """Rotate an image clockwise.
 
-        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
-        return self._call("image_rotate", {"file": file, "degrees": degrees, "format": format})
+        return self._call(
+            "image_rotate", {"file": file, "degrees": degrees, "format": format, "targetScore": targetScore}
+        )
 
     def image_flip(
-        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None
+        self,
+        file: FileInput,
+        *,
+        direction: FlipDirection,
+        format: ImageFormat | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Flip an image.
 
-        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/flip
         """
-        return self._call("image_flip", {"file": file, "direction": direction, "format": format})
+        return self._call(
+            "image_flip", {"file": file, "direction": direction, "format": format, "targetScore": targetScore}
+        )
 
     def image_ocr(self, file: FileInput, *, languages: str | None = None) -> Result[ImageOcrResult]:
         """Read the text of a photo or a scan (OCR).
@@ -1491,15 +1544,23 @@ class FileApiOperations(SyncOperations):
         return self._call("pdf_extract_text", {"file": file, "pages": pages})
 
     def pdf_render_page(
-        self, file: FileInput, *, pages: str | None = None, format: RenderFormat | None = None, dpi: int | None = None
+        self,
+        file: FileInput,
+        *,
+        pages: str | None = None,
+        format: RenderFormat | None = None,
+        dpi: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
-        pages (default: the first page only), format png (default), jpeg or webp, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
+        pages (default: the first page only), format png (default), jpeg, webp or jxl, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. jpeg and webp are written at quality 85, jxl at 90; targetScore (SSIMULACRA2, not for png) chooses the lowest quality reaching it per page, and each page says what it chose (qualityScore, encoderQuality). Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
 
         POST /v1/pdf/render-page
         """
-        return self._call("pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi})
+        return self._call(
+            "pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi, "targetScore": targetScore}
+        )
 
     def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
         """Merge PDFs.
@@ -1699,7 +1760,7 @@ class FileApiOperations(SyncOperations):
     def pdf_from_images(self, files: list[FileInput], *, pageSize: ImagePageSize | None = None) -> Result[bytes]:
         """Images to one PDF, a page each, losslessly.
 
-        Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+        Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, JPEG XL, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
 
         POST /v1/pdf/from-images
         """
@@ -2152,14 +2213,25 @@ class AsyncFileApiOperations(AsyncOperations):
             "data_json_to_csv", {"data": data, "delimiter": delimiter, "escapeFormulas": escapeFormulas}
         )
 
-    async def image_convert(self, file: FileInput, *, to: ImageFormat, quality: int | None = None) -> Result[bytes]:
+    async def image_convert(
+        self,
+        file: FileInput,
+        *,
+        to: ImageFormat,
+        quality: int | None = None,
+        targetScore: float | None = None,
+        jpegTranscode: bool | None = None,
+    ) -> Result[bytes]:
         """Convert an image to another format.
 
-        Alpha is flattened onto white for JPEG. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        Alpha is flattened onto white for JPEG. jpegTranscode=true with to=jxl and a JPEG body recompresses the JPEG losslessly (about 20% smaller; a JPEG XL decoder such as djxl gives the JPEG back byte for byte). Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/convert
         """
-        return await self._call("image_convert", {"file": file, "to": to, "quality": quality})
+        return await self._call(
+            "image_convert",
+            {"file": file, "to": to, "quality": quality, "targetScore": targetScore, "jpegTranscode": jpegTranscode},
+        )
 
     async def image_resize(
         self,
@@ -2170,29 +2242,45 @@ class AsyncFileApiOperations(AsyncOperations):
         fit: Fit | None = None,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Resize an image.
 
-        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        width and/or height in pixels (one of them keeps the aspect ratio). fit (default cover), as in sharp: cover, contain and fill give exactly width x height (cover crops centrally; contain letterboxes, transparent where the format has alpha, else white; fill stretches); inside fits within and outside covers, both keeping the aspect ratio. Lanczos resampling; JPEG inputs are first reduced by the decoder (DCT scaling) when shrinking 2x or more. Upscaling is allowed within the output bounds. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/resize
         """
         return await self._call(
             "image_resize",
-            {"file": file, "width": width, "height": height, "fit": fit, "format": format, "quality": quality},
+            {
+                "file": file,
+                "width": width,
+                "height": height,
+                "fit": fit,
+                "format": format,
+                "quality": quality,
+                "targetScore": targetScore,
+            },
         )
 
     async def image_compress(
-        self, file: FileInput, *, quality: int, format: ImageFormat | None = None, colors: int | None = None
+        self,
+        file: FileInput,
+        *,
+        quality: int | None = None,
+        format: ImageFormat | None = None,
+        colors: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Compress an image.
 
-        Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        Re-encode at `quality` or to `targetScore` (one of them required). PNG output is lossless (optimised) unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not smaller, the input is returned unchanged. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/compress
         """
         return await self._call(
-            "image_compress", {"file": file, "quality": quality, "format": format, "colors": colors}
+            "image_compress",
+            {"file": file, "quality": quality, "format": format, "colors": colors, "targetScore": targetScore},
         )
 
     async def image_strip_metadata(self, file: FileInput) -> Result[bytes]:
@@ -2232,39 +2320,58 @@ class AsyncFileApiOperations(AsyncOperations):
         height: int,
         format: ImageFormat | None = None,
         quality: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Crop an image.
 
-        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        The rectangle x, y, width, height in displayed pixels must lie inside the image. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/crop
         """
         return await self._call(
             "image_crop",
-            {"file": file, "x": x, "y": y, "width": width, "height": height, "format": format, "quality": quality},
+            {
+                "file": file,
+                "x": x,
+                "y": y,
+                "width": width,
+                "height": height,
+                "format": format,
+                "quality": quality,
+                "targetScore": targetScore,
+            },
         )
 
     async def image_rotate(
-        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None
+        self, file: FileInput, *, degrees: Rotation, format: ImageFormat | None = None, targetScore: float | None = None
     ) -> Result[bytes]:
         """Rotate an image clockwise.
 
-        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        degrees 90, 180 or 270, clockwise. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/rotate
         """
-        return await self._call("image_rotate", {"file": file, "degrees": degrees, "format": format})
+        return await self._call(
+            "image_rotate", {"file": file, "degrees": degrees, "format": format, "targetScore": targetScore}
+        )
 
     async def image_flip(
-        self, file: FileInput, *, direction: FlipDirection, format: ImageFormat | None = None
+        self,
+        file: FileInput,
+        *,
+        direction: FlipDirection,
+        format: ImageFormat | None = None,
+        targetScore: float | None = None,
     ) -> Result[bytes]:
         """Flip an image.
 
-        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
+        horizontal mirrors left and right; vertical mirrors top and bottom. Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413. Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is WebP or AVIF, and an animated GIF given no format becomes an animated WebP; to JPEG or PNG the first frame is written. X-Animation says which. Frames x pixels count together against the 50-megapixel limit.
 
         POST /v1/image/flip
         """
-        return await self._call("image_flip", {"file": file, "direction": direction, "format": format})
+        return await self._call(
+            "image_flip", {"file": file, "direction": direction, "format": format, "targetScore": targetScore}
+        )
 
     async def image_ocr(self, file: FileInput, *, languages: str | None = None) -> Result[ImageOcrResult]:
         """Read the text of a photo or a scan (OCR).
@@ -2294,15 +2401,23 @@ class AsyncFileApiOperations(AsyncOperations):
         return await self._call("pdf_extract_text", {"file": file, "pages": pages})
 
     async def pdf_render_page(
-        self, file: FileInput, *, pages: str | None = None, format: RenderFormat | None = None, dpi: int | None = None
+        self,
+        file: FileInput,
+        *,
+        pages: str | None = None,
+        format: RenderFormat | None = None,
+        dpi: int | None = None,
+        targetScore: float | None = None,
     ) -> Result[PdfRenderPageResult]:
         """Render PDF pages as images.
 
-        pages (default: the first page only), format png (default), jpeg or webp, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
+        pages (default: the first page only), format png (default), jpeg, webp or jxl, dpi 72-300 (default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. jpeg and webp are written at quality 85, jxl at 90; targetScore (SSIMULACRA2, not for png) chooses the lowest quality reaching it per page, and each page says what it chose (qualityScore, encoderQuality). Annotations and form fields are drawn. A page over 50 megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for fewer pages or a lower dpi).
 
         POST /v1/pdf/render-page
         """
-        return await self._call("pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi})
+        return await self._call(
+            "pdf_render_page", {"file": file, "pages": pages, "format": format, "dpi": dpi, "targetScore": targetScore}
+        )
 
     async def pdf_merge(self, files: list[FileInput]) -> Result[bytes]:
         """Merge PDFs.
@@ -2502,7 +2617,7 @@ class AsyncFileApiOperations(AsyncOperations):
     async def pdf_from_images(self, files: list[FileInput], *, pageSize: ImagePageSize | None = None) -> Result[bytes]:
         """Images to one PDF, a page each, losslessly.
 
-        Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
+        Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, JPEG XL, HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each. The images as multipart parts named `files` (repeated, in order), as pdf/merge takes PDFs, or as uploads (`?upload=` repeated) for large sets.
 
         POST /v1/pdf/from-images
         """

@@ -34,7 +34,7 @@ class PipelineResult:
 
     @property
     def stages(self) -> list[dict[str, Any]]:
-        """Each stage's status, seconds and file names."""
+        """Each stage's status, seconds, file names and, by file, the headers a synchronous answer would carry."""
         stages: list[dict[str, Any]] = self.operation.get("stages", [])
         return stages
 

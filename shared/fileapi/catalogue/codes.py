@@ -10,7 +10,7 @@ from fileapi.models.codes import BarcodeGenerateOptions, BarcodeReadResult, QrGe
 
 FAMILY = "codes"
 AN_IMAGE = Takes(
-    Reads.FILE, IMAGE, doc="An image: JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP or TIFF (detected from the bytes)."
+    Reads.FILE, IMAGE, doc="An image: JPEG, PNG, WebP, AVIF, HEIC, JPEG XL, GIF, BMP or TIFF (detected from the bytes)."
 )
 OPTIONS_ALONE = Takes(Reads.JSON)
 # What the family's conversion workers import before their first job.

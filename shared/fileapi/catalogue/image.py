@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 from fileapi.catalogue.declaration import IMAGE, Conversion, Reads, Takes, gives_file, gives_json, gives_json_files
@@ -11,6 +10,7 @@ from fileapi.catalogue.outcome import Outcome, OutFile, extension, file_at
 from fileapi.convert.animation import AnimationOutcome
 from fileapi.convert.favicons import FAVICON_PNGS, favicon_set
 from fileapi.convert.image import compress_image, convert_image, crop_image, flip_image, resize_image, rotate_image
+from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.image_metadata import read_metadata, strip_metadata
 from fileapi.convert.ocr_image import image_ocr
 from fileapi.models.image import (
@@ -29,14 +29,17 @@ from fileapi.models.image import (
 FAMILY = "image"
 TAGS = ("Image",)
 ONE_IMAGE = Takes(
-    Reads.FILE, IMAGE, doc="Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, GIF, BMP or TIFF (detected from the bytes)."
+    Reads.FILE,
+    IMAGE,
+    doc="Image bytes: JPEG, PNG, WebP, AVIF, HEIC/HEIF, JPEG XL, GIF, BMP or TIFF (detected from the bytes).",
 )
-IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/avif")
+IMAGE_TYPES = tuple(fmt.media_type for fmt in ImageFormat)
 DEFAULTS = (
-    "Output: jpeg, png, webp or avif; without a format the input's format is kept when it is one of these, "
-    "else PNG. Default quality: JPEG 85, WebP 80, AVIF 60 (PNG is lossless). EXIF orientation is applied first; "
-    "no EXIF/XMP is written; the ICC profile is kept. Inputs over 50 megapixels and outputs over 16383 px a side "
-    "or 50 megapixels are 413."
+    "Output: jpeg, png, webp, avif or jxl; without a format the input's format is kept when it is one of these, "
+    "else PNG. Default quality: JPEG 85, WebP 80, AVIF 60, JPEG XL 90 (PNG is lossless); targetScore instead "
+    "chooses the lowest quality whose SSIMULACRA2 score reaches it (X-Quality-Score, X-Encoder-Quality). EXIF "
+    "orientation is applied first; no EXIF/XMP is written; the ICC profile is kept (JPEG XL: converted to sRGB "
+    "through it). Inputs over 50 megapixels and outputs over 16383 px a side or 50 megapixels are 413."
 )
 ANIMATION = (
     " Animated GIF and WebP inputs stay animated (every frame, its duration, the loop count) when the output is "
@@ -54,7 +57,18 @@ ANIMATION_HEADERS: dict[str, Any] = {
         "schema": {"type": "integer"},
     },
 }
-AN_IMAGE = gives_file(IMAGE_TYPES, "The image", headers=ANIMATION_HEADERS)
+QUALITY_HEADERS: dict[str, Any] = {
+    "X-Quality-Score": {
+        "description": "Only with targetScore: the SSIMULACRA2 score of the answer against the input as displayed "
+        "(2 decimals; at least the target).",
+        "schema": {"type": "number"},
+    },
+    "X-Encoder-Quality": {
+        "description": "Only with targetScore: the encoder quality (1-100) that targetScore chose.",
+        "schema": {"type": "integer"},
+    },
+}
+AN_IMAGE = gives_file(IMAGE_TYPES, "The image", headers=ANIMATION_HEADERS | QUALITY_HEADERS)
 # What the family's conversion workers import before their first job.
 WORKER_MODULES = (
     "fileapi.convert.image",
@@ -63,6 +77,7 @@ WORKER_MODULES = (
     "PIL.Image",
     "PIL.ImageOps",
     "pillow_heif",
+    "pillow_jxl",
 )
 
 
@@ -72,14 +87,15 @@ def writes_image(summary: str) -> str:
     return f"{summary} {DEFAULTS}{ANIMATION}"
 
 
-def convert_files(inputs: list[str], folder: str, **options: Any) -> Outcome:
-    """Convert over a file: Pillow reads it on demand, so memory is bounded by the pixel limits, not the file."""
-    result = convert_image(Path(inputs[0]), **options)
+def convert_files(inputs: list[str], folder: str, *, to: ImageFormat, **options: Any) -> Outcome:
+    """Convert over a file (fileapi.convert.image_files: a still PNG or JPEG to WebP or JPEG through libvips, in
+    strips; anything else through Pillow reading it on demand), so memory is bounded by the pixel limits, not the
+    file; the answer's headers (X-Animation, X-Quality-Score, ...) as the outcome's."""
+    from fileapi.convert.image_files import convert_image_file  # libvips's path: operations only
+
     path = os.path.join(folder, "converted")
-    Path(path).write_bytes(result.data)
-    return Outcome(
-        (OutFile(result.media_type, "result" + extension(result.media_type), path=path),), headers=result.headers()
-    )
+    headers = convert_image_file(inputs[0], path, to=to, **options)
+    return Outcome((OutFile(to.media_type, "result" + extension(to.media_type), path=path),), headers=headers)
 
 
 def favicon_outcome(result: Any) -> Outcome:
@@ -99,7 +115,10 @@ CONVERSIONS = (
         path="/v1/image/convert",
         family=FAMILY,
         summary="Convert an image to another format",
-        description=writes_image("Alpha is flattened onto white for JPEG."),
+        description=writes_image(
+            "Alpha is flattened onto white for JPEG. jpegTranscode=true with to=jxl and a JPEG body recompresses the "
+            "JPEG losslessly (about 20% smaller; a JPEG XL decoder such as djxl gives the JPEG back byte for byte)."
+        ),
         takes=ONE_IMAGE,
         options=ConvertOptions,
         gives=AN_IMAGE,
@@ -131,9 +150,9 @@ CONVERSIONS = (
         family=FAMILY,
         summary="Compress an image",
         description=writes_image(
-            "Re-encode at `quality` (required). PNG output is lossless (optimised) unless `colors` (2-256) asks for "
-            "palette quantisation. When the result in the input's own format is not smaller, the input is returned "
-            "unchanged."
+            "Re-encode at `quality` or to `targetScore` (one of them required). PNG output is lossless (optimised) "
+            "unless `colors` (2-256) asks for palette quantisation. When the result in the input's own format is not "
+            "smaller, the input is returned unchanged."
         ),
         takes=ONE_IMAGE,
         options=CompressOptions,
@@ -151,7 +170,7 @@ CONVERSIONS = (
         "eXIf, tEXt, zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. "
         "Other formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first.",
         takes=Takes(Reads.FILE, IMAGE, doc="JPEG, PNG or WebP bytes."),
-        gives=gives_file(IMAGE_TYPES, "The image"),
+        gives=gives_file(("image/jpeg", "image/png", "image/webp"), "The image"),
         convert=strip_metadata,
         tags=TAGS,
     ),

@@ -164,6 +164,8 @@ def render_outcome(pages: list[Any]) -> Outcome:
     for index, page in enumerate(pages):
         files.append(file_at(("pages", index, "bytes"), page.bytes, _image_type(page.bytes)))
         details.append({"page": page.page, "width": page.width, "height": page.height})
+        if page.quality_score is not None:  # with targetScore: what it chose, per page
+            details[-1] |= {"qualityScore": page.quality_score, "encoderQuality": page.encoder_quality}
     return Outcome(tuple(files), {"pages": details})
 
 
@@ -174,10 +176,14 @@ def compress_outcome(result: Any) -> Outcome:
 
 
 def _image_type(data: bytes) -> str:
+    from fileapi.convert.jxl import is_jxl
+
     if data.startswith(b"\x89PNG"):
         return "image/png"
     if data.startswith(b"\xff\xd8"):
         return "image/jpeg"
+    if is_jxl(data):
+        return "image/jxl"
     return "image/webp"
 
 
@@ -211,8 +217,10 @@ CONVERSIONS = (
         path="/v1/pdf/render-page",
         family=FAMILY,
         summary="Render PDF pages as images",
-        description="pages (default: the first page only), format png (default), jpeg or webp, dpi 72-300 (default "
-        "150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. Annotations and form fields are drawn. A page over 50 "
+        description="pages (default: the first page only), format png (default), jpeg, webp or jxl, dpi 72-300 "
+        "(default 150): a 612 x 792 pt page at 72 dpi is 612 x 792 px. jpeg and webp are written at quality 85, jxl at "
+        "90; targetScore (SSIMULACRA2, not for png) chooses the lowest quality reaching it per page, and each page "
+        "says what it chose (qualityScore, encoderQuality). Annotations and form fields are drawn. A page over 50 "
         "megapixels, more than 200 megapixels in one call, or a result over the response limit is 413 (ask for "
         "fewer pages or a lower dpi).",
         takes=ONE_PDF,

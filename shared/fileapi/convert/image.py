@@ -1,8 +1,10 @@
 """Image operations: convert, resize, compress, crop, rotate, flip (favicon sets: convert.favicons).
 
 Every operation works on the image as displayed (EXIF orientation applied first) and writes
-no EXIF or XMP (so no stale Orientation); the ICC profile is kept. When no output format is
-given, the input's format is kept if it is jpeg, png, webp or avif, else PNG.
+no EXIF or XMP (so no stale Orientation); the ICC profile is kept (JPEG XL: the pixels are converted
+to sRGB from it). When no output format is given, the input's format is kept if it is jpeg, png,
+webp, avif or jxl, else PNG. Every lossy output takes a `target_score` (SSIMULACRA2, 30..95) instead
+of a quality: the quality is then chosen per image (fileapi.convert.quality_search).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import IntEnum, StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fileapi.convert.animation import ANIMATED_OUTPUTS, AnimationOutcome, AnimationReport, open_animation, transform
@@ -19,13 +22,17 @@ from fileapi.convert.image_io import (
     encode,
     icc_of,
     open_image,
+    prepare_for,
     source_format,
 )
+from fileapi.convert.quality_search import check_target_score, encode_to_score, search_quality
 from fileapi.convert.resampling import centred_box, letterbox, resample, scaled
 from fileapi.errors import InvalidInput
 
 # resize_image needs at least one side (fileapi.models.image.ResizeOptions refuses the same, before any work).
 RESIZE_SIDES = "give width, height or both"
+# compress_image needs a quality or a target score (fileapi.models.image.CompressOptions refuses the same).
+COMPRESS_QUALITY = "give quality (1-100) or targetScore (30-95)"
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -60,33 +67,53 @@ class Fit(StrEnum):
 
 @dataclass(frozen=True)
 class ImageResult:
-    """Encoded image bytes and their format; `animation` says what became of an animated input."""
+    """Encoded image bytes and their format; `animation` says what became of an animated input;
+    `quality_score` and `encoder_quality` what a `target_score` search chose."""
 
     data: bytes
     format: ImageFormat
     animation: AnimationReport | None = None
+    quality_score: float | None = None
+    encoder_quality: int | None = None
 
     @property
     def media_type(self) -> str:
         return self.format.media_type
 
     def headers(self) -> dict[str, str]:
-        """The answer's headers beyond its type: X-Animation and X-Animation-Frames for an animated input (none
-        for a still image)."""
-        if self.animation is None:
-            return {}
-        return {"X-Animation": self.animation.outcome.value, "X-Animation-Frames": str(self.animation.frames)}
+        """The answer's headers beyond its type: X-Animation and X-Animation-Frames for an animated input,
+        X-Quality-Score (SSIMULACRA2, 2 decimals) and X-Encoder-Quality when a target score was given."""
+        headers: dict[str, str] = {}
+        if self.animation is not None:
+            headers["X-Animation"] = self.animation.outcome.value
+            headers["X-Animation-Frames"] = str(self.animation.frames)
+        if self.quality_score is not None and self.encoder_quality is not None:
+            headers["X-Quality-Score"] = f"{self.quality_score:.2f}"
+            headers["X-Encoder-Quality"] = str(self.encoder_quality)
+        return headers
 
 
-def _check_quality(quality: int | None) -> None:
+def check_quality(quality: int | None) -> None:
+    """Refuse a quality out of 1..100 (None: the format's default)."""
     if quality is not None and not 1 <= quality <= 100:
         raise InvalidInput(f"quality must be 1..100, not {quality}")
 
 
-def _output(image: Image.Image, fmt: ImageFormat | None, quality: int | None) -> ImageResult:
-    _check_quality(quality)
+def _check_options(quality: int | None, target_score: float | None, fmt: ImageFormat | None) -> None:
+    check_quality(quality)
+    check_target_score(target_score, quality, fmt)
+
+
+def _output(
+    image: Image.Image, fmt: ImageFormat | None, quality: int | None, target_score: float | None = None
+) -> ImageResult:
+    check_quality(quality)
     target = fmt or source_format(image) or ImageFormat.PNG
-    return ImageResult(encode(image, target, quality=quality, icc_profile=icc_of(image)), target)
+    if target_score is None:
+        return ImageResult(encode(image, target, quality=quality, icc_profile=icc_of(image)), target)
+    check_target_score(target_score, quality, target)
+    chosen = encode_to_score(image, target, target_score=target_score, icc_profile=icc_of(image))
+    return ImageResult(chosen.data, target, quality_score=chosen.score, encoder_quality=chosen.quality)
 
 
 def _animated(
@@ -95,32 +122,74 @@ def _animated(
     quality: int | None,
     frame_operation: Callable[[Image.Image], Image.Image],
     still: Callable[[], ImageResult],
+    target_score: float | None = None,
 ) -> ImageResult:
     """`still()` for a still image; for an animated GIF or WebP, every frame through `frame_operation`
     when the output can be animated (WebP or AVIF; the default for an animation is WebP), else
-    `still()` (its first frame) marked as such."""
+    `still()` (its first frame) marked as such. A `target_score` is searched for on the first frame,
+    and its quality used for every frame."""
     animation = open_animation(data)
     if animation is None:
         return still()
     target = fmt or animation.default_output
     if target not in ANIMATED_OUTPUTS:
         return replace(still(), animation=animation.report(AnimationOutcome.FIRST_FRAME))
+    score = None
+    if target_score is not None:
+        animation.image.seek(0)
+        first = animation.image.convert("RGBA")
+        first.format = animation.image.format
+        prepared, _ = prepare_for(frame_operation(first), target, None)
+        quality, score, _ = search_quality(prepared, target, target_score, icc_profile=None)
     encoded = transform(animation, frame_operation, target, quality=quality)
-    return ImageResult(encoded, target, animation.report(AnimationOutcome.KEPT))
+    report = animation.report(AnimationOutcome.KEPT)
+    return ImageResult(encoded, target, report, score, quality if score is not None else None)
 
 
 def _unchanged(frame: Image.Image) -> Image.Image:
     return frame
 
 
-def convert_image(data: Source, *, to: ImageFormat, quality: int | None = None) -> ImageResult:
+def convert_image(
+    data: Source,
+    *,
+    to: ImageFormat,
+    quality: int | None = None,
+    target_score: float | None = None,
+    jpeg_transcode: bool = False,
+) -> ImageResult:
     """Re-encode `data` (bytes, or an operation's file read on demand: fileapi.convert.image_files) as `to`
     (alpha flattened onto white for JPEG); an animation stays one to WebP or AVIF.
 
     :param quality: 1..100 (None: the format's default).
+    :param target_score: SSIMULACRA2 30..95 instead of `quality`: the lowest quality reaching it.
+    :param jpeg_transcode: for a JPEG to jxl: its lossless recompression (the JPEG's bytes, metadata
+        included, come back bit-exact from the JPEG XL decoder), about 20% smaller.
+    :raises InvalidInput: quality and target_score together, or jpeg_transcode with either, another
+        output than jxl or an input that is not a JPEG.
     """
-    _check_quality(quality)
-    return _animated(data, to, quality, _unchanged, lambda: _output(open_image(data), to, quality))
+    _check_options(quality, target_score, to)
+    if jpeg_transcode:
+        return _transcoded(data, to, quality, target_score)
+    return _animated(
+        data, to, quality, _unchanged, lambda: _output(open_image(data), to, quality, target_score), target_score
+    )
+
+
+def _transcoded(data: Source, to: ImageFormat, quality: int | None, target_score: float | None) -> ImageResult:
+    from fileapi.convert.image_decode import head
+    from fileapi.convert.jxl import transcode_jpeg
+
+    if to is not ImageFormat.JXL:
+        raise InvalidInput(f"jpegTranscode writes JPEG XL: use to=jxl, not {to.value}")
+    if quality is not None or target_score is not None:
+        raise InvalidInput("jpegTranscode is lossless: give neither quality nor targetScore with it")
+    if head(data, 3) != b"\xff\xd8\xff":
+        raise InvalidInput("jpegTranscode recompresses a JPEG: the body is not a JPEG (leave jpegTranscode out)")
+    jpeg = data.read_bytes() if isinstance(data, Path) else data
+    open_image(jpeg)  # refused as a JPEG would be: size limits, corrupt data
+    result = ImageResult(transcode_jpeg(jpeg), ImageFormat.JXL)
+    return result
 
 
 def resize_image(
@@ -131,6 +200,7 @@ def resize_image(
     fit: Fit = Fit.COVER,
     fmt: ImageFormat | None = None,
     quality: int | None = None,
+    target_score: float | None = None,
 ) -> ImageResult:
     """Resize to `width` x `height` pixels by `fit`; with one of them, the other keeps the aspect ratio.
 
@@ -138,6 +208,7 @@ def resize_image(
     when shrinking by 2x or more. Upscaling is allowed up to the output bounds (16383 px a side,
     50 megapixels).
 
+    :param target_score: SSIMULACRA2 30..95 instead of `quality` (see convert_image).
     :raises InvalidInput: neither width nor height, or a value < 1.
     """
     if width is None and height is None:
@@ -145,13 +216,13 @@ def resize_image(
     for name, value in (("width", width), ("height", height)):
         if value is not None and value < 1:
             raise InvalidInput(f"{name} must be >= 1, not {value}")
-    _check_quality(quality)
+    _check_options(quality, target_score, fmt)
 
     def still() -> ImageResult:
         result = _resized(open_image(data, shrink_to=(width, height)), width, height, fit, fmt)
-        return _output(result, fmt, quality)  # the decoded source is freed before encoding
+        return _output(result, fmt, quality, target_score)  # the decoded source is freed before encoding
 
-    return _animated(data, fmt, quality, lambda frame: _resized(frame, width, height, fit, fmt), still)
+    return _animated(data, fmt, quality, lambda frame: _resized(frame, width, height, fit, fmt), still, target_score)
 
 
 def _resized(
@@ -184,15 +255,25 @@ def _resized(
 
 
 def compress_image(
-    data: bytes, *, quality: int, fmt: ImageFormat | None = None, palette_colors: int | None = None
+    data: bytes,
+    *,
+    quality: int | None = None,
+    fmt: ImageFormat | None = None,
+    palette_colors: int | None = None,
+    target_score: float | None = None,
 ) -> ImageResult:
-    """Re-encode at `quality` to make the file smaller.
+    """Re-encode at `quality` (1..100), or at the lowest quality reaching `target_score` (SSIMULACRA2
+    30..95), to make the file smaller.
 
     PNG output is lossless (optimised) unless `palette_colors` (2..256) asks for quantisation.
     When the result in the input's own format is not smaller than the input, the input is
     returned unchanged.
+
+    :raises InvalidInput: neither or both of quality and target_score.
     """
-    _check_quality(quality)
+    if quality is None and target_score is None:
+        raise InvalidInput(COMPRESS_QUALITY)
+    _check_options(quality, target_score, fmt)
     if palette_colors is not None and not 2 <= palette_colors <= 256:
         raise InvalidInput(f"colors must be 2..256, not {palette_colors}")
     if palette_colors is not None and fmt not in (None, ImageFormat.PNG):
@@ -204,14 +285,18 @@ def compress_image(
         target = fmt or same or ImageFormat.PNG
         if palette_colors is not None and target is not ImageFormat.PNG:
             raise InvalidInput("colors (palette quantisation) applies to PNG output only")
-        encoded = encode(image, target, quality=quality, icc_profile=icc_of(image), palette_colors=palette_colors)
-        if target is same and len(encoded) >= len(data):
-            return ImageResult(data, target)
-        return ImageResult(encoded, target)
+        if target_score is not None:
+            result = _output(image, target, None, target_score)
+        else:
+            encoded = encode(image, target, quality=quality, icc_profile=icc_of(image), palette_colors=palette_colors)
+            result = ImageResult(encoded, target)
+        if target is same and len(result.data) >= len(data):
+            return replace(result, data=data)
+        return result
 
     if palette_colors is not None:
         return still()
-    result = _animated(data, fmt, quality, _unchanged, still)
+    result = _animated(data, fmt, quality, _unchanged, still, target_score)
     animated_webp = data[:4] == b"RIFF" and result.format is ImageFormat.WEBP
     if result.animation and result.animation.outcome is AnimationOutcome.KEPT and animated_webp:
         return result if len(result.data) < len(data) else replace(result, data=data)
@@ -227,14 +312,16 @@ def crop_image(
     height: int,
     fmt: ImageFormat | None = None,
     quality: int | None = None,
+    target_score: float | None = None,
 ) -> ImageResult:
     """Cut the rectangle at (`x`, `y`) of `width` x `height` displayed pixels.
 
+    :param target_score: SSIMULACRA2 30..95 instead of `quality` (see convert_image).
     :raises InvalidInput: a rectangle not wholly inside the image.
     """
     if x < 0 or y < 0 or width < 1 or height < 1:
         raise InvalidInput(f"the rectangle needs x, y >= 0 and width, height >= 1 (got {x},{y} {width}x{height})")
-    _check_quality(quality)
+    _check_options(quality, target_score, fmt)
 
     def cut(image: Image.Image) -> Image.Image:
         if x + width > image.width or y + height > image.height:
@@ -246,34 +333,47 @@ def crop_image(
         cropped.format = image.format
         return cropped
 
-    return _animated(data, fmt, quality, cut, lambda: _output(cut(open_image(data)), fmt, quality))
+    return _animated(
+        data, fmt, quality, cut, lambda: _output(cut(open_image(data)), fmt, quality, target_score), target_score
+    )
 
 
-def rotate_image(data: bytes, *, degrees: int, fmt: ImageFormat | None = None) -> ImageResult:
-    """Rotate clockwise by 90, 180 or 270 degrees."""
+def rotate_image(
+    data: bytes, *, degrees: int, fmt: ImageFormat | None = None, target_score: float | None = None
+) -> ImageResult:
+    """Rotate clockwise by 90, 180 or 270 degrees (`target_score`: see convert_image)."""
     from PIL import Image
 
     transposes = {90: Image.Transpose.ROTATE_270, 180: Image.Transpose.ROTATE_180, 270: Image.Transpose.ROTATE_90}
     if degrees not in transposes:
         raise InvalidInput(f"degrees must be 90, 180 or 270, not {degrees}")
-    return _transposed(data, transposes[degrees], fmt)
+    return _transposed(data, transposes[degrees], fmt, target_score)
 
 
-def flip_image(data: bytes, *, direction: str, fmt: ImageFormat | None = None) -> ImageResult:
-    """Mirror: 'horizontal' swaps left and right, 'vertical' swaps top and bottom."""
+def flip_image(
+    data: bytes, *, direction: str, fmt: ImageFormat | None = None, target_score: float | None = None
+) -> ImageResult:
+    """Mirror: 'horizontal' swaps left and right, 'vertical' swaps top and bottom (`target_score`: see
+    convert_image)."""
     from PIL import Image
 
     transposes = {"horizontal": Image.Transpose.FLIP_LEFT_RIGHT, "vertical": Image.Transpose.FLIP_TOP_BOTTOM}
     if direction not in transposes:
         raise InvalidInput(f"direction must be horizontal or vertical, not {direction!r}")
-    return _transposed(data, transposes[direction], fmt)
+    return _transposed(data, transposes[direction], fmt, target_score)
 
 
-def _transposed(data: bytes, method: Image.Transpose, fmt: ImageFormat | None) -> ImageResult:
+def _transposed(
+    data: bytes, method: Image.Transpose, fmt: ImageFormat | None, target_score: float | None
+) -> ImageResult:
+    check_target_score(target_score, None, fmt)
+
     def turn(image: Image.Image) -> Image.Image:
         result = image.transpose(method)
         result.info = dict(image.info)
         result.format = image.format
         return result
 
-    return _animated(data, fmt, None, turn, lambda: _output(turn(open_image(data)), fmt, None))
+    return _animated(
+        data, fmt, None, turn, lambda: _output(turn(open_image(data)), fmt, None, target_score), target_score
+    )

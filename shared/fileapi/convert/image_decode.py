@@ -1,8 +1,9 @@
 """Reading an image file as it is meant to be shown, with a second decoder where the first fails.
 
-Pillow reads JPEG, PNG, WebP, GIF, BMP and TIFF; AVIF through its AVIF plugin (libavif) and HEIC/HEIF
-through pillow-heif (libheif). Both of the last two claim ISO-BMFF files (brand `mif1` is either), so
-when one cannot decode a file the other is tried before the answer is 400 (see `fallbacks`).
+Pillow reads JPEG, PNG, WebP, GIF, BMP and TIFF; JPEG XL through pillow-jxl-plugin (libjxl); AVIF
+through its AVIF plugin (libavif) and HEIC/HEIF through pillow-heif (libheif). The last two both claim
+ISO-BMFF files (brand `mif1` is either), so when one cannot decode a file the other is tried before the
+answer is 400 (see `fallbacks`).
 
 On top of the pixels: the clean aperture (`clap`) of an AVIF is applied (libavif leaves it to the
 caller; `irot`/`imir` arrive as the EXIF orientation); PQ and HLG (HDR) pixels are tone-mapped to
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
     from fileapi.convert.detect import FileType
 
-SUPPORTED = "JPEG, PNG, WebP, AVIF, HEIC, GIF, BMP, TIFF"
+SUPPORTED = "JPEG, PNG, WebP, AVIF, HEIC, JPEG XL, GIF, BMP, TIFF"
 EMPTY_IMAGE = "the body is empty: send the image's bytes"
 # An image: a request's bytes, or an operation's file.
 Source = bytes | Path
@@ -165,6 +166,7 @@ _READ_TYPES = {
     "image/avif": ("AVIF", "AVIF"),
     "image/heic": ("HEIC", "HEIF"),
     "image/heif": ("HEIF", "HEIF"),
+    "image/jxl": ("JPEG XL", "JXL"),
 }
 
 

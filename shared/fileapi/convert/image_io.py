@@ -1,8 +1,9 @@
 """Decoding and encoding images with bounds: formats, pixel limits, orientation, alpha, colour.
 
-Inputs: JPEG, PNG, WebP, AVIF, HEIC/HEIF (pillow-heif), GIF, BMP, TIFF, detected from the bytes.
-Outputs: jpeg, png, webp, avif. Default qualities: JPEG 85, WebP 80 (libwebp method 4, as cwebp),
-AVIF 60; PNG is lossless (quality does not apply; it is written with optimize).
+Inputs: JPEG, PNG, WebP, AVIF, HEIC/HEIF (pillow-heif), JPEG XL (pillow-jxl-plugin, libjxl), GIF, BMP,
+TIFF, detected from the bytes. Outputs: jpeg, png, webp, avif, jxl. Default qualities: JPEG 85, WebP 80
+(libwebp method 4, as cwebp), AVIF 60, JPEG XL 90 (libjxl's distance 1.0, at effort JXL_EFFORT); PNG is
+lossless (quality does not apply; it is written with optimize).
 
 AVIF is encoded at libaom speed 9 (AVIF_SPEED) with libavif's other defaults: 2.4-3.8x less time than
 speed 8 for files 2-6% larger at an equal butteraugli distance (the measurements behind each setting:
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import io
 from enum import StrEnum
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fileapi.convert import payload
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
 MAX_INPUT_PIXELS = 50_000_000
 MAX_OUTPUT_PIXELS = 50_000_000
 MAX_OUTPUT_SIDE = 16_383  # WebP's limit; the same bound for every output format
-INPUT_FORMATS = {"JPEG", "PNG", "WEBP", "AVIF", "HEIF", "GIF", "BMP", "TIFF", "MPO"}
+INPUT_FORMATS = {"JPEG", "PNG", "WEBP", "AVIF", "HEIF", "JXL", "GIF", "BMP", "TIFF", "MPO"}
 
 
 class ImageFormat(StrEnum):
@@ -36,6 +38,7 @@ class ImageFormat(StrEnum):
     PNG = "png"
     WEBP = "webp"
     AVIF = "avif"
+    JXL = "jxl"
 
     @property
     def media_type(self) -> str:
@@ -47,10 +50,16 @@ class ImageFormat(StrEnum):
 
 
 AVIF_SPEED = 9
-DEFAULT_QUALITY = {ImageFormat.JPEG: 85, ImageFormat.WEBP: 80, ImageFormat.AVIF: 60, ImageFormat.PNG: 100}
-_PIL_NAMES = {ImageFormat.JPEG: "JPEG", ImageFormat.PNG: "PNG", ImageFormat.WEBP: "WEBP", ImageFormat.AVIF: "AVIF"}
-_BY_PIL_NAME = {"JPEG": ImageFormat.JPEG, "MPO": ImageFormat.JPEG, "PNG": ImageFormat.PNG, "WEBP": ImageFormat.WEBP}
-_BY_PIL_NAME["AVIF"] = ImageFormat.AVIF
+JXL_EFFORT = 3  # libjxl's effort 1..9 (default 7); see docs/architecture.md, "Encoder settings"
+DEFAULT_QUALITY = {
+    ImageFormat.JPEG: 85,
+    ImageFormat.WEBP: 80,
+    ImageFormat.AVIF: 60,
+    ImageFormat.JXL: 90,
+    ImageFormat.PNG: 100,
+}
+_PIL_NAMES = {format: format.name for format in ImageFormat}
+_BY_PIL_NAME = {format.name: format for format in ImageFormat} | {"MPO": ImageFormat.JPEG}
 
 _registered = False
 
@@ -60,6 +69,7 @@ def load_pillow() -> None:
     global _registered
     if not _registered:
         import pillow_heif
+        import pillow_jxl  # noqa: F401 - registers the JXL plugin with Pillow
         from PIL import Image
 
         pillow_heif.register_heif_opener()
@@ -70,14 +80,14 @@ def load_pillow() -> None:
 def parse_format(name: str) -> ImageFormat:
     """The output format called `name` (case-insensitive; 'jpg' is jpeg).
 
-    :raises UnsupportedFormat: not one of jpeg, png, webp, avif.
+    :raises UnsupportedFormat: not one of jpeg, png, webp, avif, jxl.
     """
     key = name.strip().lower()
     key = "jpeg" if key == "jpg" else key
     try:
         return ImageFormat(key)
     except ValueError:
-        raise UnsupportedFormat(f"output format must be jpeg, png, webp or avif, not {name!r}") from None
+        raise UnsupportedFormat(f"output format must be jpeg, png, webp, avif or jxl, not {name!r}") from None
 
 
 def open_image(data: Source, *, shrink_to: tuple[int | None, int | None] | None = None) -> Image.Image:
@@ -94,12 +104,17 @@ def open_image(data: Source, *, shrink_to: tuple[int | None, int | None] | None 
     """
     from fileapi.convert.image_decode import EMPTY_IMAGE, decode, head, identify
     from fileapi.convert.jpeg_scans import check_scans
+    from fileapi.convert.jxl import is_jxl, jxl_size
 
     load_pillow()
     start = head(data, 30)
     if not start:
         raise InvalidInput(EMPTY_IMAGE)
     _check_webp_canvas(start)
+    if is_jxl(start):  # its plugin decodes on opening: the size is checked from the header first
+        check_pixels(
+            jxl_size(data.read_bytes() if isinstance(data, Path) else data), limit=MAX_INPUT_PIXELS, what="the image"
+        )
     image = identify(data)
     if image.format not in INPUT_FORMATS:
         raise UnsupportedFormat(f"{image.format} images are not supported as input")
@@ -173,7 +188,7 @@ def check_output_size(width: int, height: int) -> None:
 
 
 def source_format(image: Image.Image) -> ImageFormat | None:
-    """The output format matching the input's, when it is one of the four."""
+    """The output format matching the input's, when it is one of the five."""
     return _BY_PIL_NAME.get(image.format or "")
 
 
@@ -197,7 +212,7 @@ def encode(
     from PIL import Image
 
     check_output_size(*image.size)
-    image = _prepare_mode(image, fmt)
+    image, icc_profile = prepare_for(image, fmt, icc_profile)
     if palette_colors is not None:
         image = image.quantize(colors=palette_colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     options = save_options(image, fmt, quality, icc_profile)
@@ -208,8 +223,16 @@ def encode(
             hint = _smaller_option(image, fmt, predicted)
             raise payload.too_large(f"the {fmt.value.upper()} image", predicted, hint=hint)
     data = save_image(image, fmt, options)
-    payload.check(f"the {fmt.value.upper()} image", len(data), hint=_smaller_option(image, fmt, len(data)))
+    check_encoded(image, fmt, data)
     return data
+
+
+def check_encoded(image: Image.Image, fmt: ImageFormat, data: bytes) -> None:
+    """Refuse `data` (`image` encoded as `fmt`) over the response limit, naming an option that would fit.
+
+    :raises TooLarge: over the limit.
+    """
+    payload.check(f"the {fmt.value.upper()} image", len(data), hint=_smaller_option(image, fmt, len(data)))
 
 
 # A prediction above the limit by this factor is refused before encoding; closer calls are encoded
@@ -231,6 +254,9 @@ def save_options(image: Image.Image, fmt: ImageFormat, quality: int | None, icc:
         options.update(quality=q, method=4)
     elif fmt is ImageFormat.AVIF:
         options.update(quality=q, speed=AVIF_SPEED)
+    elif fmt is ImageFormat.JXL:
+        # libjxl's quality 100 is distance 0, which only its lossless mode takes.
+        options.update(quality=q, effort=JXL_EFFORT, lossless_jpeg=False, lossless=q == 100)
     elif image.width * image.height > _PNG_FAST_ABOVE_PIXELS:
         # optimize (zlib level 9 and every filter) took 28 s on a 8.5 MP photo here, level 6 4 s,
         # for a file 7% smaller: large images are written at zlib's default level.
@@ -248,7 +274,7 @@ def save_image(image: Image.Image, fmt: ImageFormat, options: dict[str, object])
     out = io.BytesIO()
     try:
         image.save(out, format=_PIL_NAMES[fmt], **options)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: the JPEG XL plugin's
         from fileapi.convert.image_decode import describe
 
         raise ConversionFailed(f"the image could not be encoded as {fmt.value}: {describe(exc)}") from None
@@ -291,7 +317,26 @@ def _smaller_option(image: Image.Image, fmt: ImageFormat, size: int) -> str:
     return "a smaller result would fit: " + " or ".join(options)
 
 
-def _prepare_mode(image: Image.Image, fmt: ImageFormat) -> Image.Image:
+def prepare_for(image: Image.Image, fmt: ImageFormat, icc: bytes | None) -> tuple[Image.Image, bytes | None]:
+    """(pixels, ICC profile) as `fmt`'s encoder takes them (see prepare_mode). JPEG XL is written as sRGB
+    (the plugin embeds no ICC profile): pixels with a profile are converted to sRGB through it."""
+    image = prepare_mode(image, fmt)
+    if fmt is not ImageFormat.JXL or not icc:
+        return image, icc
+    from PIL import ImageCms
+
+    try:
+        source = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+        converted = ImageCms.profileToProfile(image, source, ImageCms.createProfile("sRGB"), outputMode=image.mode)
+    except (ImageCms.PyCMSError, OSError):
+        return image, None  # a profile that cannot be read: the pixels are taken as sRGB
+    if converted is None:
+        return image, None
+    converted.info.pop("icc_profile", None)
+    return converted, None
+
+
+def prepare_mode(image: Image.Image, fmt: ImageFormat) -> Image.Image:
     """Modes each encoder takes: 16-bit to 8-bit, CMYK to RGB, alpha flattened on white for JPEG."""
     from PIL import Image
 

@@ -28,6 +28,7 @@ from fileapi.errors import InvalidInput, TooLarge
 
 if TYPE_CHECKING:
     import pikepdf
+    from PIL import Image
 
 MAX_MERGED_PAGES = 5_000
 # Pages split out in one request, all ranges together: each costs about 0.33 ms to copy and write
@@ -212,6 +213,7 @@ class RenderFormat(StrEnum):
     PNG = "png"
     JPEG = "jpeg"
     WEBP = "webp"
+    JXL = "jxl"
 
 
 @dataclass(frozen=True)
@@ -220,18 +222,35 @@ class RenderedPage:
     bytes: bytes
     width: int
     height: int
+    quality_score: float | None = None  # with a target score: the SSIMULACRA2 score reached
+    encoder_quality: int | None = None  # and the encoder quality chosen
+
+
+RENDER_QUALITY = 85  # JPEG and WebP pages without a target score
 
 
 def render_pages(
-    data: bytes, *, pages: str | None = None, fmt: RenderFormat = RenderFormat.PNG, dpi: int = 150
+    data: bytes,
+    *,
+    pages: str | None = None,
+    fmt: RenderFormat = RenderFormat.PNG,
+    dpi: int = 150,
+    target_score: float | None = None,
 ) -> list[RenderedPage]:
     """Render pages (default: the first only) at `dpi` (72..300) with annotations and form fields.
 
     A 612 x 792 pt page at 72 dpi is 612 x 792 px.
+    :param target_score: for jpeg, webp and jxl: SSIMULACRA2 30..95, the lowest quality reaching it per page.
     :raises TooLarge: a page over 50 megapixels at this dpi.
+    :raises InvalidInput: a dpi out of bounds, or a target score out of bounds or for PNG.
     """
     if not 72 <= dpi <= 300:
         raise InvalidInput(f"dpi must be 72..300, not {dpi}")
+    if target_score is not None:
+        from fileapi.convert.image_io import ImageFormat
+        from fileapi.convert.quality_search import check_target_score
+
+        check_target_score(target_score, None, ImageFormat(fmt.value))
     document, draw_forms, chosen = _pdfium(data, pages, default_all=False, action="rendering")
     if draw_forms:
         document.init_forms()
@@ -254,19 +273,37 @@ def render_pages(
             raise TooLarge(f"page {number} at {dpi} dpi would be {pixels:,} pixels; at most {MAX_RENDER_PIXELS:,}")
         with reading(f"page {number}"):
             image = document[number - 1].render(scale=scale, may_draw_forms=draw_forms).to_pil()
-        out = io.BytesIO()
-        if fmt is RenderFormat.PNG:
-            image.save(out, "PNG", compress_level=6)
-        else:
-            image.convert("RGB").save(out, "JPEG" if fmt is RenderFormat.JPEG else "WEBP", quality=85)
-        carried += len(out.getvalue())
+        encoded, score, quality = _encoded_page(image, fmt, target_score)
+        carried += len(encoded)
         payload.check(
             f"{len(rendered) + 1} rendered page(s) as {fmt.value.upper()}",
             carried,
             hint="ask for fewer pages, a lower dpi or format=jpeg",
         )
-        rendered.append(RenderedPage(number, out.getvalue(), image.width, image.height))
+        rendered.append(RenderedPage(number, encoded, image.width, image.height, score, quality))
     return rendered
+
+
+def _encoded_page(
+    image: Image.Image, fmt: RenderFormat, target_score: float | None
+) -> tuple[bytes, float | None, int | None]:
+    """(bytes, score, quality) of a rendered page as `fmt`; the last two when a target score chose them."""
+    if fmt is RenderFormat.PNG:
+        out = io.BytesIO()
+        image.save(out, "PNG", compress_level=6)
+        return out.getvalue(), None, None
+    from fileapi.convert.image_io import ImageFormat, encode
+    from fileapi.convert.quality_search import encode_to_score
+
+    rgb = image.convert("RGB")
+    if target_score is not None:
+        chosen = encode_to_score(rgb, ImageFormat(fmt.value), target_score=target_score, icc_profile=None)
+        return chosen.data, chosen.score, chosen.quality
+    if fmt is RenderFormat.JXL:
+        return encode(rgb, ImageFormat.JXL), None, None
+    out = io.BytesIO()
+    rgb.save(out, "JPEG" if fmt is RenderFormat.JPEG else "WEBP", quality=RENDER_QUALITY)
+    return out.getvalue(), None, None
 
 
 def merge_pdfs(documents: list[bytes]) -> bytes:

@@ -8,11 +8,12 @@ from pydantic import Field, create_model, model_validator
 from pydantic_core import PydanticCustomError
 
 from fileapi.convert.favicons import FAVICON_PNGS
-from fileapi.convert.image import RESIZE_SIDES, Fit, FlipDirection, Rotation
+from fileapi.convert.image import COMPRESS_QUALITY, RESIZE_SIDES, Fit, FlipDirection, Rotation
 from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.ocr_options import DEFAULT_LANGUAGES
 from fileapi.models import ApiModel, Base64Text, QueryOptions, example, examples
 from fileapi.models.ocr import OcrLanguages
+from fileapi.models.quality import LossyOptions, TargetScore
 
 
 class Gps(ApiModel):
@@ -127,17 +128,24 @@ OutputFormat = Annotated[
 ]
 Quality = Annotated[int | None, Field(ge=1, le=100, description="1-100; default per format (see description).")]
 
-
 # Each options model's fields are its converter's keyword arguments (a test holds them together), so a
 # route calls `converter(body, **options.model_dump())`.
 
 
-class ConvertOptions(QueryOptions):
+class ConvertOptions(LossyOptions):
     to: ImageFormat = Field(description="Target format.")
     quality: Quality = None
+    target_score: TargetScore = None
+    jpeg_transcode: bool = Field(
+        default=False,
+        description=(
+            "With to=jxl and a JPEG body: recompress the JPEG losslessly (about 20% smaller; a JPEG XL decoder "
+            "gives back the JPEG byte for byte, metadata included). Not with quality or targetScore."
+        ),
+    )
 
 
-class ResizeOptions(QueryOptions):
+class ResizeOptions(LossyOptions):
     width: int | None = Field(
         default=None, ge=1, description="Target width in pixels. Give width, height or both (at least one)."
     )
@@ -147,6 +155,7 @@ class ResizeOptions(QueryOptions):
     fit: Fit = Field(default=Fit.COVER, description="How to fit width x height.")
     fmt: OutputFormat = None
     quality: Quality = None
+    target_score: TargetScore = None
 
     @model_validator(mode="after")
     def _a_side_is_given(self) -> Self:
@@ -156,31 +165,42 @@ class ResizeOptions(QueryOptions):
         return self
 
 
-class CompressOptions(QueryOptions):
-    quality: int = Field(ge=1, le=100, description="1-100.")
+class CompressOptions(LossyOptions):
+    quality: int | None = Field(default=None, ge=1, le=100, description="1-100 (this or targetScore).")
     fmt: OutputFormat = None
     palette_colors: int | None = Field(
         default=None, alias="colors", ge=2, le=256, description="PNG only: quantise to this many colours."
     )
+    target_score: TargetScore = None
+
+    @model_validator(mode="after")
+    def _a_quality_is_given(self) -> Self:
+        """compress_image needs a quality or a target score: refused here too, before an operation's 202."""
+        if self.quality is None and self.target_score is None:
+            raise PydanticCustomError("missing_option", COMPRESS_QUALITY)
+        return self
 
 
-class CropOptions(QueryOptions):
+class CropOptions(LossyOptions):
     x: int = Field(ge=0, description="Left edge, pixels.")
     y: int = Field(ge=0, description="Top edge, pixels.")
     width: int = Field(ge=1, description="Width, pixels.")
     height: int = Field(ge=1, description="Height, pixels.")
     fmt: OutputFormat = None
     quality: Quality = None
+    target_score: TargetScore = None
 
 
-class RotateOptions(QueryOptions):
+class RotateOptions(LossyOptions):
     degrees: Rotation = Field(description="Clockwise rotation in degrees.")
     fmt: OutputFormat = None
+    target_score: TargetScore = None
 
 
-class FlipOptions(QueryOptions):
+class FlipOptions(LossyOptions):
     direction: FlipDirection = Field(description="horizontal or vertical.")
     fmt: OutputFormat = None
+    target_score: TargetScore = None
 
 
 class ImageOcrOptions(QueryOptions):

@@ -21,6 +21,7 @@ from fileapi.convert.pdf_unlock import MAX_PASSWORD_CHARS
 from fileapi.errors import InvalidInput
 from fileapi.models import ApiModel, ApiRequest, Base64Text, QueryOptions, example, examples
 from fileapi.models.ocr import OcrLanguages
+from fileapi.models.quality import LossyOptions, TargetScore
 
 
 class PageSize(ApiModel):
@@ -68,6 +69,10 @@ class RenderedPage(ApiModel):
     image: Base64Text = Field(alias="bytes", description="The image, Base64-encoded.")
     width: int = Field(description="Pixels.")
     height: int = Field(description="Pixels.")
+    quality_score: float | None = Field(
+        default=None, description="With targetScore: the SSIMULACRA2 score the page reached."
+    )
+    encoder_quality: int | None = Field(default=None, description="With targetScore: the encoder quality chosen.")
 
 
 class PdfRenderPageResult(ApiModel):
@@ -159,10 +164,11 @@ class PdfRotateOptions(QueryOptions):
     keep_active_content: KeepActiveContent = False
 
 
-class RenderOptions(QueryOptions):
+class RenderOptions(LossyOptions):
     pages: Pages = None
     fmt: RenderFormat = Field(default=RenderFormat.PNG, alias="format", description="Image format.")
     dpi: int = Field(default=150, ge=72, le=300, description="Resolution, dots per inch.")
+    target_score: TargetScore = None
 
 
 class WatermarkOptions(QueryOptions):
@@ -283,7 +289,7 @@ class PagesOptions(QueryOptions):
 
 class FromImagesOptions(QueryOptions):
     """Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in
-    byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP,
+    byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, JPEG XL,
     HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a
     soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to
     the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each."""

@@ -105,6 +105,11 @@ class StageReport(ApiModel):
     status: str = Field(description="waiting, succeeded, failed or skipped (a stage after a failed one).")
     seconds: float | None = Field(default=None, description="How long it ran.")
     files: list[str] = Field(default_factory=list, description="The names of the files it gave.")
+    headers: dict[str, dict[str, str]] | None = Field(
+        default=None,
+        description="What the synchronous answer would say in its headers (X-Quality-Score and X-Encoder-Quality "
+        "with targetScore, X-Animation...), by the name of the file it describes; absent when there is none.",
+    )
 
 
 class OutputReport(ApiModel):

@@ -180,6 +180,7 @@ async def run_pipeline(stages: list[Stage], inputs: list[Path], folder: Path, ru
             status="succeeded",
             seconds=round(time.monotonic() - started, 3),
             files=[item.name for item in made],
+            headers=_headers_by_file(outcomes, made),
         )
     return Ran(last.files, last.details, reports, len(stages), None)
 
@@ -197,6 +198,18 @@ async def _stage(stage: Stage, files: list[Path], folder: Path, run: RunInWorker
         part.mkdir()
         outcomes.append(await run_conversion(conversion, stage.options, [path], part, run))
     return outcomes
+
+
+def _headers_by_file(outcomes: list[Outcome], made: tuple[OutFile, ...]) -> dict[str, dict[str, str]] | None:
+    """Each one-file outcome's headers by the name its file has in `made` (the outcomes' files in order, as
+    `_named` gives them); None when no outcome has headers."""
+    by_file: dict[str, dict[str, str]] = {}
+    position = 0
+    for outcome in outcomes:
+        if outcome.headers and len(outcome.files) == 1:
+            by_file[made[position].name] = dict(outcome.headers)
+        position += len(outcome.files)
+    return by_file or None
 
 
 def _named(outcomes: list[Outcome]) -> tuple[OutFile, ...]:

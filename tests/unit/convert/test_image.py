@@ -81,7 +81,7 @@ PNG = encoded(quadrants())
 def test_convert_gives_the_target_format_and_keeps_pixels(fmt: ImageFormat) -> None:
     result = convert_image(PNG, to=fmt)
     image = decoded(result.data)
-    assert image.format == {"jpeg": "JPEG", "png": "PNG", "webp": "WEBP", "avif": "AVIF"}[fmt.value]
+    assert image.format == {"jpeg": "JPEG", "png": "PNG", "webp": "WEBP", "avif": "AVIF", "jxl": "JXL"}[fmt.value]
     assert result.media_type == f"image/{fmt.value}"
     assert image.size == (200, 100)
     assert close(corners(image), (RED, GREEN, BLUE, YELLOW))

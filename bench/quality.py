@@ -1,0 +1,153 @@
+"""targetScore on the corpus's photographs against the same encoders at one fixed quality, in the same run.
+
+For each format: the lowest single quality at which every photograph reaches SSIMULACRA2 80 (found per
+photograph by bisection with our scorer, then every photograph checked at it), its total bytes and the time
+of one encode per photograph; then targetScore=80 on each, scored by the independent `ssimulacra2` package:
+every score within [80, 84], total bytes <= 0.8x, time <= 3x. Photographs over 1 MP are searched on a
+mosaic proxy first: its score beside the whole image's at the same quality is printed for them.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from bench.scoreboard import Goal, record
+from fileapi.convert.image import convert_image
+from fileapi.convert.image_io import ImageFormat
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
+PHOTOGRAPHS = (
+    "link-u-avif/kimono.jpg",
+    "exif-samples/jpg/exif-org/sanyo-vpcsx550.jpg",
+    "exif-samples/jpg/exif-org/kodak-dc210.jpg",
+    "exif-samples/jpg/exif-org/canon-ixus.jpg",
+    "exif-samples/jpg/exif-org/olympus-c960.jpg",
+    "exif-samples/jpg/exif-org/ricoh-rdc5300.jpg",
+    "exif-samples/jpg/exif-org/nikon-e950.jpg",
+    "exif-samples/jpg/exif-org/olympus-d320l.jpg",
+    "exif-samples/jpg/exif-org/kodak-dc240.jpg",
+    "exif-samples/jpg/exif-org/fujifilm-dx10.jpg",
+    "exif-samples/jpg/exif-org/fujifilm-mx1700.jpg",
+    "exif-samples/jpg/exif-org/sony-d700.jpg",
+    "exif-samples/jpg/exif-org/fujifilm-finepix40i.jpg",
+    "exif-samples/jpg/exif-org/sanyo-vpcg250.jpg",
+    "exif-samples/jpg/exif-org/sony-cybershot.jpg",
+    "exif-samples/jpg/exif-org/sony-powershota5.jpg",
+    "exif-samples/jpg/gps/DSCN0010.jpg",
+    "exif-samples/jpg/gps/DSCN0021.jpg",
+    "exif-samples/jpg/gps/DSCN0025.jpg",
+    "exif-samples/jpg/gps/DSCN0029.jpg",
+    "exif-samples/jpg/gps/DSCN0038.jpg",
+    "exif-samples/jpg/tests/11-tests.jpg",
+    "exif-samples/jpg/xmp/no_exif.jpg",
+    "exif-samples/jpg/orientation/landscape_1.jpg",
+)
+LARGE = ("exif-samples/jpg/Reconyx_HC500_Hyperfire.jpg", "exif-samples/jpg/tests/45-gps_ifd.jpg")
+TARGET = 80.0
+FORMATS = (ImageFormat.JPEG, ImageFormat.WEBP, ImageFormat.AVIF, ImageFormat.JXL)
+
+
+def _score(original: bytes, encoded: bytes) -> float:
+    """Our SSIMULACRA2 of `encoded` against `original` as displayed."""
+    from fileapi.convert.image_io import open_image
+    from fileapi.convert.ssimulacra2 import ssimulacra2
+
+    reference = open_image(original).convert("RGB")
+    return ssimulacra2(reference, open_image(encoded).convert("RGB"))
+
+
+def _package_score(original: bytes, encoded: bytes, tmp: Path) -> float:
+    from ssimulacra2 import compute_ssimulacra2  # type: ignore[import-untyped]
+
+    from fileapi.convert.image_io import open_image
+
+    open_image(original).convert("RGB").save(tmp / "original.png")
+    open_image(encoded).convert("RGB").save(tmp / "encoded.png")
+    return float(compute_ssimulacra2(str(tmp / "original.png"), str(tmp / "encoded.png")))
+
+
+def _lowest_quality(data: bytes, fmt: ImageFormat) -> int:
+    """The lowest quality at which `data` as `fmt` scores >= TARGET (bisection; scores rise with quality)."""
+    low, high = 1, 100
+    while low < high:
+        middle = (low + high) // 2
+        if _score(data, convert_image(data, to=fmt, quality=middle).data) >= TARGET:
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def bench_quality(tmp: Path) -> None:
+    print("\nImage quality: targetScore=80 against one fixed quality (corpus photographs)")
+    paths = [CORPUS / name for name in PHOTOGRAPHS if (CORPUS / name).exists()]
+    missing = "" if len(paths) >= 20 else f"the corpus photographs are missing ({len(paths)} of {len(PHOTOGRAPHS)})"
+    if missing:
+        print(f"  skipped: {missing}")
+        return
+    print(f"  {len(paths)} photographs: " + ", ".join(path.name for path in paths))
+    photos = [path.read_bytes() for path in paths]
+    for fmt in FORMATS:
+        _bench_format(fmt, photos, tmp)
+    _proxy_agreement(tmp)
+
+
+def _bench_format(fmt: ImageFormat, photos: list[bytes], tmp: Path) -> None:
+    fixed = max(_lowest_quality(data, fmt) for data in photos)
+    while fixed < 100 and any(
+        _score(data, convert_image(data, to=fmt, quality=fixed).data) < TARGET for data in photos
+    ):
+        fixed += 1  # scores are not strictly monotone: the single quality must hold for every photograph
+    started = time.perf_counter()
+    fixed_bytes = sum(len(convert_image(data, to=fmt, quality=fixed).data) for data in photos)
+    fixed_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    results = [convert_image(data, to=fmt, target_score=TARGET) for data in photos]
+    target_seconds = time.perf_counter() - started
+    target_bytes = sum(len(result.data) for result in results)
+    scores = [_package_score(data, result.data, tmp) for data, result in zip(photos, results, strict=True)]
+    within = sum(TARGET <= score <= TARGET + 4 for score in scores)
+    name = fmt.value.upper()
+    print(f"  {name}: fixed quality {fixed} (lowest at which all reach 80): {fixed_bytes:,} bytes, "
+          f"{fixed_seconds * 1000:.0f} ms; targetScore=80: {target_bytes:,} bytes "
+          f"({target_bytes / fixed_bytes:.2f}x), {target_seconds * 1000:.0f} ms "
+          f"({target_seconds / fixed_seconds:.2f}x); package scores {min(scores):.2f}..{max(scores):.2f}, "
+          f"{within} of {len(scores)} within [80, 84]; qualities "
+          + ",".join(str(result.encoder_quality) for result in results))  # fmt: skip
+    record("Image", f"{name} targetScore=80: photographs within [80, 84] of {len(scores)}", within, "images",
+           Goal(min_value=len(scores)))  # fmt: skip
+    record("Image", f"{name} targetScore=80: total bytes", target_bytes / 1000, "kB", Goal(max_ratio=0.8),
+           anchor=fixed_bytes / 1000, anchor_name=f"quality {fixed} for all")  # fmt: skip
+    record("Image", f"{name} targetScore=80: time", target_seconds * 1000, "ms", Goal(max_ratio=3.0),
+           anchor=fixed_seconds * 1000, anchor_name=f"one encode at quality {fixed}")  # fmt: skip
+
+
+def _proxy_agreement(tmp: Path) -> None:
+    """For the photographs over 1 MP: the score the mosaic gives at the quality its search chose, the whole
+    image's at that quality (what the search then corrects), and the whole image's at the final choice."""
+    from fileapi.convert.image_io import encode, open_image, prepare_for
+    from fileapi.convert.quality_search import PROXY_MARGIN, make_proxy, search_quality
+
+    for name in LARGE:
+        path = CORPUS / name
+        if not path.exists():
+            continue
+        data = path.read_bytes()
+        for fmt in FORMATS:
+            prepared, _ = prepare_for(open_image(data), fmt, None)
+            quality, mosaic, _ = search_quality(make_proxy(prepared)[0], fmt, TARGET + PROXY_MARGIN, icc_profile=None)
+            whole = _package_score(data, encode(prepared, fmt, quality=quality), tmp)
+            result = convert_image(data, to=fmt, target_score=TARGET)
+            final = _package_score(data, result.data, tmp)
+            print(f"  proxy {path.name} {fmt.value}: quality {quality}: mosaic {mosaic:.2f}, whole image "
+                  f"{whole:.2f}; final quality {result.encoder_quality}: {final:.2f}")  # fmt: skip
+
+
+if __name__ == "__main__":  # python -m bench.quality: these rows alone
+    from bench.scoreboard import print_scoreboard
+
+    with tempfile.TemporaryDirectory() as scratch:
+        bench_quality(Path(scratch))
+    print_scoreboard()

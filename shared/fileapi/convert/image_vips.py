@@ -1,0 +1,81 @@
+"""Big still images through libvips (pyvips with the pyvips-binary wheel): a PNG or JPEG file to WebP or JPEG
+read in strips as the encoder consumes them, decoding and encoding overlapped on libvips's threads.
+
+Only where the result is the one the Pillow path gives: 8-bit sRGB or grey pixels shown as stored (EXIF
+orientation 1), written at the same quality and settings with only the ICC profile kept (alpha flattened onto
+white for JPEG). Anything else (16-bit, CMYK, rotated, animated, other formats, a target score, a response
+limit) is left to fileapi.convert.image, and so is any file libvips cannot read (its error is worded there),
+and everything where libvips is not installed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fileapi.convert import payload
+from fileapi.convert.image_io import (
+    DEFAULT_QUALITY,
+    MAX_INPUT_PIXELS,
+    ImageFormat,
+    check_output_size,
+    check_pixels,
+)
+from fileapi.convert.jpeg_scans import check_scans
+
+VIPS_OUTPUTS = frozenset({ImageFormat.WEBP, ImageFormat.JPEG})
+_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
+_INTERPRETATIONS = frozenset({"srgb", "b-w"})
+PROGRESSIVE_ABOVE_PIXELS = 10_000  # as image_io.save_options writes JPEG
+WEBP_EFFORT = 4  # libwebp's method, as image_io.save_options
+
+
+def convert_with_vips(source: Path, out: Path, *, to: ImageFormat, quality: int | None) -> bool:
+    """Write `source` (a PNG or JPEG file) as `to` into `out` when libvips gives the Pillow path's result;
+    False (nothing written) when it does not apply.
+
+    :param quality: 1..100 (None: the format's default).
+    :raises TooLarge: more than 50 megapixels in, over the output bounds, or a JPEG whose scans would take too
+        long to decode (fileapi.convert.jpeg_scans).
+    """
+    with source.open("rb") as file:
+        start = file.read(8)
+    if to not in VIPS_OUTPUTS or not start.startswith(_SIGNATURES) or payload.limit() is not None:
+        return False
+    try:
+        import pyvips
+    except (ImportError, OSError):  # a build without libvips (pyvips-binary) converts through Pillow
+        return False
+
+    pyvips.cache_set_max(0)  # nothing of a request is kept between conversions
+    try:
+        image = pyvips.Image.new_from_file(str(source), access="sequential", fail=True)
+    except pyvips.Error:
+        return False
+    if image.format != "uchar" or image.interpretation not in _INTERPRETATIONS or _orientation(image) != 1:
+        return False
+    if start.startswith(b"\x89PNG") and image.get_typeof("n-pages") and image.get("n-pages") > 1:
+        return False  # an animated PNG: the Pillow path decides what to do with it
+    check_pixels((image.width, image.height), limit=MAX_INPUT_PIXELS, what="the image")
+    if start.startswith(b"\xff\xd8"):
+        check_scans(source, (image.width, image.height))  # as open_image refuses a progressive JPEG's scan bomb
+    check_output_size(image.width, image.height)
+    if to is ImageFormat.JPEG and image.hasalpha():
+        image = image.flatten(background=[255] * (image.bands - 1))
+    q = quality if quality is not None else DEFAULT_QUALITY[to]
+    try:
+        if to is ImageFormat.WEBP:
+            image.webpsave(str(out), Q=q, effort=WEBP_EFFORT, keep="icc")
+        else:
+            progressive = image.width * image.height > PROGRESSIVE_ABOVE_PIXELS
+            image.jpegsave(str(out), Q=q, optimize_coding=True, interlace=progressive, keep="icc")
+    except pyvips.Error:
+        out.unlink(missing_ok=True)
+        return False
+    return True
+
+
+def _orientation(image: object) -> int:
+    import pyvips
+
+    assert isinstance(image, pyvips.Image)
+    return int(image.get("orientation")) if image.get_typeof("orientation") else 1

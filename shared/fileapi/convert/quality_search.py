@@ -1,0 +1,218 @@
+"""The encoder quality that reaches a SSIMULACRA2 target: the smallest file whose score is at least it.
+
+The search runs on a proxy: the whole image when it has at most PROXY_PIXELS, else a mosaic of
+full-resolution tiles spread over it (tiles aligned to 16 px, the JPEG and WebP block grid, so that
+each encodes as it does in the whole image). Scores rise with quality; the search starts from a guess
+per format, then interpolates between the qualities known to fall short and to reach the target, a few
+encodes in all. On a mosaic the target is raised by PROXY_MARGIN, and the choice is then scored on the
+whole image and raised while it falls short (up to VERIFY_PIXELS), so the score returned is the whole
+image's.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from fileapi.convert.image_io import ImageFormat, check_encoded, prepare_for, save_image, save_options
+from fileapi.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+MIN_TARGET_SCORE = 30
+MAX_TARGET_SCORE = 95
+LOSSY = frozenset({ImageFormat.JPEG, ImageFormat.WEBP, ImageFormat.AVIF, ImageFormat.JXL})
+PROXY_PIXELS = 1_000_000  # at most this many pixels are searched on: up to 1 MP the image is its own proxy
+TILE = 128  # px, a multiple of 16
+PROXY_MARGIN = 1.0  # score points added to the target on a mosaic
+# Score points added to every target: our scorer and the `ssimulacra2` package differ by up to 0.03, so an
+# answer at the target by ours is at it by the package too.
+AGREEMENT_MARGIN = 0.05
+MAX_ENCODES = 6  # proxy encodes per search; the full image is encoded once more
+# Up to this size the search goes on from the mosaic's choice on the whole image (scored in bands, 6 bytes
+# a pixel), at most VERIFY_ENCODES scorings: the mosaic of a 3 MP corpus photo scored 81.3-81.9 where the
+# whole image scored 77.7-78.2 at the same quality (bench/quality.py).
+VERIFY_PIXELS = 16_000_000
+VERIFY_ENCODES = 4
+# Per format: the median quality reaching score 80 on the corpus photographs (the first guess), and the
+# change of quality per score point. The image's detail (mean luma gradient) did not predict it better.
+_GUESS = {
+    ImageFormat.JPEG: (82.0, 1.2),
+    ImageFormat.WEBP: (86.0, 1.3),
+    ImageFormat.AVIF: (72.0, 1.2),
+    ImageFormat.JXL: (80.0, 1.1),
+}
+MAX_SLOPE = 10.0  # quality per score point at most, however flat two measured scores are
+CLOSE_ENOUGH = 0.5  # score points: a quality reaching the target by less than this ends the search
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """The encoding chosen: its bytes, the encoder quality (1..100) and the SSIMULACRA2 score it reached on
+    the whole image (on the mosaic for an image over VERIFY_PIXELS)."""
+
+    data: bytes
+    quality: int
+    score: float
+
+
+def check_target_score(target_score: float | None, quality: int | None, fmt: ImageFormat | None) -> None:
+    """Refuse a target out of 30..95, one given with a quality, or one for a lossless output.
+
+    :raises InvalidInput: saying which.
+    """
+    if target_score is None:
+        return
+    if not MIN_TARGET_SCORE <= target_score <= MAX_TARGET_SCORE:
+        raise InvalidInput(f"targetScore must be {MIN_TARGET_SCORE}..{MAX_TARGET_SCORE}, not {target_score}")
+    if quality is not None:
+        raise InvalidInput("give quality or targetScore, not both")
+    if fmt is not None and fmt not in LOSSY:
+        names = ", ".join(sorted(f.value for f in LOSSY))
+        raise InvalidInput(f"targetScore applies to lossy outputs ({names}), not {fmt.value}: it is lossless")
+
+
+def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float, icc_profile: bytes | None) -> Chosen:
+    """`image` encoded as `fmt` at the lowest quality whose SSIMULACRA2 score is at least `target_score`
+    (the highest quality when none reaches it).
+
+    :param target_score: 30..95 (70 high quality, 80 not noticeable side by side, 90 visually lossless).
+    :raises InvalidInput: a lossless `fmt` or a target out of bounds.
+    """
+    from fileapi.convert.image_io import encode
+
+    check_target_score(target_score, None, fmt)
+    prepared, icc_profile = prepare_for(image, fmt, icc_profile)
+    proxy, is_whole = make_proxy(prepared)
+    if is_whole:
+        quality, score, data = search_quality(prepared, fmt, target_score, icc_profile=icc_profile)
+        check_encoded(prepared, fmt, data)
+        return Chosen(data, quality, score)
+    quality, score, _ = search_quality(proxy, fmt, target_score + PROXY_MARGIN, icc_profile=None)
+    data = encode(prepared, fmt, quality=quality, icc_profile=icc_profile)
+    if prepared.width * prepared.height > VERIFY_PIXELS:
+        return Chosen(data, quality, score)
+    from fileapi.convert.ssimulacra2 import score_in_bands
+
+    encodings = {quality: (score_in_bands(prepared, _decoded(data)), data)}
+
+    def whole_score_at(candidate: int) -> float:
+        if candidate not in encodings:
+            encoded = encode(prepared, fmt, quality=candidate, icc_profile=icc_profile)
+            encodings[candidate] = (score_in_bands(prepared, _decoded(encoded)), encoded)
+        return encodings[candidate][0]
+
+    per_point = _GUESS[fmt][1]
+    quality = bisect_quality(
+        whole_score_at,
+        target_score + AGREEMENT_MARGIN,
+        start=quality,
+        quality_per_point=per_point,
+        max_calls=VERIFY_ENCODES,
+    )
+    score, data = encodings[quality]
+    return Chosen(data, quality, score)
+
+
+def search_quality(
+    image: Image.Image, fmt: ImageFormat, target_score: float, *, icc_profile: bytes | None
+) -> tuple[int, float, bytes]:
+    """(quality, score, bytes): the lowest quality of `fmt` scoring at least `target_score` on `image`."""
+    from fileapi.convert.ssimulacra2 import Reference, linear_rgb
+
+    reference = Reference(linear_rgb(image))
+    encodings: dict[int, tuple[float, bytes]] = {}
+
+    def score_at(quality: int) -> float:
+        options = save_options(image, fmt, quality, icc_profile)
+        data = save_image(image, fmt, options)
+        score = reference.score(linear_rgb(_decoded(data)))
+        encodings[quality] = (score, data)
+        return score
+
+    base, per_point = _GUESS[fmt]
+    guess = base + per_point * (target_score - 80)
+    aim = target_score + AGREEMENT_MARGIN
+    quality = bisect_quality(score_at, aim, start=round(guess), quality_per_point=per_point)
+    score, data = encodings[quality]
+    return quality, score, data
+
+
+def bisect_quality(
+    score_at: Callable[[int], float],
+    target: float,
+    *,
+    start: int,
+    quality_per_point: float,
+    low: int = 1,
+    high: int = 100,
+    max_calls: int = MAX_ENCODES,
+) -> int:
+    """The lowest quality in low..high with score_at(quality) >= target, scores taken as rising with
+    quality: from `start`, steps of the expected slope (the measured one once two qualities fall on one side of
+    the target) until the target is bracketed, then interpolation
+    between the bracket's ends (at most `max_calls` calls, and one more for `high` when none reached the
+    target); `high` when no quality reaches the target."""
+    below: tuple[int, float] | None = None  # the highest quality known to fall short
+    above: tuple[int, float] | None = None  # the lowest quality known to reach the target
+    slope = quality_per_point  # quality per score point; from two qualities on one side once known
+    quality = min(high, max(low, start))
+    for _ in range(max_calls):
+        score = score_at(quality)
+        side = above if score >= target else below
+        if side is not None and score != side[1]:
+            slope = min(MAX_SLOPE, max(quality_per_point, (quality - side[0]) / (score - side[1])))
+        if score >= target:
+            above = (quality, score)
+        else:
+            below = (quality, score)
+        floor = below[0] if below else low - 1
+        ceiling = above[0] if above else high + 1
+        if ceiling - floor <= 1 or target <= score < target + CLOSE_ENOUGH:
+            break
+        if below and above:
+            fraction = (target - below[1]) / max(above[1] - below[1], 1e-6)
+            quality = below[0] + math.ceil(fraction * (above[0] - below[0]))
+        elif above:
+            quality = above[0] - max(1, math.floor((above[1] - target) * slope))
+        elif below:
+            quality = below[0] + max(1, math.ceil((target - below[1]) * slope * 1.2))
+        quality = min(ceiling - 1, max(floor + 1, quality))
+    if above is None:
+        if below is None or below[0] != high:
+            score_at(high)
+        return high
+    return above[0]
+
+
+def make_proxy(image: Image.Image) -> tuple[Image.Image, bool]:
+    """(proxy, is_whole): the image itself when it has at most PROXY_PIXELS, else a square mosaic of
+    TILE x TILE full-resolution tiles from a grid spread evenly over it (aligned to 16 px)."""
+    from PIL import Image
+
+    if image.width * image.height <= PROXY_PIXELS or min(image.size) < TILE:
+        return image, True
+    per_side = max(1, math.isqrt(PROXY_PIXELS // (TILE * TILE)))
+    mosaic = Image.new(image.mode, (TILE * per_side, TILE * per_side))
+    for row in range(per_side):
+        for column in range(per_side):
+            left = _aligned((image.width - TILE) * (column + 0.5) / per_side)
+            top = _aligned((image.height - TILE) * (row + 0.5) / per_side)
+            mosaic.paste(image.crop((left, top, left + TILE, top + TILE)), (column * TILE, row * TILE))
+    return mosaic, False
+
+
+def _aligned(position: float) -> int:
+    return int(position) // 16 * 16
+
+
+def _decoded(data: bytes) -> Image.Image:
+    from PIL import Image
+
+    decoded = Image.open(io.BytesIO(data))
+    decoded.load()
+    return decoded

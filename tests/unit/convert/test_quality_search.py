@@ -1,0 +1,225 @@
+"""targetScore: every answer scores at least the target by the independent `ssimulacra2` package (butteraugli's
+distance recorded beside it), the headers say what was chosen, and bad combinations are refused."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from fileapi.convert.image import (
+    ImageResult,
+    compress_image,
+    convert_image,
+    crop_image,
+    flip_image,
+    resize_image,
+    rotate_image,
+)
+from fileapi.convert.image_io import ImageFormat
+from fileapi.convert.pdf import RenderFormat, render_pages
+from fileapi.convert.quality_search import bisect_quality, make_proxy
+from fileapi.convert.ssimulacra2 import score_in_bands, ssimulacra2
+from fileapi.errors import InvalidInput
+
+ssimulacra2_package = pytest.importorskip("ssimulacra2")
+
+
+def photo(width: int = 320, height: int = 240, sigma: int = 24) -> Image.Image:
+    """A photo-like image: smooth noise blobs (of `sigma`) over gradients, with sharp edges (a disc, bars)."""
+    from PIL import ImageDraw
+
+    noise = Image.effect_noise((width // 12, height // 12), sigma).resize((width, height), Image.Resampling.BICUBIC)
+    gradient = Image.linear_gradient("L").resize((width, height))
+    image = Image.merge("RGB", (noise, gradient, Image.blend(noise, gradient, 0.5)))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse((width // 4, height // 4, width // 2, height // 2), fill=(240, 200, 40))
+    for x in range(0, width, 24):
+        draw.line((x, height * 3 // 4, x + 12, height), fill=(20, 20, 20), width=2)
+    return image
+
+
+def png(image: Image.Image) -> bytes:
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
+
+
+def independent_score(original: Image.Image, result: bytes, tmp: Path) -> float:
+    """The `ssimulacra2` package's score of `result` against `original`, from PNG files."""
+    reference, distorted = tmp / "original.png", tmp / "distorted.png"
+    original.convert("RGB").save(reference)
+    Image.open(io.BytesIO(result)).convert("RGB").save(distorted)
+    return float(ssimulacra2_package.compute_ssimulacra2(str(reference), str(distorted)))
+
+
+def butteraugli_distance(tmp: Path) -> float | None:
+    """butteraugli's distance between the two files `independent_score` wrote (None when not installed)."""
+    if shutil.which("butteraugli") is None:
+        return None
+    out = subprocess.run(
+        ["butteraugli", str(tmp / "original.png"), str(tmp / "distorted.png")], capture_output=True, text=True
+    )
+    return float(out.stdout.split()[0]) if out.returncode == 0 and out.stdout.strip() else None
+
+
+def test_ssimulacra2_agrees_with_the_package(tmp_path: Path) -> None:
+    original = photo()
+    for quality in (30, 70, 90):
+        out = io.BytesIO()
+        original.save(out, "JPEG", quality=quality)
+        ours = ssimulacra2(original, Image.open(io.BytesIO(out.getvalue())).convert("RGB"))
+        assert ours == pytest.approx(independent_score(original, out.getvalue(), tmp_path), abs=0.1)
+
+
+def test_ssimulacra2_of_identical_images_is_100() -> None:
+    image = photo(64, 64)
+    assert ssimulacra2(image, image.copy()) == pytest.approx(100.0)
+
+
+OPERATIONS: dict[str, Callable[[bytes, ImageFormat], ImageResult]] = {
+    "convert": lambda data, fmt: convert_image(data, to=fmt, target_score=80),
+    "resize": lambda data, fmt: resize_image(data, width=320, height=None, fmt=fmt, target_score=80),
+    "compress": lambda data, fmt: compress_image(data, fmt=fmt, target_score=80),
+    "crop": lambda data, fmt: crop_image(data, x=20, y=10, width=300, height=260, fmt=fmt, target_score=80),
+    "rotate": lambda data, fmt: rotate_image(data, degrees=90, fmt=fmt, target_score=80),
+    "flip": lambda data, fmt: flip_image(data, direction="vertical", fmt=fmt, target_score=80),
+}
+# What each operation does to the original, for the reference the answer is scored against.
+EXPECTED: dict[str, Callable[[Image.Image], Image.Image]] = {
+    "convert": lambda image: image,
+    "resize": lambda image: image.resize((320, 240), Image.Resampling.LANCZOS),
+    "compress": lambda image: image,
+    "crop": lambda image: image.crop((20, 10, 320, 270)),
+    "rotate": lambda image: image.transpose(Image.Transpose.ROTATE_270),
+    "flip": lambda image: image.transpose(Image.Transpose.FLIP_TOP_BOTTOM),
+}
+CASES = [(operation, fmt) for operation in OPERATIONS for fmt in (ImageFormat.JPEG, ImageFormat.WEBP)] + [
+    ("convert", ImageFormat.AVIF),
+    ("convert", ImageFormat.JXL),
+    ("resize", ImageFormat.AVIF),
+    ("crop", ImageFormat.JXL),
+]
+
+
+@pytest.mark.parametrize(("operation", "fmt"), CASES)
+def test_target_score_80_is_reached(
+    operation: str, fmt: ImageFormat, tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
+    original = photo(400, 300)  # every side of every answer >= 256 px: SSIMULACRA2 measures its 6 scales
+    result = OPERATIONS[operation](png(original), fmt)
+    score = independent_score(EXPECTED[operation](original), result.data, tmp_path)
+    record_property("ssimulacra2", round(score, 2))
+    record_property("butteraugli", butteraugli_distance(tmp_path))
+    assert result.format is fmt
+    assert score >= 80, f"{operation} to {fmt.value}: {score:.2f} (encoder quality {result.encoder_quality})"
+    assert result.quality_score is not None and result.quality_score >= 80
+    assert abs(result.quality_score - score) < 0.5  # the image is its own proxy: the score is measured on it
+
+
+def test_headers_say_what_was_chosen() -> None:
+    result = convert_image(png(photo()), to=ImageFormat.WEBP, target_score=75)
+    headers = result.headers()
+    assert 1 <= int(headers["X-Encoder-Quality"]) <= 100
+    assert float(headers["X-Quality-Score"]) >= 75
+    assert "X-Quality-Score" not in convert_image(png(photo()), to=ImageFormat.WEBP).headers()
+
+
+def test_a_higher_target_gives_a_larger_file() -> None:
+    data = png(photo())
+    low = convert_image(data, to=ImageFormat.JPEG, target_score=60)
+    high = convert_image(data, to=ImageFormat.JPEG, target_score=90)
+    assert len(low.data) < len(high.data)
+    assert (low.encoder_quality or 0) < (high.encoder_quality or 0)
+
+
+def test_an_animation_keeps_its_frames_at_the_chosen_quality() -> None:
+    frames = [photo(96, 64, sigma) for sigma in (20, 30, 40)]
+    out = io.BytesIO()
+    frames[0].save(out, "GIF", save_all=True, append_images=frames[1:], duration=100, loop=0)
+    result = convert_image(out.getvalue(), to=ImageFormat.WEBP, target_score=80)
+    headers = result.headers()
+    assert headers["X-Animation"] == "kept" and headers["X-Animation-Frames"] == "3"
+    assert "X-Encoder-Quality" in headers
+    assert getattr(Image.open(io.BytesIO(result.data)), "n_frames", 1) == 3
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda data: convert_image(data, to=ImageFormat.JPEG, quality=80, target_score=80), "not both"),
+        (lambda data: convert_image(data, to=ImageFormat.PNG, target_score=80), "lossless"),
+        (lambda data: convert_image(data, to=ImageFormat.JPEG, target_score=99), "30..95"),
+        (lambda data: convert_image(data, to=ImageFormat.JPEG, target_score=10), "30..95"),
+        (lambda data: resize_image(data, width=10, height=None, target_score=80), "lossless"),  # PNG kept
+        (lambda data: compress_image(data), "quality"),
+    ],
+)
+def test_bad_target_scores_are_refused(call: Callable[[bytes], ImageResult], message: str) -> None:
+    with pytest.raises(InvalidInput, match=message):
+        call(png(photo(64, 64)))
+
+
+def test_bisection_finds_the_lowest_quality_in_few_steps() -> None:
+    calls: list[int] = []
+
+    def score_at(quality: int) -> float:
+        calls.append(quality)
+        return 30 + quality * 0.6  # reaches 80 at 83.33: the lowest integer is 84
+
+    assert bisect_quality(score_at, 80, start=70, quality_per_point=1.2) == 84
+    assert len(calls) <= 4
+
+
+def test_bisection_gives_the_highest_quality_when_the_target_is_out_of_reach() -> None:
+    assert bisect_quality(lambda quality: quality * 0.5, 90, start=80, quality_per_point=1.0) == 100
+
+
+def test_a_large_image_is_searched_on_a_mosaic_of_full_resolution_tiles() -> None:
+    large = photo(1600, 1200)
+    proxy, is_whole = make_proxy(large)
+    assert not is_whole
+    assert proxy.width == proxy.height and proxy.width % 128 == 0
+    assert proxy.width * proxy.height < large.width * large.height
+    small = photo(320, 240)
+    assert make_proxy(small) == (small, True)
+
+
+@pytest.mark.parametrize("fmt", [RenderFormat.JPEG, RenderFormat.WEBP, RenderFormat.JXL])
+def test_render_page_reaches_the_target_score(fmt: RenderFormat, tmp_path: Path) -> None:
+    out = io.BytesIO()
+    photo(400, 300).save(out, "PDF", resolution=100)
+    reference = render_pages(out.getvalue(), fmt=RenderFormat.PNG, dpi=100)[0]
+    page = render_pages(out.getvalue(), fmt=fmt, dpi=100, target_score=80)[0]
+    original = Image.open(io.BytesIO(reference.bytes)).convert("RGB")
+    score = independent_score(original, page.bytes, tmp_path)
+    assert score >= 80
+    assert page.quality_score is not None and page.quality_score >= 80 and page.encoder_quality is not None
+
+
+def test_render_page_refuses_a_target_score_for_png() -> None:
+    out = io.BytesIO()
+    photo(64, 64).save(out, "PDF")
+    with pytest.raises(InvalidInput, match="lossless"):
+        render_pages(out.getvalue(), fmt=RenderFormat.PNG, target_score=80)
+
+
+def test_scoring_in_bands_gives_the_whole_image_score() -> None:
+    original = photo(333, 275)  # odd sides: the last row and column of each scale average with themselves
+    out = io.BytesIO()
+    original.save(out, "JPEG", quality=60)
+    distorted = Image.open(io.BytesIO(out.getvalue())).convert("RGB")
+    assert score_in_bands(original, distorted) == pytest.approx(ssimulacra2(original, distorted), abs=1e-6)
+
+
+def test_an_image_over_the_proxy_size_reaches_the_target_on_the_whole_image(tmp_path: Path) -> None:
+    original = photo(1300, 900)  # 1.17 MP: searched on a mosaic, then on the whole image
+    result = convert_image(png(original), to=ImageFormat.JPEG, target_score=80)
+    score = independent_score(original, result.data, tmp_path)
+    assert score >= 80
+    assert result.quality_score == pytest.approx(score, abs=0.05)
