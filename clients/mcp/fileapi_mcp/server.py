@@ -34,12 +34,17 @@ INSTRUCTIONS = (
 )
 
 
-def _meta(result: Result[Any]) -> dict[str, Any]:
-    meta = {
+def _meta(tool: ToolSpec, result: Result[Any]) -> dict[str, Any]:
+    """The answer's metering headers, and what the conversion said in its own headers (`headers`: X-Quality-Score,
+    X-Redactions, ... as the API documents them for the tool's operation)."""
+    meta: dict[str, Any] = {
         "quotaRemaining": result.quota_remaining,
         "rateLimitRemaining": result.rate_limit_remaining,
         "requestId": result.request_id,
     }
+    said = {name: result.headers[name] for name in tool.answer_headers if name in result.headers}
+    if said:
+        meta["headers"] = said
     return {key: value for key, value in meta.items() if value is not None}
 
 
@@ -71,7 +76,7 @@ def tool_result(tool: ToolSpec, result: Result[Any], output_path: str | None) ->
     else:
         structured = result.data
         content.append(types.TextContent(text=json.dumps(result.data, ensure_ascii=False, indent=2)))
-    return types.CallToolResult(content=content, structured_content=structured, _meta=_meta(result))
+    return types.CallToolResult(content=content, structured_content=structured, _meta=_meta(tool, result))
 
 
 def error_result(code: str, message: str) -> types.CallToolResult:

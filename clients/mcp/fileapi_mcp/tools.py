@@ -40,6 +40,7 @@ class ToolSpec:
     input_schema: dict[str, Any]
     operation: Operation
     read_only: bool
+    answer_headers: tuple[str, ...] = ()  # what the conversion says in headers (X-Quality-Score), in `_meta`
 
 
 def load_spec() -> dict[str, Any]:
@@ -173,6 +174,22 @@ PIPELINE_INPUT = {
 }
 
 
+# Headers every metered answer carries: `_meta` names them on its own (quotaRemaining, requestId, ...).
+PROTOCOL_HEADERS = frozenset({"x-quota-remaining", "x-request-id"})
+
+
+def _answer_headers(entry: dict[str, Any]) -> tuple[str, ...]:
+    """The X- headers the operation's successful answers document, other than the protocol's own."""
+    names = {
+        name
+        for code, response in entry.get("responses", {}).items()
+        if code.startswith("2")
+        for name in response.get("headers", {})
+        if name.lower().startswith("x-") and name.lower() not in PROTOCOL_HEADERS
+    }
+    return tuple(sorted(names))
+
+
 def build_tools(spec: dict[str, Any]) -> dict[str, ToolSpec]:
     """A ToolSpec for every operation of the SDK, described by the document (the pipelines operation as
     run_pipeline, taking local paths as inputs too)."""
@@ -212,6 +229,7 @@ def build_tools(spec: dict[str, Any]) -> dict[str, ToolSpec]:
             },
             operation=operation,
             read_only=not operation.id.startswith("keys_"),
+            answer_headers=_answer_headers(entry),
         )
     pipeline = tools.pop(PIPELINE_OPERATION, None)
     if pipeline is not None:

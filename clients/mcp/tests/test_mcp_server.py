@@ -81,6 +81,9 @@ def test_calls_tools_image_pdf_json_and_error(local_api: Any, tmp_path: Path) ->
     async def steps(session: ClientSession) -> dict[str, types.CallToolResult]:
         return {
             "resize": await session.call_tool("image_resize", {"file_path": str(source), "width": 20, "format": "png"}),
+            "scored": await session.call_tool(
+                "image_convert", {"file_path": str(source), "to": "webp", "targetScore": 80}
+            ),
             "merge": await session.call_tool(
                 "pdf_merge",
                 {
@@ -99,6 +102,9 @@ def test_calls_tools_image_pdf_json_and_error(local_api: Any, tmp_path: Path) ->
     assert isinstance(image, types.ImageContent) and image.mime_type == "image/png"
     assert Image.open(io.BytesIO(base64.b64decode(image.data))).size == (20, 15)
     assert isinstance(results["resize"].meta, dict) and "quotaRemaining" in results["resize"].meta
+    assert "headers" not in results["resize"].meta  # a PNG has no quality to report
+    said = results["scored"].meta["headers"]  # what the conversion said in its documented headers
+    assert float(said["X-Quality-Score"]) >= 80 and 0 <= int(said["X-Encoder-Quality"]) <= 100
     assert not results["merge"].is_error and len(PdfReader(merged).pages) == 3
     assert results["hash"].structured_content["hex"].startswith("ba7816bf")
     assert results["colour"].structured_content["hex"] == "#ff0000"
