@@ -57,6 +57,8 @@ def test_text_diff(api: TestClient, key: str) -> None:
     body = response.json()
     assert body["unified"] == "--- old\n+++ new\n@@ -1,2 +1,2 @@\n x\n-y\n+z\n"
     assert (body["identical"], body["added"], body["removed"]) == (False, 1, 1)
+    lines = [{"type": "context", "text": "x"}, {"type": "removed", "text": "y"}, {"type": "added", "text": "z"}]
+    assert body["hunks"] == [{"oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 2, "lines": lines}]
 
 
 @pytest.mark.parametrize(
