@@ -61,6 +61,13 @@ def test_text_diff(api: TestClient, key: str) -> None:
     assert body["hunks"] == [{"oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 2, "lines": lines}]
 
 
+def test_text_diff_of_a_lone_surrogate_is_400(api: TestClient, key: str) -> None:
+    body = b'{"a": "x\\n\\ud800\\n", "b": "x\\n"}'  # JSON's escapes allow a lone surrogate; no UTF-8 text does
+    response = api.post("/v1/text/diff", content=body, headers={**auth(key), "Content-Type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["message"].startswith("a holds a lone surrogate (U+D800)")
+
+
 @pytest.mark.parametrize(
     ("payload", "field"),
     [({"b": "x"}, "a:"), ({"a": "x", "b": "y", "context": -1}, "context:"), ({"a": 1, "b": "y"}, "a:")],
