@@ -134,6 +134,7 @@ def _lines(text: str) -> list[str]:
 EXACT_MATCH_BUDGET = 65_536
 MATCH_WORK = 40_000_000
 Opcode = tuple[Literal["replace", "delete", "insert", "equal"], int, int, int, int]
+Block = tuple[int, int, int]  # a matching block: old line, new line, length
 
 
 class _TrimmedMatcher(difflib.SequenceMatcher[str]):
@@ -201,21 +202,23 @@ def _check_size(groups: list[list[tuple[str, int, int, int, int]]], old: list[st
     )
 
 
-def anchored_blocks(old: list[str], new: list[str], work: int = MATCH_WORK) -> list[tuple[int, int, int]]:
+def anchored_blocks(old: list[str], new: list[str], work: int = MATCH_WORK) -> list[Block]:
     """Matching blocks (i, j, length), in order and not overlapping, of `old` and `new` in bounded time.
 
     A range is compared with difflib when its line pairs fit EXACT_MATCH_BUDGET and the work left; else it is cut at the
     longest run of anchors (`_anchors`: lines once in each side of the range, or the rarest lines
-    common to both, in the same order) and each gap is handled alike; a range with no line in common,
-    or left without work, has no match. Each cut costs the lines of its range, so texts with few
+    common to both, in the same order) and each gap, trimmed of its equal ends (`_trimmed`), is handled alike; a
+    range with none of the lines common to both texts, or left without work, has no match (2 x 40,000 lines, one in
+    ten in common: 4,000 gaps without difflib's set-up). Each cut costs the lines of its range, so texts with few
     common lines take linear time (2 x 40,000 lines, none common: was 10.5 s, a range re-cut at no anchor).
     """
-    blocks: list[tuple[int, int, int]] = []
+    shared = set(old).intersection(new)
+    blocks: list[Block] = []
     pending = [(0, len(old), 0, len(new))]
     while pending:
         old_low, old_high, new_low, new_high = pending.pop()
         pairs = (old_high - old_low) * (new_high - new_low)
-        if pairs == 0:
+        if pairs == 0 or shared.isdisjoint(old[old_low:old_high]):  # no line of the range is in both texts
             continue
         if old_high - old_low == 1 or new_high - new_low == 1:  # one line: its first match, as difflib finds it
             found = _first_match(old, new, old_low, old_high, new_low, new_high)
@@ -235,15 +238,36 @@ def anchored_blocks(old: list[str], new: list[str], work: int = MATCH_WORK) -> l
         ends = [*anchors, (old_high, new_high)]
         blocks += [(i, j, 1) for i, j in anchors]
         if anchors:  # every gap is then smaller than the range
-            pending += [(a, c, b, d) for (a, b), (c, d) in zip(starts, ends, strict=True) if a < c and b < d]
+            gaps = [(a, c, b, d) for (a, b), (c, d) in zip(starts, ends, strict=True) if a < c and b < d]
+            pending += [_trimmed(old, new, *gap, blocks) for gap in gaps]
     blocks.sort()
-    merged: list[tuple[int, int, int]] = []
+    merged: list[Block] = []
     for i, j, size in blocks:
         if merged and merged[-1][0] + merged[-1][2] == i and merged[-1][1] + merged[-1][2] == j:
             merged[-1] = (merged[-1][0], merged[-1][1], merged[-1][2] + size)
         else:
             merged.append((i, j, size))
     return merged
+
+
+def _trimmed(
+    old: list[str], new: list[str], old_low: int, old_high: int, new_low: int, new_high: int, blocks: list[Block]
+) -> tuple[int, int, int, int]:
+    """The gap between anchors without the equal lines at its two ends, which go to `blocks`, as git's patience
+    diff does (an edited text's 1,000 gaps, a few lines each with an equal one at an end, cost 15 ms of difflib
+    set-up, 6 ms once trimmed)."""
+    start = 0
+    while old_low + start < old_high and new_low + start < new_high and old[old_low + start] == new[new_low + start]:
+        start += 1
+    if start:
+        blocks.append((old_low, new_low, start))
+        old_low, new_low = old_low + start, new_low + start
+    end = 0
+    while old_high - end > old_low and new_high - end > new_low and old[old_high - end - 1] == new[new_high - end - 1]:
+        end += 1
+    if end:
+        blocks.append((old_high - end, new_high - end, end))
+    return old_low, old_high - end, new_low, new_high - end
 
 
 def _first_match(
@@ -270,19 +294,24 @@ def _anchors(old: list[str], new: list[str]) -> list[tuple[int, int]]:
     if not common:
         return []
     old_counts, new_counts = Counter(old), Counter(new)
-    rarest = min(max(old_counts[line], new_counts[line]) for line in common)
-    chosen = {line for line in common if max(old_counts[line], new_counts[line]) == rarest}
-    old_at: dict[str, list[int]] = {}
-    for i, line in enumerate(old):
-        if line in chosen:
-            old_at.setdefault(line, []).append(i)
-    seen: dict[str, int] = {}
-    pairs: list[tuple[int, int]] = []
-    for j, line in enumerate(new):
-        if line in chosen:
-            k = seen[line] = seen.get(line, -1) + 1
-            if k < len(old_at[line]):
-                pairs.append((old_at[line][k], j))
+    rarity = {line: max(old_counts[line], new_counts[line]) for line in common}
+    rarest = min(rarity.values())
+    chosen = {line for line, count in rarity.items() if count == rarest}
+    if rarest == 1:  # patience anchors, each at its one place (an edited text: 2 ms of its 5)
+        where = {line: i for i, line in enumerate(old) if line in chosen}
+        pairs = [(where[line], j) for j, line in enumerate(new) if line in chosen]
+    else:
+        old_at: dict[str, list[int]] = {}
+        for i, line in enumerate(old):
+            if line in chosen:
+                old_at.setdefault(line, []).append(i)
+        seen: dict[str, int] = {}
+        pairs = []
+        for j, line in enumerate(new):
+            if line in chosen:
+                k = seen[line] = seen.get(line, -1) + 1
+                if k < len(old_at[line]):
+                    pairs.append((old_at[line][k], j))
     pairs.sort()
     return _longest_increasing_run(pairs)
 
