@@ -3,14 +3,17 @@ is what the answer's model documents, and text JSON cannot write is refused."""
 
 from __future__ import annotations
 
+import gc
+
 import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fileapi.convert.json_written import dumps
+from fileapi.convert.payload import response_limit
 from fileapi.convert.textdiff import diff_texts
-from fileapi.errors import InvalidInput
+from fileapi.errors import InvalidInput, TooLarge
 from fileapi.models.text import TextDiffResult
 
 # What the JSON of the lines could be confused by: quotes, backslashes and commas around line ends, escapes,
@@ -59,3 +62,18 @@ def test_a_large_diffs_lines_are_kept_as_json_text() -> None:
 def test_a_lone_surrogate_is_refused(a: str, label_a: str, named: str) -> None:
     with pytest.raises(InvalidInput, match=named):
         diff_texts(a, "y\n", label_a=label_a)
+
+
+def test_the_cycle_collector_is_as_it_was_after_a_diff() -> None:
+    assert gc.isenabled()
+    diff_texts("a\n", "b\n")
+    assert gc.isenabled()
+    with response_limit(1_000), pytest.raises(TooLarge):
+        diff_texts("a\n" * 1_000, "b\n" * 1_000)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        diff_texts("a\n", "b\n")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
