@@ -218,11 +218,11 @@ def anchored_blocks(old: list[str], new: list[str], work: int = MATCH_WORK) -> l
     """
     shared = set(old).intersection(new)
     blocks: list[Block] = []
-    pending = [(0, len(old), 0, len(new))]
+    pending = [(0, len(old), 0, len(new))] if shared else []
     while pending:
         old_low, old_high, new_low, new_high = pending.pop()
         pairs = (old_high - old_low) * (new_high - new_low)
-        if pairs == 0 or shared.isdisjoint(old[old_low:old_high]):  # no line of the range is in both texts
+        if pairs == 0:
             continue
         if old_high - old_low == 1 or new_high - new_low == 1:  # one line: its first match, as difflib finds it
             found = _first_match(old, new, old_low, old_high, new_low, new_high)
@@ -244,7 +244,8 @@ def anchored_blocks(old: list[str], new: list[str], work: int = MATCH_WORK) -> l
         blocks += [(i, j, 1) for i, j in anchors]
         if anchors:  # every gap is then smaller than the range
             gaps = [(a, c, b, d) for (a, b), (c, d) in zip(starts, ends, strict=True) if a < c and b < d]
-            pending += [_trimmed(old, new, *gap, blocks) for gap in gaps]
+            # a gap none of whose lines is in both texts has no match
+            pending += [_trimmed(old, new, *gap, blocks) for gap in gaps if not shared.isdisjoint(old[gap[0] : gap[1]])]
     blocks.sort()
     merged: list[Block] = []
     for i, j, size in blocks:
