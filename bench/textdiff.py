@@ -1,4 +1,5 @@
-"""text/diff against GNU `diff -u` on the same pair: texts with no line in common, and the corpus's text pairs."""
+"""text/diff against GNU `diff -u` on the same pair: texts with no line or one line in ten in common, and the
+corpus's text pairs."""
 
 from __future__ import annotations
 
@@ -22,6 +23,12 @@ def unrelated_texts(lines: int, seed: int = 36) -> tuple[str, str]:
         "".join(f"old line {n} {rng.getrandbits(48):x}\n" for n in range(lines)),
         "".join(f"new line {n} {rng.getrandbits(48):x}\n" for n in range(lines)),
     )
+
+
+def sharing(old: str, new: str, every: int) -> str:
+    """`new` with every `every`-th line taken from `old` (a few common lines, each an anchor)."""
+    old_lines, new_lines = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    return "".join(old_lines[n] if n % every == 0 else line for n, line in enumerate(new_lines))
 
 
 def edited(text: str, every: int) -> str:
@@ -53,8 +60,12 @@ def corpus_pairs() -> list[tuple[str, str, str]]:
 def bench_textdiff(tmp: Path) -> None:
     print("\ntext/diff against diff -u (CPU time, the tool's whole process)")
     old, new = unrelated_texts(40_000)
-    cases = [("2 x 40,000 lines, none in common", old, new), *corpus_pairs()]
-    if len(cases) == 1:
+    cases = [
+        ("2 x 40,000 lines, none in common", old, new),
+        ("2 x 40,000 lines, one in ten in common", old, sharing(old, new, 10)),
+        *corpus_pairs(),
+    ]
+    if len(cases) == 2:
         print(f"  ({CORPUS} is absent: the corpus pairs are skipped)")
     for name, a, b in cases:
         _compare(tmp, name, a, b)

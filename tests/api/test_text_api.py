@@ -57,6 +57,15 @@ def test_text_diff(api: TestClient, key: str) -> None:
     body = response.json()
     assert body["unified"] == "--- old\n+++ new\n@@ -1,2 +1,2 @@\n x\n-y\n+z\n"
     assert (body["identical"], body["added"], body["removed"]) == (False, 1, 1)
+    lines = [{"type": "context", "text": "x"}, {"type": "removed", "text": "y"}, {"type": "added", "text": "z"}]
+    assert body["hunks"] == [{"oldStart": 1, "oldLines": 2, "newStart": 1, "newLines": 2, "lines": lines}]
+
+
+def test_text_diff_of_a_lone_surrogate_is_400(api: TestClient, key: str) -> None:
+    body = b'{"a": "x\\n\\ud800\\n", "b": "x\\n"}'  # JSON's escapes allow a lone surrogate; no UTF-8 text does
+    response = api.post("/v1/text/diff", content=body, headers={**auth(key), "Content-Type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["message"].startswith("a holds a lone surrogate (U+D800)")
 
 
 @pytest.mark.parametrize(

@@ -79,7 +79,7 @@ CONVERSIONS = (
         "file`.",
         takes=Takes(Reads.JSON),
         options=DiffRequest,
-        gives=gives_json(TextDiffResult),
+        gives=gives_json(TextDiffResult, plain=True),
         convert=diff_texts,
         tags=("Text",),
     ),

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from fileapi.catalogue.declaration import Conversion, Reads
 from fileapi.catalogue.outcome import Outcome, OutFile
+from fileapi.convert.json_written import dumps
 from fileapi.errors import InvalidInput, TooLarge
 from fileapi.isolation.files import FileInput
 
@@ -113,7 +114,10 @@ def reported(conversion: Conversion, outcome: Outcome, folder: Path) -> tuple[tu
     details: Any = outcome.details
     model = conversion.gives.model
     if details is not None and model is not None and not isinstance(details, dict):
-        details = model.model_validate(details).model_dump(mode="json", by_alias=True, exclude_unset=True)
+        if conversion.gives.plain:
+            details = orjson.loads(dumps(details))
+        else:
+            details = model.model_validate(details).model_dump(mode="json", by_alias=True, exclude_unset=True)
     if details is None:
         details = {"headers": dict(outcome.headers)} if outcome.headers else {}
     text = orjson.dumps(details)

@@ -18,6 +18,7 @@ from starlette.responses import Response
 
 from fileapi.catalogue.declaration import Conversion, Reads, Shape
 from fileapi.catalogue.outcome import inline_files
+from fileapi.convert.json_written import dumps
 from fileapi.web.conversions import in_process, isolated
 from fileapi.web.docs import ISOLATED_STATUSES, METERED_STATUSES, json_body, model_body, raw_body
 from fileapi.web.io import RawBody, TextBody
@@ -52,6 +53,8 @@ def answer(conversion: Conversion, result: Any) -> Response:
     if gives.shape is Shape.JSON:
         assert gives.model is not None
         details = conversion.outcome(result).details
+        if gives.plain:
+            return Response(dumps(details), media_type="application/json")
         return json_response(gives.model.model_validate(details))
     outcome = conversion.outcome(result)
     if gives.shape is Shape.JSON_FILES:
