@@ -87,6 +87,8 @@ CONVERTING = (
     *CATALOGUE,
     "fileapi.convert",
     "fileapi.convert.deadline",
+    "fileapi.convert.json_written",  # orjson and the standard library: the writer of plain JSON answers
+    "fileapi.convert.collector",  # the standard library's gc: the cycle collector paused around a conversion
     "fileapi.convert.payload",
     "fileapi.isolation",
     "fileapi.isolation.files",  # stdlib only: an operation's input file (web.conversions)
