@@ -125,11 +125,18 @@ _ENCODER = json.JSONEncoder(default=str, separators=(",", ":"))
 
 
 def _access_line(record: dict[str, Any]) -> str:
-    line: dict[str, Any] = {key: _MESSAGE_KEYS.get(key, value) for key, value in logger.get_current_keys().items()}
+    keys = logger.get_current_keys()
+    line: dict[str, Any]
+    if _MESSAGE_KEYS.keys() <= keys.keys():  # as Powertools' own keys are: each replaced in its place
+        line = keys | _MESSAGE_KEYS
+    else:
+        line = {key: _MESSAGE_KEYS.get(key, value) for key, value in keys.items()}
     line["timestamp"] = log_timestamp(time.time())
     line.update(record)
     line["xray_trace_id"] = xray_trace_id()
-    return _ENCODER.encode({key: value for key, value in line.items() if value is not None})
+    if None in line.values():
+        line = {key: value for key, value in line.items() if value is not None}
+    return _ENCODER.encode(line)
 
 
 # The last second formatted (log_timestamp): its whole seconds, their local time and the UTC offset.
