@@ -17,6 +17,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import ALL_ERRORS
+from fileapi.services import also_after_restore
 from fileapi.settings import get_settings, xray_trace_id
 from fileapi.telemetry import METRICS_NAMESPACE, _stdlib_logger, logger
 
@@ -218,9 +219,29 @@ _UUID4_CLEARED = ~((0xF000 << 64) | (0xC000 << 48))
 _UUID4_SET = (4 << 76) | (0x8000 << 48)
 
 
+# Request ids drawn from one os.urandom call: one system call per 64 requests instead of one per request.
+_IDS_PER_DRAW = 64
+_drawn: list[int] = []  # 128-bit random numbers not used yet; list.pop is atomic, so threads may share it
+
+
+def _forget_drawn() -> None:
+    _drawn.clear()
+
+
+# A forked process, and each copy restored from a SnapStart snapshot, draws its own ids, never its parent's.
+os.register_at_fork(after_in_child=_forget_drawn)
+also_after_restore(_forget_drawn)
+
+
 def random_request_id() -> str:
     """uuid.uuid4().hex (122 bits from os.urandom, the version and variant bits set), without the UUID object."""
-    return f"{int.from_bytes(os.urandom(16)) & _UUID4_CLEARED | _UUID4_SET:032x}"
+    try:
+        random = _drawn.pop()
+    except IndexError:
+        pool = os.urandom(16 * _IDS_PER_DRAW)
+        _drawn.extend(int.from_bytes(pool[start : start + 16]) for start in range(16, len(pool), 16))
+        random = int.from_bytes(pool[:16])
+    return f"{random & _UUID4_CLEARED | _UUID4_SET:032x}"
 
 
 def emit_request_metrics(record: dict[str, Any]) -> None:
