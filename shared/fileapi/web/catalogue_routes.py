@@ -18,6 +18,7 @@ from starlette.responses import Response
 
 from fileapi.catalogue.declaration import Conversion, Reads, Shape
 from fileapi.catalogue.outcome import inline_files
+from fileapi.web.binding import options_arguments
 from fileapi.web.conversions import in_process, isolated
 from fileapi.web.docs import ISOLATED_STATUSES, METERED_STATUSES, json_body, model_body, raw_body
 from fileapi.web.io import RawBody, TextBody
@@ -70,7 +71,7 @@ def endpoint(conversion: Conversion) -> Endpoint:
     options_model = conversion.options
 
     async def convert_file(body: bytes, options: Any = None) -> Response:
-        given = options.model_dump() if options is not None else {}
+        given = options_arguments(options) if options is not None else {}
         return answer(conversion, await run(conversion.convert, body, **given))
 
     async def convert_options(options: Any) -> Response:
@@ -80,7 +81,7 @@ def endpoint(conversion: Conversion) -> Endpoint:
         from fileapi.web.pdf_bodies import read_form_fill, read_many
 
         if reads is Reads.FILES:
-            given = options.model_dump() if options is not None else {}
+            given = options_arguments(options) if options is not None else {}
             return answer(conversion, await run(conversion.convert, await read_many(request, conversion), **given))
         document, options = await read_form_fill(request)
         return answer(conversion, await run(conversion.convert, document, **options.model_dump()))
