@@ -16,7 +16,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
 
-from fileapi.catalogue.declaration import Conversion, Reads, Shape
+from fileapi.catalogue.declaration import Conversion, Reads, Shape, text_bytes
 from fileapi.catalogue.outcome import inline_files
 from fileapi.web.binding import options_arguments
 from fileapi.web.conversions import in_process, isolated
@@ -50,6 +50,9 @@ def family_router(conversions: tuple[Conversion, ...]) -> APIRouter:
 def answer(conversion: Conversion, result: Any) -> Response:
     """The HTTP answer of the converter's `result`, as the conversion gives it."""
     gives = conversion.gives
+    if gives.shape is Shape.TEXT and conversion.unpack is None:  # the text alone (what `outcome` would hold)
+        text = text_bytes(result)
+        return PlainText(text) if gives.plain_alphabet else Response(text, media_type=gives.media_types[0])
     if gives.shape is Shape.JSON:
         assert gives.model is not None
         details = conversion.outcome(result).details
