@@ -293,6 +293,16 @@ def secret(value: str | None, parameter: str | None) -> str | None:
     return None
 
 
+# What else a restored copy resets (`also_after_restore`): state of modules below the composition root.
+_also_reset: list[Callable[[], None]] = []
+
+
+def also_after_restore(reset: Callable[[], None]) -> None:
+    """Have `reset_after_restore` call `reset` too (e.g. random numbers drawn ahead, which every restored copy
+    would share)."""
+    _also_reset.append(reset)
+
+
 def reset_after_restore() -> None:
     """SnapStart: a function restored from a snapshot must not reuse the snapshot's network clients
     (their connections are gone, and every restored copy would share them) nor its random state."""
@@ -301,6 +311,8 @@ def reset_after_restore() -> None:
         _stores = _meter = _keys = _billing = _portal = None
         _files = None
     random.seed()
+    for reset in _also_reset:
+        reset()
 
 
 def register_snapstart_hooks() -> None:

@@ -211,7 +211,7 @@ class Conversion:
         if gives.shape is Shape.JSON:
             return Outcome(details=result)
         if gives.shape is Shape.TEXT:
-            return one_file(result.encode("utf-8") if isinstance(result, str) else result, gives.media_types[0])
+            return one_file(text_bytes(result), gives.media_types[0])
         if gives.shape is Shape.FILE:
             if isinstance(result, bytes | bytearray | memoryview):
                 media_type = gives.media_types[0] if gives.media_types else "application/octet-stream"
@@ -226,3 +226,8 @@ class Conversion:
     def most_inputs(self) -> int:
         """How many files it takes as an operation or a stage (0: none, options alone)."""
         return self.takes.most if self.takes.takes_file else 0
+
+
+def text_bytes(result: bytes | str) -> bytes:
+    """A text converter's result as the answer's bytes (a str in UTF-8)."""
+    return result.encode("utf-8") if isinstance(result, str) else result

@@ -3,9 +3,8 @@ worker pool serves accounts in turns (fileapi.isolation.pool) and charges time h
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextlib import AbstractContextManager
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 
 
@@ -24,15 +23,26 @@ class Tenant:
 _tenant: ContextVar[Tenant | None] = ContextVar("tenant", default=None)
 
 
-@contextmanager
-def working_for(account_id: str) -> Iterator[Tenant]:
-    """Within: conversions are `account_id`'s (they wait in its turn for a worker); yields its Tenant."""
-    tenant = Tenant(account_id)
-    token = _tenant.set(tenant)
-    try:
-        yield tenant
-    finally:
-        _tenant.reset(token)
+def working_for(account_id: str) -> AbstractContextManager[Tenant]:
+    """Within: conversions are `account_id`'s (they wait in its turn for a worker); gives its Tenant."""
+    return _WorkingFor(Tenant(account_id))
+
+
+class _WorkingFor(AbstractContextManager[Tenant]):
+    """`working_for`'s block (a class: every metered request enters one, and a generator's context manager costs
+    it a few microseconds more)."""
+
+    def __init__(self, tenant: Tenant) -> None:
+        self.tenant = tenant
+        self.token: Token[Tenant | None] | None = None
+
+    def __enter__(self) -> Tenant:
+        self.token = _tenant.set(self.tenant)
+        return self.tenant
+
+    def __exit__(self, *_: object) -> None:
+        assert self.token is not None
+        _tenant.reset(self.token)
 
 
 def current_tenant() -> Tenant | None:

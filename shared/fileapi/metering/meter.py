@@ -178,7 +178,9 @@ class Meter:
                 admitted = self.settler.lost_admission(attempt, started)
             self._learn(entry, admitted)
             entry.quota_dry.pop(admitted.shard, None)
-            view = placement.key_view(entry, now_us, admitted.period if admitted.period > period else period)
+            view = placement.key_view(
+                entry, now_us, admitted.period if admitted.period > period else period, bucket=attempt.bucket
+            )
             return Admission(
                 entry.account_id,
                 key_hash,

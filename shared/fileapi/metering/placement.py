@@ -101,11 +101,20 @@ def shift(store: AdmissionStore, entry: KeyEntry, donor: MeterState, taker: int,
     return taker
 
 
-def key_view(entry: KeyEntry, now_us: int, period: str) -> KeyView:
+def key_view(entry: KeyEntry, now_us: int, period: str, *, bucket: Bucket | None = None) -> KeyView:
     """The headers' figures for the key: exact on one item; summed over what this process knows of each
-    shard (a shard it has not seen counted as full) on several."""
+    shard (a shard it has not seen counted as full) on several.
+
+    :param bucket: a bucket the caller has made already (its admission's): used when it is the first item's at
+        `now_us`, else one is made.
+    """
     first = entry.states[0]
-    bucket = Bucket.of(now_us, interval_us=first.interval_us, burst=first.burst)
+    if bucket is None or (bucket.now_us, bucket.interval_us, bucket.tolerance_us) != (
+        now_us,
+        first.interval_us,
+        first.interval_us * first.burst,
+    ):
+        bucket = Bucket.of(now_us, interval_us=first.interval_us, burst=first.burst)
     if entry.shards == 1:
         return bucket_view(bucket, first.tat_us, first.remaining_in(period))
     states = [entry.states.get(shard) for shard in range(entry.shards)]

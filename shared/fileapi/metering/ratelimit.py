@@ -36,7 +36,7 @@ class Bucket:
     @classmethod
     def of(cls, now_us: int, *, interval_us: int, burst: int) -> Bucket:
         """The bucket of `burst` tokens refilled one per `interval_us`, at `now_us`."""
-        return cls(now_us=now_us, interval_us=interval_us, tolerance_us=interval_us * burst)
+        return cls(now_us, interval_us, interval_us * burst)  # positional: every admission makes one or two
 
     @property
     def burst(self) -> int:

@@ -96,4 +96,4 @@ class QueryOptions(BaseModel):
     """An endpoint's query parameters as one model (`Annotated[Options, Query()]`): camelCase names, and
     only those (a snake_case name is an unknown parameter, refused as any other by fileapi.web.binding)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=False)
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=False, frozen=True)

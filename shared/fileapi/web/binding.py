@@ -34,6 +34,7 @@ import re
 import typing
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from enum import Enum
 from functools import cached_property
 from typing import Annotated, Any
 
@@ -76,6 +77,34 @@ class QueryModel:
     model: type[QueryOptions]
     aliases: tuple[str, ...]
     repeatable: frozenset[str] = frozenset()  # the query names of its list fields: given once per value
+
+    @cached_property
+    def default(self) -> QueryOptions | None:
+        """The options of a request whose query gives none of the model's fields, validated once: QueryOptions are
+        frozen, so one instance serves them all (validating `{}` cost a small request several microseconds). None
+        when the model requires a field (each such request gets its errors)."""
+        try:
+            options = self.model.model_validate({})
+        except ValidationError:
+            return None
+        arguments = options.model_dump()
+        if all(isinstance(value, _IMMUTABLE) for value in arguments.values()):
+            _default_arguments[self.model] = (options, arguments)
+        return options
+
+
+# Values an options model's arguments may hold to be shared by every request that takes the defaults.
+_IMMUTABLE = (str, bytes, int, float, bool, type(None), Enum, tuple, frozenset)
+# Per options model: its default instance (`QueryModel.default`) and that instance's model_dump().
+_default_arguments: dict[type[QueryOptions], tuple[QueryOptions, dict[str, Any]]] = {}
+
+
+def options_arguments(options: QueryOptions) -> dict[str, Any]:
+    """`options.model_dump()`, a new dict; for a model's default instance (`QueryModel.default`), dumped once."""
+    default = _default_arguments.get(type(options))
+    if default is not None and default[0] is options:
+        return dict(default[1])
+    return options.model_dump()
 
 
 @dataclass(frozen=True)
@@ -309,6 +338,8 @@ def _query_model(model: QueryModel, received: QueryParams, errors: list[dict[str
         for alias in model.aliases
         if alias in received
     }
+    if not given and model.default is not None:
+        return model.default
     try:
         return model.model.model_validate(given)
     except ValidationError as exc:

@@ -16,9 +16,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
 
-from fileapi.catalogue.declaration import Conversion, Reads, Shape
+from fileapi.catalogue.declaration import Conversion, Reads, Shape, text_bytes
 from fileapi.catalogue.outcome import inline_files
 from fileapi.convert.json_written import dumps
+from fileapi.web.binding import options_arguments
 from fileapi.web.conversions import in_process, isolated
 from fileapi.web.docs import ISOLATED_STATUSES, METERED_STATUSES, json_body, model_body, raw_body
 from fileapi.web.io import RawBody, TextBody
@@ -50,6 +51,9 @@ def family_router(conversions: tuple[Conversion, ...]) -> APIRouter:
 def answer(conversion: Conversion, result: Any) -> Response:
     """The HTTP answer of the converter's `result`, as the conversion gives it."""
     gives = conversion.gives
+    if gives.shape is Shape.TEXT and conversion.unpack is None:  # the text alone (what `outcome` would hold)
+        text = text_bytes(result)
+        return PlainText(text) if gives.plain_alphabet else Response(text, media_type=gives.media_types[0])
     if gives.shape is Shape.JSON:
         assert gives.model is not None
         details = conversion.outcome(result).details
@@ -73,7 +77,7 @@ def endpoint(conversion: Conversion) -> Endpoint:
     options_model = conversion.options
 
     async def convert_file(body: bytes, options: Any = None) -> Response:
-        given = options.model_dump() if options is not None else {}
+        given = options_arguments(options) if options is not None else {}
         return answer(conversion, await run(conversion.convert, body, **given))
 
     async def convert_options(options: Any) -> Response:
@@ -83,7 +87,7 @@ def endpoint(conversion: Conversion) -> Endpoint:
         from fileapi.web.pdf_bodies import read_form_fill, read_many
 
         if reads is Reads.FILES:
-            given = options.model_dump() if options is not None else {}
+            given = options_arguments(options) if options is not None else {}
             return answer(conversion, await run(conversion.convert, await read_many(request, conversion), **given))
         document, options = await read_form_fill(request)
         return answer(conversion, await run(conversion.convert, document, **options.model_dump()))

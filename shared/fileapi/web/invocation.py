@@ -7,9 +7,9 @@ run bounded work inline rather than in a worker thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from contextvars import ContextVar, Token
 from typing import Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
@@ -19,14 +19,24 @@ R = TypeVar("R")
 _alone: ContextVar[bool] = ContextVar("one_request_at_a_time", default=False)
 
 
-@contextmanager
-def one_request_at_a_time() -> Iterator[None]:
+def one_request_at_a_time() -> AbstractContextManager[None]:
     """Within: this process answers this request only (a Lambda invocation)."""
-    token = _alone.set(True)
-    try:
-        yield
-    finally:
-        _alone.reset(token)
+    return _Alone()
+
+
+class _Alone(AbstractContextManager[None]):
+    """`one_request_at_a_time`'s block (a class: every invocation enters one, and a generator's context manager
+    costs it a few microseconds more)."""
+
+    def __init__(self) -> None:
+        self.token: Token[bool] | None = None
+
+    def __enter__(self) -> None:
+        self.token = _alone.set(True)
+
+    def __exit__(self, *_: object) -> None:
+        assert self.token is not None
+        _alone.reset(self.token)
 
 
 def alone() -> bool:

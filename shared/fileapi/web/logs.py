@@ -17,6 +17,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fileapi.errors import ALL_ERRORS
+from fileapi.services import also_after_restore
 from fileapi.settings import get_settings, xray_trace_id
 from fileapi.telemetry import METRICS_NAMESPACE, _stdlib_logger, logger
 
@@ -125,11 +126,18 @@ _ENCODER = json.JSONEncoder(default=str, separators=(",", ":"))
 
 
 def _access_line(record: dict[str, Any]) -> str:
-    line: dict[str, Any] = {key: _MESSAGE_KEYS.get(key, value) for key, value in logger.get_current_keys().items()}
+    keys = logger.get_current_keys()
+    line: dict[str, Any]
+    if _MESSAGE_KEYS.keys() <= keys.keys():  # as Powertools' own keys are: each replaced in its place
+        line = keys | _MESSAGE_KEYS
+    else:
+        line = {key: _MESSAGE_KEYS.get(key, value) for key, value in keys.items()}
     line["timestamp"] = log_timestamp(time.time())
     line.update(record)
     line["xray_trace_id"] = xray_trace_id()
-    return _ENCODER.encode({key: value for key, value in line.items() if value is not None})
+    if None in line.values():
+        line = {key: value for key, value in line.items() if value is not None}
+    return _ENCODER.encode(line)
 
 
 # The last second formatted (log_timestamp): its whole seconds, their local time and the UTC offset.
@@ -211,9 +219,29 @@ _UUID4_CLEARED = ~((0xF000 << 64) | (0xC000 << 48))
 _UUID4_SET = (4 << 76) | (0x8000 << 48)
 
 
+# Request ids drawn from one os.urandom call: one system call per 64 requests instead of one per request.
+_IDS_PER_DRAW = 64
+_drawn: list[int] = []  # 128-bit random numbers not used yet; list.pop is atomic, so threads may share it
+
+
+def _forget_drawn() -> None:
+    _drawn.clear()
+
+
+# A forked process, and each copy restored from a SnapStart snapshot, draws its own ids, never its parent's.
+os.register_at_fork(after_in_child=_forget_drawn)
+also_after_restore(_forget_drawn)
+
+
 def random_request_id() -> str:
     """uuid.uuid4().hex (122 bits from os.urandom, the version and variant bits set), without the UUID object."""
-    return f"{int.from_bytes(os.urandom(16)) & _UUID4_CLEARED | _UUID4_SET:032x}"
+    try:
+        random = _drawn.pop()
+    except IndexError:
+        pool = os.urandom(16 * _IDS_PER_DRAW)
+        _drawn.extend(int.from_bytes(pool[start : start + 16]) for start in range(16, len(pool), 16))
+        random = int.from_bytes(pool[:16])
+    return f"{random & _UUID4_CLEARED | _UUID4_SET:032x}"
 
 
 def emit_request_metrics(record: dict[str, Any]) -> None:

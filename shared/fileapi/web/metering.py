@@ -58,12 +58,12 @@ def _admit(request: Request, counted: bool) -> Admission:
     """The store's write (blocking). The admission and the key's first characters go on the request's state
     for the access log."""
     authorization = request.headers.get("authorization")
+    state = request.scope.setdefault("state", {})  # what `request.state` reads and writes
     presented = (authorization or "").partition(" ")[2].strip()
     if presented.startswith(KEY_PREFIX):  # anything else may be some other secret: never logged
-        request.state.key_prefix = key_prefix(presented)
-    request_id = str(request.scope.get("state", {}).get("request_id") or "")
-    admission = get_meter().admit(authorization, counted=counted, request_id=request_id)
-    request.state.admission = admission
+        state["key_prefix"] = key_prefix(presented)
+    request_id = str(state.get("request_id") or "")
+    admission = state["admission"] = get_meter().admit(authorization, counted=counted, request_id=request_id)
     return admission
 
 
@@ -153,8 +153,7 @@ class MeteredRoute(ServedRoute):
                 raise error from failure
             if response.status_code >= 400:
                 admission = await _given_back(request, admission)
-            for name, value in admission.headers().items():  # appended: none is on the response yet
-                response.headers.append(name, value)
+            response.raw_headers += raw_headers(admission.headers())  # appended: none is on the response yet
             return response
 
         return metered_request
@@ -164,6 +163,12 @@ class SelfServiceRoute(MeteredRoute):
     """A self-service route: admitted without counting (nothing to give back), answered with the headers."""
 
     counted = False
+
+
+def raw_headers(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    """`headers` as a response's raw headers (what `MutableHeaders.append` adds for each, without making the
+    response's `MutableHeaders` for them)."""
+    return [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
 
 
 async def _given_back(request: Request, admission: Admission) -> Admission:

@@ -78,5 +78,18 @@ def test_the_timestamp_is_powertools_format_whatever_second_came_before(instants
 @given(random=st.binary(min_size=16, max_size=16))
 def test_a_request_id_is_a_version_4_uuids_hex(random: bytes) -> None:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(os, "urandom", lambda size: random[:size])
-        assert logs.random_request_id() == uuid.UUID(bytes=random, version=4).hex
+        patch.setattr(os, "urandom", lambda size: random * (size // 16))
+        patch.setattr(logs, "_drawn", [])
+        ids = [logs.random_request_id() for _ in range(logs._IDS_PER_DRAW + 1)]  # from one draw, then the next
+        assert set(ids) == {uuid.UUID(bytes=random, version=4).hex}
+
+
+def test_request_ids_are_drawn_afresh_after_a_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(logs, "_drawn", [])
+    first = logs.random_request_id()  # the rest of its draw stays in this process
+    assert len(logs._drawn) == logs._IDS_PER_DRAW - 1
+    child = os.fork()
+    if child == 0:  # the child: nothing of its parent's draw left
+        os._exit(0 if not logs._drawn and logs.random_request_id() != first else 1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -14,6 +14,15 @@ def test_snapstart_reset_drops_the_service_objects() -> None:
     assert services._keys is None and services._meter is None and services._stores is None
 
 
+def test_snapstart_reset_forgets_the_request_ids_drawn_ahead() -> None:
+    import fileapi.services as services
+    from fileapi.web import logs
+
+    logs.random_request_id()
+    services.reset_after_restore()
+    assert logs._drawn == []
+
+
 def test_request_metrics_are_embedded_metric_format(capsys: object) -> None:
     import json
 
