@@ -64,6 +64,7 @@ def check_target_score(target_score: float | None, quality: int | None, fmt: Ima
     """Refuse a target out of 30..95, one given with a quality, or one for a lossless output.
 
     :raises InvalidInput: saying which.
+    :raises InternalError: a target where libvips (the scorer's) is not installed.
     """
     if target_score is None:
         return
@@ -74,6 +75,9 @@ def check_target_score(target_score: float | None, quality: int | None, fmt: Ima
     if fmt is not None and fmt not in LOSSY:
         names = ", ".join(sorted(f.value for f in LOSSY))
         raise InvalidInput(f"targetScore applies to lossy outputs ({names}), not {fmt.value}: it is lossless")
+    from fileapi.convert.ssimulacra2 import check_available
+
+    check_available()
 
 
 def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float, icc_profile: bytes | None) -> Chosen:
