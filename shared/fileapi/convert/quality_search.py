@@ -17,7 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fileapi.convert.image_io import ImageFormat, check_encoded, prepare_for, save_image, save_options
+from fileapi.convert.image_io import (
+    ImageFormat,
+    check_encoded,
+    check_output_size,
+    prepare_for,
+    save_image,
+    save_options,
+)
 from fileapi.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -38,13 +45,28 @@ MAX_ENCODES = 6  # proxy encodes per search; the full image is encoded once more
 # whole image scored 77.7-78.2 at the same quality (bench/quality.py).
 VERIFY_PIXELS = 16_000_000
 VERIFY_ENCODES = 4
-# Per format: the median quality reaching score 80 on the corpus photographs (the first guess), and the
-# change of quality per score point. The image's detail (mean luma gradient) did not predict it better.
+# Per format: the median quality reaching score 80 on the corpus photographs with the TUNED settings (the first
+# guess), and the change of quality per score point. The image's detail (mean luma gradient) did not predict it better.
 _GUESS = {
     ImageFormat.JPEG: (82.0, 1.2),
     ImageFormat.WEBP: (86.0, 1.3),
-    ImageFormat.AVIF: (72.0, 1.2),
+    ImageFormat.AVIF: (68.0, 1.2),
     ImageFormat.JXL: (80.0, 1.1),
+}
+# The ImageMagick quantisation table (N. Robidoux's; mozjpeg's default), natural order, for luma and chroma.
+_FLAT_TABLE = (
+    16, 16, 16, 18, 25, 37, 56, 85, 16, 17, 20, 27, 34, 40, 53, 75, 16, 20, 24, 31, 43, 62, 91, 135,
+    18, 27, 31, 40, 53, 74, 106, 156, 25, 34, 43, 53, 69, 94, 131, 189, 37, 40, 62, 74, 94, 124, 169, 238,
+    56, 53, 91, 106, 131, 169, 226, 311, 85, 75, 135, 156, 189, 238, 311, 418,
+)  # fmt: skip
+# Encoder settings of a targetScore answer beside those of a fixed quality (image_io.save_options): the same
+# encoders, smaller at the same score on corpus photographs: JPEG, libjpeg-turbo with the table above scaled by
+# the quality (-5% bytes at score 80 on 6 photographs); AVIF, libaom at speed 6 instead of 9 (-9%, 2.4-3.8x the
+# encode time); JPEG XL, effort 4 instead of 3 (-3% on 3, 1.2x the time; effort 5 and 7 gave larger files).
+TUNED: dict[ImageFormat, dict[str, object]] = {
+    ImageFormat.JPEG: {"qtables": [list(_FLAT_TABLE), list(_FLAT_TABLE)]},
+    ImageFormat.AVIF: {"speed": 6},
+    ImageFormat.JXL: {"effort": 4},
 }
 MAX_SLOPE = 10.0  # quality per score point at most, however flat two measured scores are
 CLOSE_ENOUGH = 0.5  # score points: a quality reaching the target by less than this ends the search
@@ -82,68 +104,86 @@ def check_target_score(target_score: float | None, quality: int | None, fmt: Ima
 
 def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float, icc_profile: bytes | None) -> Chosen:
     """`image` encoded as `fmt` at the lowest quality whose SSIMULACRA2 score is at least `target_score`
-    (the highest quality when none reaches it).
+    (the highest quality when none reaches it), with the format's TUNED encoder settings.
 
     :param target_score: 30..95 (70 high quality, 80 not noticeable side by side, 90 visually lossless).
     :raises InvalidInput: a lossless `fmt` or a target out of bounds.
+    :raises TooLarge: the answer is over the response limit.
     """
-    from fileapi.convert.image_io import encode
-
     check_target_score(target_score, None, fmt)
+    check_output_size(*image.size)
     prepared, icc_profile = prepare_for(image, fmt, icc_profile)
     proxy, is_whole = make_proxy(prepared)
     if is_whole:
-        quality, score, data = search_quality(prepared, fmt, target_score, icc_profile=icc_profile)
+        quality, score, data = search_quality(prepared, fmt, target_score, icc_profile=icc_profile, tuned=True)
         check_encoded(prepared, fmt, data)
         return Chosen(data, quality, score)
-    quality, score, _ = search_quality(proxy, fmt, target_score + PROXY_MARGIN, icc_profile=None)
-    data = encode(prepared, fmt, quality=quality, icc_profile=icc_profile)
+    quality, score, _ = search_quality(proxy, fmt, target_score + PROXY_MARGIN, icc_profile=None, tuned=True)
     if prepared.width * prepared.height > VERIFY_PIXELS:
+        data = encode_tuned(prepared, fmt, quality, icc_profile)
+        check_encoded(prepared, fmt, data)
         return Chosen(data, quality, score)
-    from fileapi.convert.ssimulacra2 import score_in_bands
-
-    encodings = {quality: (score_in_bands(prepared, _decoded(data)), data)}
-
-    def whole_score_at(candidate: int) -> float:
-        if candidate not in encodings:
-            encoded = encode(prepared, fmt, quality=candidate, icc_profile=icc_profile)
-            encodings[candidate] = (score_in_bands(prepared, _decoded(encoded)), encoded)
-        return encodings[candidate][0]
-
-    per_point = _GUESS[fmt][1]
+    whole = Candidates(prepared, fmt, icc_profile=icc_profile, tuned=True)
     quality = bisect_quality(
-        whole_score_at,
+        whole.score_at,
         target_score + AGREEMENT_MARGIN,
         start=quality,
-        quality_per_point=per_point,
+        quality_per_point=_GUESS[fmt][1],
         max_calls=VERIFY_ENCODES,
     )
-    score, data = encodings[quality]
+    score, data = whole.encodings[quality]
+    check_encoded(prepared, fmt, data)
     return Chosen(data, quality, score)
 
 
 def search_quality(
-    image: Image.Image, fmt: ImageFormat, target_score: float, *, icc_profile: bytes | None
+    image: Image.Image, fmt: ImageFormat, target_score: float, *, icc_profile: bytes | None, tuned: bool = False
 ) -> tuple[int, float, bytes]:
-    """(quality, score, bytes): the lowest quality of `fmt` scoring at least `target_score` on `image`."""
-    from fileapi.convert.ssimulacra2 import Reference, linear_rgb
+    """(quality, score, bytes): the lowest quality of `fmt` scoring at least `target_score` on `image`.
 
-    reference = Reference(linear_rgb(image))
-    encodings: dict[int, tuple[float, bytes]] = {}
-
-    def score_at(quality: int) -> float:
-        options = save_options(image, fmt, quality, icc_profile)
-        data = save_image(image, fmt, options)
-        score = reference.score(linear_rgb(_decoded(data)))
-        encodings[quality] = (score, data)
-        return score
-
+    :param tuned: encode with the format's TUNED settings (else those of a fixed quality, as an animation's
+        frames are written).
+    """
+    candidates = Candidates(image, fmt, icc_profile=icc_profile, tuned=tuned)
     base, per_point = _GUESS[fmt]
     guess = base + per_point * (target_score - 80)
     aim = target_score + AGREEMENT_MARGIN
-    quality = bisect_quality(score_at, aim, start=round(guess), quality_per_point=per_point)
-    score, data = encodings[quality]
+    quality = bisect_quality(candidates.score_at, aim, start=round(guess), quality_per_point=per_point)
+    score, data = candidates.encodings[quality]
     return quality, score, data
+
+
+class Candidates:
+    """One image's encodings at the qualities tried, each with its score against the image (whose XYB
+    pyramid is built once)."""
+
+    def __init__(self, image: Image.Image, fmt: ImageFormat, *, icc_profile: bytes | None, tuned: bool) -> None:
+        from fileapi.convert.ssimulacra2 import Reference, linear_rgb
+
+        self._image, self._fmt, self._icc_profile, self._tuned = image, fmt, icc_profile, tuned
+        self._reference = Reference(linear_rgb(image))
+        self.encodings: dict[int, tuple[float, bytes]] = {}  # quality: (score, bytes)
+
+    def score_at(self, quality: int) -> float:
+        """The score of the image encoded at `quality` (1..100), encoded and scored once."""
+        from fileapi.convert.ssimulacra2 import linear_rgb
+
+        if quality not in self.encodings:
+            if self._tuned:
+                data = encode_tuned(self._image, self._fmt, quality, self._icc_profile)
+            else:
+                data = save_image(
+                    self._image, self._fmt, save_options(self._image, self._fmt, quality, self._icc_profile)
+                )
+            self.encodings[quality] = (self._reference.score(linear_rgb(_decoded(data))), data)
+        return self.encodings[quality][0]
+
+
+def encode_tuned(image: Image.Image, fmt: ImageFormat, quality: int, icc_profile: bytes | None) -> bytes:
+    """`image` (prepared for `fmt`) encoded at `quality` with the format's TUNED settings."""
+    options = save_options(image, fmt, quality, icc_profile)
+    options.update(TUNED.get(fmt, {}))
+    return save_image(image, fmt, options)
 
 
 def bisect_quality(

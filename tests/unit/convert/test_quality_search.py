@@ -23,7 +23,7 @@ from fileapi.convert.image import (
 )
 from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.pdf import RenderFormat, render_pages
-from fileapi.convert.quality_search import bisect_quality, make_proxy
+from fileapi.convert.quality_search import TUNED, bisect_quality, make_proxy
 from fileapi.convert.ssimulacra2 import score_in_bands, ssimulacra2
 from fileapi.errors import InvalidInput
 
@@ -136,6 +136,20 @@ def test_a_higher_target_gives_a_larger_file() -> None:
     high = convert_image(data, to=ImageFormat.JPEG, target_score=90)
     assert len(low.data) < len(high.data)
     assert (low.encoder_quality or 0) < (high.encoder_quality or 0)
+
+
+def test_a_jpeg_answer_is_quantised_with_the_tuned_table_scaled_by_its_quality() -> None:
+    data = png(photo())
+    result = convert_image(data, to=ImageFormat.JPEG, target_score=80)
+    quality = result.encoder_quality or 0
+    assert quality >= 50  # libjpeg's scaling: (200 - 2 x quality) percent of the table from 50 up
+    flat = TUNED[ImageFormat.JPEG]["qtables"]
+    assert isinstance(flat, list)
+    expected = [max(1, (value * (200 - 2 * quality) + 50) // 100) for value in flat[0]]
+    tables = Image.open(io.BytesIO(result.data)).quantization  # type: ignore[attr-defined]
+    assert list(tables[0]) == list(tables[1]) == expected
+    fixed = Image.open(io.BytesIO(convert_image(data, to=ImageFormat.JPEG, quality=quality).data))
+    assert list(fixed.quantization[0]) != expected  # type: ignore[attr-defined]  # a fixed quality: libjpeg's own
 
 
 def test_an_animation_keeps_its_frames_at_the_chosen_quality() -> None:
