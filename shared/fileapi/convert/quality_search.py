@@ -6,22 +6,32 @@ each encodes as it does in the whole image). Scores rise with quality; the searc
 per format, then interpolates between the qualities known to fall short and to reach the target, a few
 encodes in all. On a mosaic the target is raised by PROXY_MARGIN, and the choice is then scored on the
 whole image and raised while it falls short (up to VERIFY_PIXELS), so the score returned is the whole
-image's.
+image's. The answer is encoded with the format's TUNED settings (the same encoders, fewer bytes at the same
+score than the settings of a fixed quality).
 """
 
 from __future__ import annotations
 
 import io
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fileapi.convert.image_io import ImageFormat, check_encoded, prepare_for, save_image, save_options
+from fileapi.convert.image_io import (
+    ImageFormat,
+    check_encoded,
+    check_output_size,
+    prepare_for,
+    save_image,
+    save_options,
+)
 from fileapi.errors import InvalidInput
 
 if TYPE_CHECKING:
     from PIL import Image
+
+    from fileapi.convert.ssimulacra2 import Reference
 
 MIN_TARGET_SCORE = 30
 MAX_TARGET_SCORE = 95
@@ -29,23 +39,44 @@ LOSSY = frozenset({ImageFormat.JPEG, ImageFormat.WEBP, ImageFormat.AVIF, ImageFo
 PROXY_PIXELS = 1_000_000  # at most this many pixels are searched on: up to 1 MP the image is its own proxy
 TILE = 128  # px, a multiple of 16
 PROXY_MARGIN = 1.0  # score points added to the target on a mosaic
-# Score points added to every target: our scorer and the `ssimulacra2` package differ by up to 0.03, so an
-# answer at the target by ours is at it by the package too.
-AGREEMENT_MARGIN = 0.05
+# Score points added to every target: our scorer and the `ssimulacra2` package differed by up to 0.012 on 120
+# corpus encodings (24 photographs, 4 formats), so an answer at the target by ours is at it by the package too.
+AGREEMENT_MARGIN = 0.03
 MAX_ENCODES = 6  # proxy encodes per search; the full image is encoded once more
 # Up to this size the search goes on from the mosaic's choice on the whole image (scored in bands, 6 bytes
 # a pixel), at most VERIFY_ENCODES scorings: the mosaic of a 3 MP corpus photo scored 81.3-81.9 where the
 # whole image scored 77.7-78.2 at the same quality (bench/quality.py).
 VERIFY_PIXELS = 16_000_000
 VERIFY_ENCODES = 4
-# Per format: the median quality reaching score 80 on the corpus photographs (the first guess), and the
-# change of quality per score point. The image's detail (mean luma gradient) did not predict it better.
+# Per format: the median quality reaching score 80 on the corpus photographs with the TUNED settings (the first
+# guess), and the change of quality per score point. The image's detail (mean luma gradient) did not predict it better.
 _GUESS = {
     ImageFormat.JPEG: (82.0, 1.2),
     ImageFormat.WEBP: (86.0, 1.3),
-    ImageFormat.AVIF: (72.0, 1.2),
+    ImageFormat.AVIF: (68.0, 1.2),
     ImageFormat.JXL: (80.0, 1.1),
 }
+# The ImageMagick quantisation table (N. Robidoux's; mozjpeg's default), natural order, for luma and chroma.
+_FLAT_TABLE = (
+    16, 16, 16, 18, 25, 37, 56, 85, 16, 17, 20, 27, 34, 40, 53, 75, 16, 20, 24, 31, 43, 62, 91, 135,
+    18, 27, 31, 40, 53, 74, 106, 156, 25, 34, 43, 53, 69, 94, 131, 189, 37, 40, 62, 74, 94, 124, 169, 238,
+    56, 53, 91, 106, 131, 169, 226, 311, 85, 75, 135, 156, 189, 238, 311, 418,
+)  # fmt: skip
+# Encoder settings of a targetScore answer beside those of a fixed quality (image_io.save_options): the same
+# encoders, smaller at the same score on corpus photographs: JPEG, libjpeg-turbo with the table above scaled by
+# the quality (-5% bytes at score 80 on 6 photographs); AVIF, libaom at speed 6 instead of 9 (-9%, 2.4-3.8x the
+# encode time); JPEG XL, effort 4 instead of 3 (-3% on 3, 1.2x the time; effort 5 and 7 gave larger files).
+TUNED: dict[ImageFormat, dict[str, object]] = {
+    ImageFormat.JPEG: {"qtables": [list(_FLAT_TABLE), list(_FLAT_TABLE)]},
+    ImageFormat.AVIF: {"speed": 6},
+    ImageFormat.JXL: {"effort": 4},
+}
+# A JPEG whose search with the flat table ends more than this many qualities over the first guess has fine
+# detail, which libjpeg's own tables kept in fewer bytes at score 80 on 4 of the 5 corpus photographs measured:
+# it is searched with them too, from STANDARD_TABLES_LOWER qualities lower (their median distance), and the
+# smaller answer kept.
+STANDARD_TABLES_ABOVE = 1
+STANDARD_TABLES_LOWER = 3
 MAX_SLOPE = 10.0  # quality per score point at most, however flat two measured scores are
 CLOSE_ENOUGH = 0.5  # score points: a quality reaching the target by less than this ends the search
 
@@ -64,6 +95,7 @@ def check_target_score(target_score: float | None, quality: int | None, fmt: Ima
     """Refuse a target out of 30..95, one given with a quality, or one for a lossless output.
 
     :raises InvalidInput: saying which.
+    :raises InternalError: a target where libvips (the scorer's) is not installed.
     """
     if target_score is None:
         return
@@ -74,72 +106,130 @@ def check_target_score(target_score: float | None, quality: int | None, fmt: Ima
     if fmt is not None and fmt not in LOSSY:
         names = ", ".join(sorted(f.value for f in LOSSY))
         raise InvalidInput(f"targetScore applies to lossy outputs ({names}), not {fmt.value}: it is lossless")
+    from fileapi.convert.ssimulacra2 import check_available
+
+    check_available()
 
 
 def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float, icc_profile: bytes | None) -> Chosen:
     """`image` encoded as `fmt` at the lowest quality whose SSIMULACRA2 score is at least `target_score`
-    (the highest quality when none reaches it).
+    (the highest quality when none reaches it), with the format's TUNED encoder settings (see `search_tuned`).
 
     :param target_score: 30..95 (70 high quality, 80 not noticeable side by side, 90 visually lossless).
     :raises InvalidInput: a lossless `fmt` or a target out of bounds.
+    :raises TooLarge: the answer is over the response limit.
     """
-    from fileapi.convert.image_io import encode
-
     check_target_score(target_score, None, fmt)
+    check_output_size(*image.size)
     prepared, icc_profile = prepare_for(image, fmt, icc_profile)
     proxy, is_whole = make_proxy(prepared)
     if is_whole:
-        quality, score, data = search_quality(prepared, fmt, target_score, icc_profile=icc_profile)
+        quality, found = search_tuned(prepared, fmt, target_score, icc_profile=icc_profile)
+        score, data = found.encodings[quality]
         check_encoded(prepared, fmt, data)
         return Chosen(data, quality, score)
-    quality, score, _ = search_quality(proxy, fmt, target_score + PROXY_MARGIN, icc_profile=None)
-    data = encode(prepared, fmt, quality=quality, icc_profile=icc_profile)
+    quality, found = search_tuned(proxy, fmt, target_score + PROXY_MARGIN, icc_profile=None)
     if prepared.width * prepared.height > VERIFY_PIXELS:
-        return Chosen(data, quality, score)
-    from fileapi.convert.ssimulacra2 import score_in_bands
-
-    encodings = {quality: (score_in_bands(prepared, _decoded(data)), data)}
-
-    def whole_score_at(candidate: int) -> float:
-        if candidate not in encodings:
-            encoded = encode(prepared, fmt, quality=candidate, icc_profile=icc_profile)
-            encodings[candidate] = (score_in_bands(prepared, _decoded(encoded)), encoded)
-        return encodings[candidate][0]
-
-    per_point = _GUESS[fmt][1]
+        data = encode_with(prepared, fmt, quality, icc_profile, found.settings)
+        check_encoded(prepared, fmt, data)
+        return Chosen(data, quality, found.encodings[quality][0])
+    whole = Candidates(prepared, fmt, icc_profile=icc_profile, settings=found.settings)
     quality = bisect_quality(
-        whole_score_at,
+        whole.score_at,
         target_score + AGREEMENT_MARGIN,
         start=quality,
-        quality_per_point=per_point,
+        quality_per_point=_GUESS[fmt][1],
         max_calls=VERIFY_ENCODES,
     )
-    score, data = encodings[quality]
+    score, data = whole.encodings[quality]
+    check_encoded(prepared, fmt, data)
     return Chosen(data, quality, score)
 
 
 def search_quality(
     image: Image.Image, fmt: ImageFormat, target_score: float, *, icc_profile: bytes | None
 ) -> tuple[int, float, bytes]:
-    """(quality, score, bytes): the lowest quality of `fmt` scoring at least `target_score` on `image`."""
-    from fileapi.convert.ssimulacra2 import Reference, linear_rgb
-
-    reference = Reference(linear_rgb(image))
-    encodings: dict[int, tuple[float, bytes]] = {}
-
-    def score_at(quality: int) -> float:
-        options = save_options(image, fmt, quality, icc_profile)
-        data = save_image(image, fmt, options)
-        score = reference.score(linear_rgb(_decoded(data)))
-        encodings[quality] = (score, data)
-        return score
-
-    base, per_point = _GUESS[fmt]
-    guess = base + per_point * (target_score - 80)
-    aim = target_score + AGREEMENT_MARGIN
-    quality = bisect_quality(score_at, aim, start=round(guess), quality_per_point=per_point)
-    score, data = encodings[quality]
+    """(quality, score, bytes): the lowest quality of `fmt` scoring at least `target_score` on `image`, with
+    the settings of a fixed quality (as an animation's frames are written)."""
+    candidates = Candidates(image, fmt, icc_profile=icc_profile, settings={})
+    quality = _lowest(candidates, target_score)
+    score, data = candidates.encodings[quality]
     return quality, score, data
+
+
+def search_tuned(
+    image: Image.Image, fmt: ImageFormat, target_score: float, *, icc_profile: bytes | None
+) -> tuple[int, Candidates]:
+    """(quality, its candidates): the lowest quality of `fmt` scoring at least `target_score` on `image` with
+    the TUNED settings; for a JPEG needing more than STANDARD_TABLES_ABOVE qualities over the first guess with
+    the flat table, also with libjpeg's own tables, the smaller answer kept."""
+    candidates = Candidates(image, fmt, icc_profile=icc_profile, settings=TUNED.get(fmt, {}))
+    quality = _lowest(candidates, target_score)
+    if fmt is ImageFormat.JPEG and quality > _first_guess(fmt, target_score) + STANDARD_TABLES_ABOVE:
+        standard = candidates.with_settings({})
+        other = _lowest(standard, target_score, start=quality - STANDARD_TABLES_LOWER)
+        if len(standard.encodings[other][1]) < len(candidates.encodings[quality][1]):
+            return other, standard
+    return quality, candidates
+
+
+def _first_guess(fmt: ImageFormat, target_score: float) -> int:
+    base, per_point = _GUESS[fmt]
+    return round(base + per_point * (target_score - 80))
+
+
+def _lowest(candidates: Candidates, target_score: float, *, start: int | None = None) -> int:
+    return bisect_quality(
+        candidates.score_at,
+        target_score + AGREEMENT_MARGIN,
+        start=_first_guess(candidates.fmt, target_score) if start is None else start,
+        quality_per_point=_GUESS[candidates.fmt][1],
+    )
+
+
+class Candidates:
+    """One image's encodings with one set of encoder settings at the qualities tried, each with its score
+    against the image (whose XYB pyramid is built once)."""
+
+    def __init__(
+        self,
+        image: Image.Image,
+        fmt: ImageFormat,
+        *,
+        icc_profile: bytes | None,
+        settings: Mapping[str, object],
+        reference: Reference | None = None,
+    ) -> None:
+        from fileapi.convert.ssimulacra2 import Reference, linear_rgb
+
+        self.fmt, self.settings = fmt, settings
+        self._image, self._icc_profile = image, icc_profile
+        self._reference = reference or Reference(linear_rgb(image))
+        self.encodings: dict[int, tuple[float, bytes]] = {}  # quality: (score, bytes)
+
+    def with_settings(self, settings: Mapping[str, object]) -> Candidates:
+        """The same image's candidates with other settings (the reference shared)."""
+        return Candidates(
+            self._image, self.fmt, icc_profile=self._icc_profile, settings=settings, reference=self._reference
+        )
+
+    def score_at(self, quality: int) -> float:
+        """The score of the image encoded at `quality` (1..100), encoded and scored once."""
+        from fileapi.convert.ssimulacra2 import linear_rgb
+
+        if quality not in self.encodings:
+            data = encode_with(self._image, self.fmt, quality, self._icc_profile, self.settings)
+            self.encodings[quality] = (self._reference.score(linear_rgb(_decoded(data))), data)
+        return self.encodings[quality][0]
+
+
+def encode_with(
+    image: Image.Image, fmt: ImageFormat, quality: int, icc_profile: bytes | None, settings: Mapping[str, object]
+) -> bytes:
+    """`image` (prepared for `fmt`) encoded at `quality` with `settings` over those of a fixed quality."""
+    options = save_options(image, fmt, quality, icc_profile)
+    options.update(settings)
+    return save_image(image, fmt, options)
 
 
 def bisect_quality(

@@ -23,7 +23,16 @@ from fileapi.convert.image import (
 )
 from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.pdf import RenderFormat, render_pages
-from fileapi.convert.quality_search import bisect_quality, make_proxy
+from fileapi.convert.quality_search import (
+    AGREEMENT_MARGIN,
+    STANDARD_TABLES_ABOVE,
+    TUNED,
+    Candidates,
+    bisect_quality,
+    encode_with,
+    make_proxy,
+    search_tuned,
+)
 from fileapi.convert.ssimulacra2 import score_in_bands, ssimulacra2
 from fileapi.errors import InvalidInput
 
@@ -136,6 +145,35 @@ def test_a_higher_target_gives_a_larger_file() -> None:
     high = convert_image(data, to=ImageFormat.JPEG, target_score=90)
     assert len(low.data) < len(high.data)
     assert (low.encoder_quality or 0) < (high.encoder_quality or 0)
+
+
+def test_a_smooth_jpeg_is_quantised_with_the_flat_table_scaled_by_its_quality() -> None:
+    from PIL import ImageFilter
+
+    data = png(photo().filter(ImageFilter.GaussianBlur(2)))  # reaches 80 below the first guess
+    result = convert_image(data, to=ImageFormat.JPEG, target_score=80)
+    quality = result.encoder_quality or 0
+    assert quality >= 50  # libjpeg's scaling: (200 - 2 x quality) percent of the table from 50 up
+    flat = TUNED[ImageFormat.JPEG]["qtables"]
+    assert isinstance(flat, list)
+    expected = [min(255, max(1, (value * (200 - 2 * quality) + 50) // 100)) for value in flat[0]]  # baseline
+    tables = Image.open(io.BytesIO(result.data)).quantization  # type: ignore[attr-defined]
+    assert list(tables[0]) == list(tables[1]) == expected
+    fixed = Image.open(io.BytesIO(convert_image(data, to=ImageFormat.JPEG, quality=quality).data))
+    assert list(fixed.quantization[0]) != expected  # type: ignore[attr-defined]  # a fixed quality: libjpeg's own
+
+
+def test_a_detailed_jpeg_takes_the_smaller_of_the_flat_and_libjpeg_tables() -> None:
+    image = photo()  # sharp edges: past the first guess + STANDARD_TABLES_ABOVE with the flat table
+    flat = Candidates(image, ImageFormat.JPEG, icc_profile=None, settings=TUNED[ImageFormat.JPEG])
+    flat_quality = bisect_quality(flat.score_at, 80 + AGREEMENT_MARGIN, start=82, quality_per_point=1.2)
+    assert flat_quality > 82 + STANDARD_TABLES_ABOVE
+    quality, found = search_tuned(image, ImageFormat.JPEG, 80, icc_profile=None)
+    score, data = found.encodings[quality]
+    assert score >= 80 + AGREEMENT_MARGIN
+    assert len(data) <= len(flat.encodings[flat_quality][1])
+    if found.settings == {}:  # libjpeg's tables, as a fixed quality writes them
+        assert data == encode_with(image, ImageFormat.JPEG, quality, None, {})
 
 
 def test_an_animation_keeps_its_frames_at_the_chosen_quality() -> None:
