@@ -116,7 +116,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.convert.ocr_engine",
         "fileapi.convert.ocr_image",
         "fileapi.convert.ocr_options",
-        "fileapi.convert.quality_search",  # its bounds are the options model's; numpy is imported on use
+        "fileapi.convert.quality_search",  # its bounds are the options model's; pyvips is imported on use
         "fileapi.convert.resampling",
     ),
     "pdf": (
