@@ -108,12 +108,33 @@ def test_one_keys_slow_jobs_delay_anothers_small_ones_by_one_job_at_most(
     assert 413 in {answer.status_code for answer in answers}  # the slow jobs did run to their deadline
 
 
+def test_with_two_workers_one_keys_slow_jobs_leave_the_spare_to_anothers_small_ones(
+    start_servers: StartServers, server_store: AccountStore
+) -> None:
+    # GIVEN two workers, a key whose six clients keep sending conversions that run to the deadline (each ended job's
+    # worker is killed and replaced), and another key that has had a worker lately
+    (url,) = start_servers(1, env={**SERVER_ENV, "FILEAPI_CONVERSION_WORKERS": "2"})
+    hostile = create_key(server_store, email="hostile-two@example.com", plan="business")
+    neighbour = create_key(server_store, email="neighbour-two@example.com", plan="business")
+    assert timed_resizes(url, neighbour, 1)[1] == [200]
+    with hammered(url, hostile, "/v1/image/convert?to=avif", slow_jpeg(), "image/jpeg", HOSTILE_CLIENTS) as answers:
+        time.sleep(DEADLINE_SECONDS)  # a hostile job runs, and the others wait
+        # WHEN the other key sends small resizes meanwhile
+        seconds, statuses = timed_resizes(url, neighbour, 5)
+    print(f"\nneighbour's resizes beside slow jobs: p50 {statistics.median(seconds):.3f} s, max {max(seconds):.3f} s")
+    # THEN each is answered within a second: on the spare worker, never behind a slow job (or a new worker's start)
+    assert statuses == [200] * 5
+    assert max(seconds) < 1.0, seconds
+    assert 413 in {answer.status_code for answer in answers}  # the slow jobs did run to their deadline
+
+
 def test_one_keys_scan_bombs_from_two_clients_leave_anothers_resizes_within_a_second(
     start_servers: StartServers, server_store: AccountStore
 ) -> None:
     # GIVEN `fileapi serve`'s two workers (the default on this 2-CPU machine, set here), a key whose two clients
     # keep sending the progressive 7000x7000 JPEG of 50,000 scans (0.5 MB, which ran to the 20 s deadline before
-    # its scans were counted), and another key, whose resizes alone are timed first
+    # its scans were counted), and another key, whose resizes alone are timed first (so it has had a worker lately,
+    # and the spare worker is kept for it)
     (url,) = start_servers(1, env={"FILEAPI_CONVERSION_WORKERS": "2"})
     bomber = create_key(server_store, email="scan-bomber@example.com", plan="business")
     neighbour = create_key(server_store, email="scan-neighbour@example.com", plan="business")
