@@ -30,6 +30,7 @@ from bench.codes import bench_codes, bench_render
 from bench.converters import FOUR_MB, bench_base64_path, bench_wordcount
 from bench.cost import bench_cost
 from bench.exactness import bench_gfm, bench_json, bench_too_large
+from bench.fair_workers import bench_fair_workers
 from bench.fetch import bench_fetch
 from bench.image import bench_image
 from bench.isolation import bench_isolation
@@ -201,6 +202,7 @@ def main() -> None:
         metered = metered_app(endpoint)
         bench_request_path(endpoint)
         bench_isolation()
+        bench_fair_workers()
         bench_metering_costs(endpoint)
         bench_throughput(endpoint)
         bench_arrival(endpoint)

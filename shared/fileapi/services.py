@@ -184,6 +184,7 @@ def get_workers() -> WorkerPool:
                     settings.conversion_workers,
                     memory_bytes=worker_memory_bytes(settings),
                     modules=tuple(_worker_modules),
+                    spare=True,  # one worker kept for the other keys while one is active (isolation.turns)
                 )
     return _workers
 

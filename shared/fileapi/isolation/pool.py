@@ -19,9 +19,9 @@ a job can end is an answer for its caller alone:
 | none is free within the seconds and margin   | 503 service_unavailable, Retry-After           |
 | does not start (exits, or imports for 30 s)  | 500 internal_error, logged                     |
 
-Waiting jobs are queued by key (the caller's account): one FIFO queue per key, and a free worker goes to the
-waiting key that got a worker longest ago (round-robin over the keys), so one key's jobs, however many and
-however long, delay another key's next job by at most one job.
+Waiting jobs are queued by key (the caller's account) and served by turns (fileapi.isolation.turns): one key's
+jobs, however many and however long, delay another key's next job by at most one job, and with a spare worker
+kept for the other keys, not at all.
 
 The pool serves any event loop (a worker's socket is used with the running loop's socket calls, and a
 waiter is woken on its own loop), so one pool serves every thread of the process.
@@ -48,6 +48,7 @@ from fileapi.convert.deadline import exceeded_message
 from fileapi.errors import ApiError, InternalError, ServiceUnavailable, TooLarge, Unprocessable
 from fileapi.isolation.frames import Closed, receive_frame_async, send_frame_async
 from fileapi.isolation.jobs import READY, Done, Failed, Job, Outcome, OutOfMemory, Refused
+from fileapi.isolation.turns import Turns
 from fileapi.settings import child_environment
 
 if TYPE_CHECKING:
@@ -64,9 +65,6 @@ SOCKET_BUFFER_BYTES = 4 * MIB
 WAIT_MARGIN_SECONDS = 2.0
 # A new worker imports its converters' libraries within this (measured: 0.3-1.2 s on a loaded 2-core machine).
 START_SECONDS = 30.0
-# Keys whose last turn is remembered: a key forgotten is served as one never served (it has not had a worker
-# for the last 1,024 keys' turns).
-MAX_REMEMBERED_KEYS = 1024
 # How long a worker that closed its socket is given to exit by itself before it is killed.
 EXIT_WAIT_SECONDS = 2.0
 REAP_POLL_SECONDS = 0.005
@@ -85,6 +83,7 @@ class Worker:
     ready: bool = False
     killed: bool = False
     jobs: int = field(default=0)
+    holder: str | None = None  # the key whose job holds it now
     ready_rss_bytes: int = 0  # resident memory once its modules were imported
     peak_rss_bytes: int = 0  # the kernel's high-water mark of its resident memory, once reaped
     # The kernel's mark starts at the spawning process's own (Linux keeps it across fork and exec): only a mark
@@ -103,9 +102,11 @@ class WorkerPool:
     :param size: workers (>= 1); as many jobs run at once, the others wait.
     :param memory_bytes: address space a worker may add to what its imports take (RLIMIT_AS).
     :param modules: imported by each worker when it starts (the converters and their libraries).
+    :param spare: keep the last free worker for the other keys while another key has had a worker lately (with two
+        workers or more; see fileapi.isolation.turns).
     """
 
-    def __init__(self, size: int, *, memory_bytes: int, modules: tuple[str, ...] = ()) -> None:
+    def __init__(self, size: int, *, memory_bytes: int, modules: tuple[str, ...] = (), spare: bool = False) -> None:
         if size < 1:
             raise ValueError(f"a pool needs at least one worker, not {size}")
         self.size = size
@@ -114,10 +115,7 @@ class WorkerPool:
         self._lock = threading.Lock()
         self._idle: collections.deque[Worker] = collections.deque()
         self._busy: set[Worker] = set()
-        # Each key's waiting jobs, first come first; a free worker goes to the waiting key served longest ago.
-        self._waiters: dict[str, collections.deque[Waiter]] = {}
-        self._served: collections.OrderedDict[str, int] = collections.OrderedDict()  # key -> when last served
-        self._turns = 0
+        self._turns: Turns[Waiter] = Turns(spare=spare and size > 1)
         self._closed = False
         self._started = False
         self.jobs = 0  # jobs answered (by a value, a refusal or a failure), for the process's own counts
@@ -190,8 +188,7 @@ class WorkerPool:
             workers = [*self._idle, *self._busy]
             self._idle.clear()
             self._busy.clear()
-            waiters = [waiter for queue in self._waiters.values() for waiter in queue]
-            self._waiters.clear()
+            waiters = self._turns.drain()
         for worker in workers:
             _stop(worker)
         for loop, future in waiters:
@@ -241,13 +238,13 @@ class WorkerPool:
                 spawn = self.size
             else:
                 spawn = 0
-            if self._idle:
+            if self._idle and self._turns.may_take(key, free=len(self._idle)):
                 worker = self._idle.popleft()
                 self._busy.add(worker)
-                self._note_served(key)
+                self._hold(worker, key)
                 return worker
             future: asyncio.Future[Worker] = loop.create_future()
-            self._waiters.setdefault(key, collections.deque()).append((loop, future))
+            self._turns.wait(key, (loop, future))
         for _ in range(spawn):
             self._add(self._spawn())
         try:
@@ -265,7 +262,7 @@ class WorkerPool:
         finally:
             if not future.done() or future.cancelled():
                 with self._lock:
-                    self._forget_waiter(key, (loop, future))
+                    self._turns.forget(key, (loop, future))
 
     def _return_handed(self, future: asyncio.Future[Worker]) -> None:
         """A worker handed to a job that stopped waiting in the same instant (timed out or cancelled while its
@@ -277,54 +274,36 @@ class WorkerPool:
         with self._lock:
             if not new:
                 self._busy.discard(worker)
+                self._unhold(worker)
             if self._closed:
                 closed = True
             else:
                 closed = False
-                while (waiter := self._next_waiter()) is not None:
-                    loop, future = waiter
+                while (waiter := self._turns.next(free=len(self._idle) + 1, alive=_waits)) is not None:
+                    key, (loop, future) = waiter
                     self._busy.add(worker)
+                    self._hold(worker, key)
                     try:
                         loop.call_soon_threadsafe(self._hand_over, future, worker)
                     except RuntimeError:  # that loop is closed
                         self._busy.discard(worker)
+                        self._unhold(worker)
                         continue
                     return
                 self._idle.append(worker)
         if closed:
             _stop(worker)
 
-    def _next_waiter(self) -> Waiter | None:
-        """(Under the lock.) The first waiting job of the waiting key served longest ago (one never served, or
-        forgotten, first; ties in the order the keys began to wait), taken out of its queue."""
-        while self._waiters:
-            key = min(self._waiters, key=lambda waiting: self._served.get(waiting, -1))
-            queue = self._waiters[key]
-            waiter = queue.popleft()
-            if not queue:
-                del self._waiters[key]
-            if not waiter[1].done():
-                self._note_served(key)
-                return waiter
-        return None
+    def _hold(self, worker: Worker, key: str) -> None:
+        """(Under the lock.) `key`'s job got `worker`."""
+        worker.holder = key
+        self._turns.hold(key)
 
-    def _note_served(self, key: str) -> None:
-        """(Under the lock.) `key` got a worker now: it goes behind every other key in the turn."""
-        self._turns += 1
-        self._served[key] = self._turns
-        self._served.move_to_end(key)
-        if len(self._served) > MAX_REMEMBERED_KEYS:
-            self._served.popitem(last=False)
-
-    def _forget_waiter(self, key: str, waiter: Waiter) -> None:
-        """(Under the lock.) A job that stopped waiting leaves its key's queue (and the key its turn, once empty)."""
-        queue = self._waiters.get(key)
-        if queue is None:
-            return
-        with contextlib.suppress(ValueError):
-            queue.remove(waiter)
-        if not queue:
-            del self._waiters[key]
+    def _unhold(self, worker: Worker) -> None:
+        """(Under the lock.) `worker`'s job let it go (answered, ended, or the worker discarded)."""
+        if worker.holder is not None:
+            self._turns.release(worker.holder)
+            worker.holder = None
 
     def _hand_over(self, future: asyncio.Future[Worker], worker: Worker) -> None:
         """On the waiter's loop: the worker to the waiting job, or back to the pool if it stopped waiting."""
@@ -340,6 +319,7 @@ class WorkerPool:
         status = _stop(worker)
         with self._lock:
             self._busy.discard(worker)
+            self._unhold(worker)
             replace = not self._closed
         if replace:
             self._add(self._spawn())
@@ -431,6 +411,11 @@ UNPROCESSABLE_MESSAGE = (
 
 def _closed_error() -> ServiceUnavailable:
     return ServiceUnavailable("the server is shutting down; retry shortly", retry_after_seconds=1)
+
+
+def _waits(waiter: Waiter) -> bool:
+    """Whether the job is still waiting (not timed out or cancelled)."""
+    return not waiter[1].done()
 
 
 def _fail(future: asyncio.Future[Worker], error: BaseException) -> None:

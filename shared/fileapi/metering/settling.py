@@ -76,7 +76,8 @@ class Settler:
         if attempt.reserve:
             self.report(Fault.ADMISSION_OUTCOME_UNKNOWN)
             # A store that answers is worth every attempt (a forgiveness not written is a 503 charged); one
-            # that does not answer gets until SETTLE_SECONDS, so that the 503 comes quickly.
+            # whose read did not answer gets until SETTLE_SECONDS for writes that cannot reach it, so that the
+            # 503 comes quickly, and a retry after each write that reached it (`forgive`).
             until = None if reachable else started + SETTLE_SECONDS
             self.forgive(
                 attempt.account_id, attempt.period, attempt.request_id, attempt.shard, day=attempt.day, until=until
@@ -111,16 +112,21 @@ class Settler:
         self, account_id: str, period: str, request_id: str, shard: int, *, day: int, until: float | None = None
     ) -> MeterState | None:
         """Forgive one unit taken in `period` on `day` (tagged, so a retry after a lost reply rarely forgives twice),
-        up to SETTLE_ATTEMPTS times or until the monotonic instant `until`."""
+        up to SETTLE_ATTEMPTS times; past the monotonic instant `until`, only while the store takes the writes.
+
+        A write whose reply was lost reached the store: the next attempt either applies or finds its own tag (the
+        earlier one applied), so it settles the unit, and it is made whatever the time. Giving up after it would
+        report a forgiveness that most likely applied as one that could not be written, and leave the customer's
+        charge for a 503 unknown. Only a store that cannot be reached stops the retries at `until`.
+        """
         for _ in range(SETTLE_ATTEMPTS):
             try:
                 return self.store.forgive(account_id, period, request_id, shard=shard, day=day)
             except Ambiguous:
                 self.report(Fault.FORGIVE_REPLY_LOST)
             except StoreUnavailable:
-                pass
-            if until is not None and time.monotonic() >= until:
-                break
+                if until is not None and time.monotonic() >= until:
+                    break
         self.report(Fault.SETTLE_FAILED)
         return None
 

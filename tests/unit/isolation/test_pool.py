@@ -213,6 +213,42 @@ def test_keys_take_turns_for_free_workers() -> None:
     assert finished == ["a", "b", "c", "a", "b", "a"]
 
 
+def test_the_last_free_worker_is_kept_for_a_key_that_holds_none() -> None:
+    spare = WorkerPool(2, memory_bytes=128 * MIB, spare=True)
+    spare.start()
+
+    async def warm() -> None:  # both workers ready, and the neighbour served lately
+        await asyncio.gather(
+            *(
+                spare.run(worker_jobs.pid, seconds=10, max_response_bytes=LIMIT, key=key)
+                for key in ("busy", "neighbour")
+            )
+        )
+
+    async def crowded() -> tuple[float, float]:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        # One key sends two 1-second jobs at once: one runs, the other waits for a second free worker
+        busy = [
+            asyncio.ensure_future(spare.run(worker_jobs.spin, 1.0, seconds=10, max_response_bytes=LIMIT, key="busy"))
+            for _ in range(2)
+        ]
+        await asyncio.sleep(0.1)
+        asked = loop.time()
+        assert await spare.run(worker_jobs.echo, b"x", seconds=10, max_response_bytes=LIMIT, key="neighbour") == b"x"
+        waited = loop.time() - asked
+        await asyncio.gather(*busy)
+        return waited, loop.time() - started
+
+    try:
+        asyncio.run(warm())
+        waited, busy_seconds = asyncio.run(crowded())
+    finally:
+        spare.close()
+    assert waited < 0.9  # the other key's job did not wait for the busy key's first to end
+    assert busy_seconds >= 2.0  # the busy key's jobs ran one after the other, on one worker
+
+
 def _cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
         fields = stat.read().split(") ")[1].split()

@@ -13,7 +13,7 @@ from fileapi.metering.months import MICROS
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.settling import SETTLE_ATTEMPTS, Fault, Settler
 from fileapi.metering.state import MeterState
-from fileapi.metering.storage import Ambiguous, Attempt, BucketCase, Stores
+from fileapi.metering.storage import Ambiguous, Attempt, BucketCase, Stores, StoreUnavailable
 from tests.metering_doubles import FaultyStore
 
 NOW_US = int(datetime(2026, 11, 10, 12, tzinfo=UTC).timestamp()) * MICROS
@@ -121,3 +121,39 @@ def test_a_lost_reply_of_a_self_service_admission_is_503_and_forgives_nothing(
         settle.lost_admission(attempt_on(admitted.state, reserve=False, request_id="r2"), started=0.0)
     assert counts(stores, admitted) == (1, 0)
     assert reported == [Fault.TOKEN_OUTCOME_UNKNOWN]
+
+
+class Unreadable(FaultyStore):
+    """A FaultyStore whose reads do not answer (a store too slow for the read timeout)."""
+
+    def read(self, account_id: str, *, shard: int = 0) -> MeterState | None:
+        raise StoreUnavailable("injected: the read timed out")
+
+
+def lost_admission_not_read_back(stores: Stores, admitted: Admission, *forgive_script: str) -> list[Fault]:
+    """An admission that applied and lost its reply, whose read-back does not answer, settled long after its
+    start (past SETTLE_SECONDS); its forgiveness's writes fail as `forgive_script` says. The faults reported."""
+    reported: list[Fault] = []
+    settle = Settler(Unreadable(stores.admission, script=["lost", *forgive_script]), on_fault=reported.append)
+    attempt = attempt_on(admitted.state, reserve=True, request_id="r2")
+    with pytest.raises(Ambiguous):
+        settle.store.admit(attempt)
+    with pytest.raises(ServiceUnavailable, match="nothing was charged"):
+        settle.lost_admission(attempt, started=0.0)
+    return reported
+
+
+def test_a_forgiveness_that_reached_the_store_is_retried_past_its_time(stores: Stores, admitted: Admission) -> None:
+    # GIVEN a forgiveness whose first write applied and lost its reply, after the time the 503 should come by
+    reported = lost_admission_not_read_back(stores, admitted, "lost")
+    # THEN the retry finds its tag: the 503 is not charged, and no settle failure is reported
+    assert counts(stores, admitted) == (2, 1)
+    assert reported == [Fault.ADMISSION_OUTCOME_UNKNOWN, Fault.FORGIVE_REPLY_LOST]
+
+
+def test_a_forgiveness_that_cannot_reach_the_store_stops_at_its_time(stores: Stores, admitted: Admission) -> None:
+    # GIVEN a forgiveness whose write was throttled, after the time the 503 should come by
+    reported = lost_admission_not_read_back(stores, admitted, "unavailable")
+    # THEN the 503 comes without another try: the unit stays charged, and that is reported
+    assert counts(stores, admitted) == (2, 0)
+    assert reported == [Fault.ADMISSION_OUTCOME_UNKNOWN, Fault.SETTLE_FAILED]
