@@ -4,21 +4,15 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 from bench.image import photo_jpeg
 from bench.scoreboard import Goal, record
-from bench.timing import median_seconds, paired_medians, row
+from bench.timing import fresh_peak_kib, median_seconds, paired_medians, row
 
 # One conversion in a fresh process: the peak resident memory above the process's after a small warm-up.
 _PEAK_SCRIPT = """
-import json, sys
-def status(field):
-    with open("/proc/self/status") as lines:
-        return next(int(line.split()[1]) for line in lines if line.startswith(field))
+import sys
 source, out = sys.argv[2], sys.argv[3]
 if sys.argv[1] == "ours":
     from fileapi.convert.image_files import convert_image_file
@@ -32,12 +26,8 @@ elif sys.argv[1] == "pillow":
 else:
     import pyvips
     run = lambda path: pyvips.Image.new_from_file(path, access="sequential").webpsave(out, Q=80, effort=4)
-run(sys.argv[4])
-baseline = status("VmRSS:")
-with open("/proc/self/clear_refs", "w") as refs:
-    refs.write("5")
-run(source)
-print(json.dumps({"peak_kib": status("VmHWM:") - baseline}))
+warm = lambda: run(sys.argv[4])
+measured = lambda: run(source)
 """
 
 
@@ -52,12 +42,8 @@ def _png(tmp: Path, width: int, height: int) -> Path:
 
 
 def _peak_mib(engine: str, source: Path, tmp: Path, small: Path) -> float | None:
-    out = subprocess.run(
-        [sys.executable, "-c", _PEAK_SCRIPT, engine, str(source), str(tmp / "peak.webp"), str(small)],
-        capture_output=True,
-        text=True,
-    )
-    return int(json.loads(out.stdout)["peak_kib"]) / 1024 if out.returncode == 0 else None
+    kib = fresh_peak_kib(_PEAK_SCRIPT, engine, str(source), str(tmp / "peak.webp"), str(small))
+    return kib / 1024 if kib is not None else None
 
 
 def bench_big_images(tmp: Path) -> None:

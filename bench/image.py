@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import io
-import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from bench.scoreboard import Goal, record
-from bench.timing import cpu_seconds, median_seconds, paired_medians, row
+from bench.timing import cpu_seconds, fresh_peak_kib, median_seconds, paired_medians, row
 from fileapi.convert.image import convert_image, resize_image
 from fileapi.convert.image_io import ImageFormat
 
@@ -18,28 +17,19 @@ from fileapi.convert.image_io import ImageFormat
 # large buffer kept): the peak resident memory above the process's, exact (VmHWM reset through
 # /proc/self/clear_refs), so allocator reuse from an earlier large run does not hide any of it.
 _PEAK_SCRIPT = """
-import io, json, sys
+import io, sys
 from PIL import Image
 data = open(sys.argv[2], "rb").read()
 small = io.BytesIO()
 Image.new("RGB", (640, 480), "red").save(small, "JPEG")
-
-def status(field):
-    with open("/proc/self/status") as lines:
-        return next(int(line.split()[1]) for line in lines if line.startswith(field))
-
 if sys.argv[1] == "ours":
     from fileapi.convert.image import resize_image
     run = lambda blob, width: resize_image(blob, width=width, height=None)
 else:
     import pyvips
     run = lambda blob, width: pyvips.Image.thumbnail_buffer(blob, width).write_to_buffer(sys.argv[3])
-run(small.getvalue(), 80)
-baseline = status("VmRSS:")
-with open("/proc/self/clear_refs", "w") as refs:
-    refs.write("5")
-run(data, 800)
-print(json.dumps({"peak_kib": status("VmHWM:") - baseline}))
+warm = lambda: run(small.getvalue(), 80)
+measured = lambda: run(data, 800)
 """
 # The anchor writes the JPEG as ours does by default (quality 85, optimised Huffman tables,
 # progressive above 10,000 pixels, only the ICC profile kept).
@@ -77,10 +67,7 @@ def photo_jpeg(width: int, height: int, quality: int = 90) -> bytes:
 
 
 def _peak_kib(engine: str, path: Path) -> int | None:
-    out = subprocess.run(
-        [sys.executable, "-c", _PEAK_SCRIPT, engine, str(path), VIPS_JPEG], capture_output=True, text=True
-    )
-    return int(json.loads(out.stdout)["peak_kib"]) if out.returncode == 0 else None
+    return fresh_peak_kib(_PEAK_SCRIPT, engine, str(path), VIPS_JPEG)
 
 
 def butteraugli(reference_png: Path, encoded: bytes, tmp: Path) -> float | None:

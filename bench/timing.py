@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import resource
 import shutil
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
 
@@ -18,6 +20,28 @@ def peak():
             return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 """
+# The measuring end of a script run by `fresh_peak_kib`: the script defines `warm()` and `measured()`.
+_FRESH_PEAK_END = """
+import json as _json
+def _status(field):
+    with open("/proc/self/status") as lines:
+        return next(int(line.split()[1]) for line in lines if line.startswith(field))
+warm()
+_baseline = _status("VmRSS:")
+with open("/proc/self/clear_refs", "w") as _refs:
+    _refs.write("5")
+measured()
+print(_json.dumps({"peak_kib": _status("VmHWM:") - _baseline}))
+"""
+
+
+def fresh_peak_kib(script: str, *args: str) -> int | None:
+    """The peak resident memory (KiB) of `script`'s `measured()` above the process's after its `warm()` (libraries
+    and code paths loaded, no large buffer kept), in a fresh Python process given `args`: exact, the high-water mark
+    reset through /proc/self/clear_refs, so that the allocator's reuse of an earlier large run hides none of it.
+    None when the script fails (an engine not installed)."""
+    out = subprocess.run([sys.executable, "-c", script + _FRESH_PEAK_END, *args], capture_output=True, text=True)
+    return int(json.loads(out.stdout)["peak_kib"]) if out.returncode == 0 else None
 
 
 def cpu_seconds() -> float:
