@@ -167,6 +167,7 @@ class CallCounter:
         events = self.client.meta.events
         events.register("before-parameter-build.dynamodb.*", self._before)
         events.register("after-call.dynamodb.*", self._after)
+        events.register("after-call-error.dynamodb.*", self._after_lost)
 
     @contextmanager
     def counting(self) -> Iterator[list[StoreCall]]:
@@ -189,12 +190,27 @@ class CallCounter:
         if not self.active or "cost_params" not in context:
             return
         name, params = model.name, context["cost_params"]
+        self.calls.append(
+            StoreCall(name, read_units=self._reads(name, params, parsed), write_units=self._writes(name, context))
+        )
+
+    def _after_lost(self, event_name: str, context: dict[str, Any], **_: Any) -> None:
+        """A call whose reply never came (a timeout, a dropped connection) is billed all the same when it reached
+        the table: its writes at the larger image, as for an answered call, and a read at its smallest price."""
+        if not self.active or "cost_params" not in context:
+            return
+        name, params = event_name.rsplit(".", 1)[1], context["cost_params"]
+        self.calls.append(
+            StoreCall(name, read_units=self._reads(name, params, {}), write_units=self._writes(name, context))
+        )
+
+    def _writes(self, name: str, context: dict[str, Any]) -> float:
+        """Write units of the call: each item it writes at the larger of its images before and after."""
         factor = 2 if name.startswith("Transact") else 1
-        writes = sum(
+        return sum(
             factor * write_units(max(before, item_size(self._read(table, key))))
             for table, key, before in context["cost_writes"]
         )
-        self.calls.append(StoreCall(name, read_units=self._reads(name, params, parsed), write_units=writes))
 
     def _reads(self, name: str, params: dict[str, Any], parsed: dict[str, Any]) -> float:
         consistent = bool(params.get("ConsistentRead", False))

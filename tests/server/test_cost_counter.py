@@ -8,13 +8,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, ConnectionClosedError
 
 from bench.cost import CallCounter, measure_request_cost
 from bench.sizing import memory_sizes
 from fileapi.metering.storage import Stores
 from fileapi.services import use_stores
 from fileapi.storage.table import create_client, create_table
+from tests.dynamo_proxy import DynamoProxy, Faults
 
 pytestmark = pytest.mark.server
 
@@ -59,6 +60,21 @@ def test_writes_cost_the_larger_image_and_refused_conditions_still_cost(counted:
     ]
     client.get_item(TableName=table, Key=key("a"))
     assert len(calls) == 6  # the block is closed
+
+
+def test_a_write_whose_reply_was_lost_is_still_counted(dynamodb_endpoint: str) -> None:
+    # GIVEN a proxy that applies every write, then drops the connection before the reply
+    table = f"cost-{uuid.uuid4().hex[:8]}"
+    create_table(create_client(region="us-east-1", endpoint_url=dynamodb_endpoint), table)
+    with DynamoProxy(dynamodb_endpoint, Faults(drop=1.0)) as proxy:
+        client = create_client(region="us-east-1", endpoint_url=proxy.url)
+        counter = CallCounter(client, create_client(region="us-east-1", endpoint_url=dynamodb_endpoint))
+        # WHEN a write's reply is lost
+        with counter.counting() as calls, pytest.raises(ConnectionClosedError):
+            client.put_item(TableName=table, Item={**key("lost"), "v": {"S": "x" * 1500}})
+        assert proxy.faults_injected()["drop"] == 1
+    # THEN it is billed as the table billed it: the item was written
+    assert [(call.operation, call.read_units, call.write_units) for call in calls] == [("PutItem", 0, 2)]
 
 
 def test_a_real_metered_request_is_counted(dynamodb_endpoint: str, stores: Stores) -> None:
