@@ -451,16 +451,15 @@ def measure_request_cost(
     a made-up key instead). Without `p50_ms`, the p50 of 15 more requests here is the duration priced."""
     from fastapi.testclient import TestClient
 
+    from fileapi.local.dynamo import local_client, local_table
     from fileapi.local.template import load_function_module
     from fileapi.metering.admin import create_key
     from fileapi.metering.dynamo.connect import dynamo_stores
     from fileapi.services import use_stores
-    from fileapi.storage.table import DynamoTable, create_client, create_table
 
-    client = create_client(region="us-east-1", endpoint_url=endpoint)
-    counter = CallCounter(client, create_client(region="us-east-1", endpoint_url=endpoint))
-    create_table(client, table)
-    stores = dynamo_stores(DynamoTable(table, client))
+    store = local_table(table, endpoint)
+    counter = CallCounter(store.client, local_client(endpoint))
+    stores = dynamo_stores(store)
     email = f"cost-{secrets.token_hex(6)}@example.com"
     key = made_up_key() if bad_key else create_key(stores.accounts, email=email, plan=PLAN.name)
     use_stores(stores)

@@ -35,7 +35,7 @@ from fileapi.metering.dynamo.connect import dynamo_stores
 from fileapi.metering.keys import KEY_PREFIX, generate_key, hash_key
 from fileapi.metering.meter import Meter
 from fileapi.metering.plans import Plan
-from fileapi.storage.table import DynamoTable, create_client, create_table
+from fileapi.storage.table import DynamoTable, create_table
 from tests.dynamo_proxy import ClientCounter, DynamoProxy
 from tests.metering_doubles import made_up_keys, put_earlier_format_account
 
@@ -172,7 +172,7 @@ def run_load_model(endpoint: str) -> LoadModelResult:
     past PARTITION_WCU_PER_SECOND."""
     now = [0.0]
     base_s = 1_800_000_000.0  # a fixed instant in the middle of a month (2027-01-15)
-    client = create_client(region="us-east-1", endpoint_url=endpoint)
+    client = dynamo.local_client(endpoint)
     counter = ClientCounter(client, clock=lambda: now[0], partition_limit=PARTITION_WCU_PER_SECOND)
     table = DynamoTable("fileapi-load-model", client, sleep=lambda _: None)
     create_table(table.client, table.table_name)

@@ -42,8 +42,8 @@ from bench.cost import PRICES, CallCounter, Prices
 from bench.moto_stack import local_api, local_endpoint, moto_stack
 from bench.scoreboard import Goal, record
 from bench.sizing import memory_sizes
+from fileapi.local.dynamo import local_client
 from fileapi.local.template import load_template
-from fileapi.storage.table import create_client
 
 # S3's request classes: the first is priced as PUT (PUT, COPY, POST, LIST), DELETE is free, the rest as GET.
 S3_PUT_CLASS = frozenset({"PutObject", "CopyObject", "CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload",
@@ -110,7 +110,7 @@ def count_operation(endpoint: str) -> OperationCalls:
     run counted), and its own time (the median of OWN_TIME_RUNS runs)."""
     counted = OperationCalls()
     with moto_stack(endpoint, name="opcost") as stack:
-        units = CallCounter(stack.table.client, create_client(region="us-east-1", endpoint_url=endpoint))
+        units = CallCounter(stack.table.client, local_client(endpoint))
         _counting(stack.services.uploads.s3, "s3", counted.s3)
         _counting(stack.services.operations.sqs, "sqs", counted.sqs)
         key = stack.new_key("opcost")

@@ -12,6 +12,7 @@ from botocore.exceptions import ClientError, ConnectionClosedError
 
 from bench.cost import CallCounter, measure_request_cost
 from bench.sizing import memory_sizes
+from fileapi.local.dynamo import local_client
 from fileapi.metering.storage import Stores
 from fileapi.services import use_stores
 from fileapi.storage.table import create_client, create_table
@@ -24,9 +25,9 @@ pytestmark = pytest.mark.server
 def counted(dynamodb_endpoint: str) -> Iterator[tuple[CallCounter, str]]:
     """A counter on a client of a fresh table, and the table's name."""
     table = f"cost-{uuid.uuid4().hex[:8]}"
-    client = create_client(region="us-east-1", endpoint_url=dynamodb_endpoint)
+    client = local_client(dynamodb_endpoint)
     create_table(client, table)
-    yield CallCounter(client, create_client(region="us-east-1", endpoint_url=dynamodb_endpoint)), table
+    yield CallCounter(client, local_client(dynamodb_endpoint)), table
 
 
 def key(name: str) -> dict[str, Any]:
@@ -65,10 +66,10 @@ def test_writes_cost_the_larger_image_and_refused_conditions_still_cost(counted:
 def test_a_write_whose_reply_was_lost_is_still_counted(dynamodb_endpoint: str) -> None:
     # GIVEN a proxy that applies every write, then drops the connection before the reply
     table = f"cost-{uuid.uuid4().hex[:8]}"
-    create_table(create_client(region="us-east-1", endpoint_url=dynamodb_endpoint), table)
+    create_table(local_client(dynamodb_endpoint), table)
     with DynamoProxy(dynamodb_endpoint, Faults(drop=1.0)) as proxy:
         client = create_client(region="us-east-1", endpoint_url=proxy.url)
-        counter = CallCounter(client, create_client(region="us-east-1", endpoint_url=dynamodb_endpoint))
+        counter = CallCounter(client, local_client(dynamodb_endpoint))
         # WHEN a write's reply is lost
         with counter.counting() as calls, pytest.raises(ConnectionClosedError):
             client.put_item(TableName=table, Item={**key("lost"), "v": {"S": "x" * 1500}})

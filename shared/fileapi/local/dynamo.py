@@ -16,12 +16,16 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fileapi.local import endpoint_state
 from fileapi.setting_variables import LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS
 from fileapi.settings import child_environment
 from fileapi.storage.connect import open_table
-from fileapi.storage.table import DynamoTable, create_table
+from fileapi.storage.table import LOCAL_CONNECT_TIMEOUT_SECONDS, DynamoTable, create_client, create_table
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.client import DynamoDBClient
 
 LOCAL_CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "local",
@@ -38,6 +42,17 @@ def local_table(table_name: str, endpoint: str) -> DynamoTable:
     )
     create_table(table.client, table.table_name)
     return table
+
+
+def local_client(endpoint: str) -> DynamoDBClient:
+    """A client of the local endpoint with the local timeouts, for tools that count or inspect its calls: at
+    DynamoDB's 0.5 s a call to moto's server on a loaded machine times out, and its outcome is unknown."""
+    return create_client(
+        region="us-east-1",
+        endpoint_url=endpoint,
+        read_timeout=LOCAL_DYNAMODB_READ_TIMEOUT_SECONDS,
+        connect_timeout=LOCAL_CONNECT_TIMEOUT_SECONDS,
+    )
 
 
 def serve(host: str, port: int, *, state_path: Path | None = None) -> None:
