@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -26,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from bench.scoreboard import Goal, record
+from bench.timing import peak_mib, reset_peak_mib
 
 SIZES_MB = (100, 200)
 REPEAT = 5
@@ -152,7 +152,7 @@ def _run(operation: str, url: str, path: str) -> None:
     from fileapi.net.fetch import fetch_to_file
     from fileapi.net.put import put_file
 
-    baseline = _resident_mib()
+    baseline = reset_peak_mib()
     started = time.perf_counter()
     local = EgressPolicy(local=True)
     if operation == "get":
@@ -161,13 +161,7 @@ def _run(operation: str, url: str, path: str) -> None:
         result = put_file(url, Path(path), field="url", total_timeout=600, policy=local)
         assert result.ok, result.error
     seconds = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
-    print(json.dumps({"seconds": seconds, "growth_mib": max(0.0, peak - baseline)}))
-
-
-def _resident_mib() -> float:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / MIB
+    print(json.dumps({"seconds": seconds, "growth_mib": max(0.0, peak_mib() - baseline)}))
 
 
 if __name__ == "__main__":

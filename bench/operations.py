@@ -3,10 +3,11 @@ same run, and peak memory at two file sizes.
 
 Each run is a fresh process (ours: `python -m bench.operations <split|merge> ...`, the file-based converters of
 fileapi.convert.pdf_files; qpdf: its command line with the same write options), so its peak resident memory is
-its own (`os.wait4`). Our time is the work's, timed inside the process after its imports (the Operations function
-is warm when it runs an operation); qpdf's is its whole process. Memory is the growth of our peak over the
-process's resident memory after its imports, at two files of the same 1,200 pages, one with images twice the
-size of the other's: memory follows pages and objects, so doubling the bytes should leave it nearly the same.
+its own (ours: read in the process from /proc/self/status; qpdf's: `bench.timing.run_measured`). Our time is the
+work's, timed inside the process after its imports (the Operations function is warm when it runs an operation);
+qpdf's is its whole process. Memory is the growth of our peak over the process's resident memory after its
+imports, at two files of the same 1,200 pages, one with images twice the size of the other's: memory follows pages
+and objects, so doubling the bytes should leave it nearly the same.
 
     python -m bench.operations       # the rows alone
 """
@@ -17,7 +18,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.scoreboard import Goal, record
+from bench.timing import peak_mib, reset_peak_mib, run_measured
 from fileapi.convert.pdf_files import WRITE_OPTIONS
 
 PAGES = 1200
@@ -66,16 +67,10 @@ class Measured:
 
 def _waited(argv: list[str]) -> tuple[str, float, float]:
     """Run `argv`; its standard output, wall seconds and peak resident memory in MiB."""
-    started = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert process.stdout is not None and process.stderr is not None
-    output, errors = process.stdout.read(), process.stderr.read()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    seconds = time.perf_counter() - started
-    if process.returncode not in (0, 3):  # qpdf: 3 is success with warnings
-        raise RuntimeError(f"{argv[0]} failed ({process.returncode}): {errors.decode(errors='replace')[-400:]}")
-    return output.decode(), seconds, usage.ru_maxrss / 1024  # ru_maxrss is in KiB on Linux
+    run = run_measured(argv)
+    if run.code not in (0, 3):  # qpdf: 3 is success with warnings
+        raise RuntimeError(f"{argv[0]} failed ({run.code}): {run.errors.decode(errors='replace')[-400:]}")
+    return run.output.decode(), run.seconds, run.peak_mib
 
 
 def _median(runs: list[Run]) -> Run:
@@ -87,11 +82,9 @@ def _median(runs: list[Run]) -> Run:
 
 
 def _ours(operation: str, source: Path, folder: Path, pages: int) -> Run:
-    output, _, peak = _waited(
-        [sys.executable, "-m", "bench.operations", operation, str(source), str(folder), str(pages)]
-    )
+    output, _, _ = _waited([sys.executable, "-m", "bench.operations", operation, str(source), str(folder), str(pages)])
     report = json.loads(output)
-    return Run(report["seconds"], peak, report["baseline_mib"])
+    return Run(report["seconds"], report["peak_mib"], report["baseline_mib"])
 
 
 def _qpdf(qpdf: str, operation: str, source: Path, folder: Path, pages: int) -> Run:
@@ -154,18 +147,17 @@ def bench_operations(tmp: Path) -> dict[str, Measured]:
 
 
 def _child(operation: str, source: str, folder: str, pages: int) -> None:
-    """In a fresh process: the operation, timed after the imports; prints {seconds, baseline_mib}."""
-    import resource
-
+    """In a fresh process: the operation, timed after the imports; prints {seconds, baseline_mib, peak_mib}."""
     from fileapi.convert.pdf_files import merge_pdf_files, split_pdf_file
 
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    baseline = reset_peak_mib()
     started = time.perf_counter()
     if operation == "split":
         split_pdf_file(source, folder, ranges=f"1-{pages // 2},{pages // 2 + 1}-{pages}")
     else:
         merge_pdf_files([source, source], os.path.join(folder, "merged.pdf"))
-    print(json.dumps({"seconds": time.perf_counter() - started, "baseline_mib": baseline}))
+    seconds = time.perf_counter() - started
+    print(json.dumps({"seconds": seconds, "baseline_mib": baseline, "peak_mib": peak_mib()}))
 
 
 def main() -> None:

@@ -8,8 +8,11 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 # Source code for a child process that measures itself: `peak()` is its resident high-water mark in MiB.
 PEAK_MIB_SOURCE = """
@@ -33,6 +36,65 @@ with open("/proc/self/clear_refs", "w") as _refs:
 measured()
 print(_json.dumps({"peak_kib": _status("VmHWM:") - _baseline}))
 """
+
+
+# Why a child's peak is read from /proc and not from getrusage: a process started from this one (fork or vfork, then
+# exec) keeps in ru_maxrss the resident high-water mark this process had at that moment, 2 GB and more late in
+# `make bench`, so a child's ru_maxrss (its own or wait4's) says nothing about the child. /proc/self/status's VmHWM
+# is its own memory's alone, and clear_refs sets it back to its resident memory now.
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as lines:
+        return next(int(line.split()[1]) for line in lines if line.startswith(field))
+
+
+def reset_peak_mib() -> float:
+    """In a measuring child, before the measured work: its resident memory now (MiB), where the high-water mark
+    read by `peak_mib` is set back to."""
+    with open("/proc/self/clear_refs", "w") as refs:
+        refs.write("5")
+    return _status_kib("VmRSS:") / 1024
+
+
+def peak_mib() -> float:
+    """This process's resident high-water mark (MiB) since `reset_peak_mib` (since it started, without it)."""
+    return _status_kib("VmHWM:") / 1024
+
+
+# Runs a command as the child of a small process (this one's resident memory is what a fork of it starts
+# with), and writes its seconds, exit code and peak resident memory (wait4, KiB) to the file named first.
+_LAUNCHER = """
+import json, os, sys, time
+started = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as report:
+    json.dump({"seconds": time.perf_counter() - started, "code": os.waitstatus_to_exitcode(status),
+               "peak_kib": usage.ru_maxrss}, report)
+"""
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """What `run_measured` saw of a command: its standard output and error, its exit code, its wall seconds and
+    its peak resident memory in MiB (at least the launcher's, about 9 MiB)."""
+
+    output: bytes
+    errors: bytes
+    code: int
+    seconds: float
+    peak_mib: float
+
+
+def run_measured(argv: Sequence[str]) -> CommandRun:
+    """Run `argv` to its end; its output, time and own peak resident memory (see `CommandRun`)."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as report:
+        done = subprocess.run([sys.executable, "-c", _LAUNCHER, report.name, *argv], capture_output=True)
+        measured = json.loads(Path(report.name).read_text())
+    return CommandRun(done.stdout, done.stderr, measured["code"], measured["seconds"], measured["peak_kib"] / 1024)
 
 
 def fresh_peak_kib(script: str, *args: str) -> int | None:
