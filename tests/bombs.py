@@ -20,10 +20,12 @@ import json
 import resource
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fileapi.convert.svg_tree import MAX_NESTING
 from tests import hostile_svg as svg
@@ -49,6 +51,9 @@ from tests.hostile_files import (
     webp_claiming,
     xobject_fanout_pdf,
 )
+
+if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
 
 JSON = "application/json"
 SVG = "image/svg+xml"
@@ -333,8 +338,9 @@ def _high_water_mib(pid: int | str) -> float:
     return 0.0
 
 
-def run(names: list[str] | None = None) -> list[Outcome]:
-    """Send each bomb through the composed local API (metering in moto's in-process mock)."""
+@contextmanager
+def served() -> Iterator[tuple[TestClient, str]]:
+    """The composed local API (metering in moto's in-process mock) after start-up and one request, and a key."""
     from fastapi.testclient import TestClient
 
     from fileapi.local.server import create_local_app
@@ -342,13 +348,25 @@ def run(names: list[str] | None = None) -> list[Outcome]:
     from tests.helpers import in_memory_metering
 
     logger.setLevel("WARNING")
-    chosen = [bomb for bomb in BOMBS if names is None or bomb.name in names]
-    outcomes = []
     with (
         in_memory_metering("bombs@example.com") as key,
         TestClient(create_local_app(), raise_server_exceptions=False) as api,
     ):
         api.get("/health")
+        yield api, key
+
+
+def baseline_rss_mib() -> float:
+    """`peak_rss_mib` of the served API with no bomb sent, its workers alive, as each bomb's is measured."""
+    with served():
+        return peak_rss_mib()
+
+
+def run(names: list[str] | None = None) -> list[Outcome]:
+    """Send each bomb through the composed local API (metering in moto's in-process mock)."""
+    chosen = [bomb for bomb in BOMBS if names is None or bomb.name in names]
+    outcomes = []
+    with served() as (api, key):
         for bomb in chosen:
             body = bomb.build()
             headers = {"Authorization": f"Bearer {key}", "Content-Type": bomb.content_type}
@@ -362,8 +380,7 @@ def run(names: list[str] | None = None) -> list[Outcome]:
 
 if __name__ == "__main__":
     if sys.argv[1:] == ["--baseline"]:  # the process after start-up and one request, no bomb
-        run([])
-        print(json.dumps({"peak_rss_mib": peak_rss_mib()}))
+        print(json.dumps({"peak_rss_mib": baseline_rss_mib()}))
     else:
         for outcome in run(sys.argv[1:] or None):
             print(json.dumps(outcome.__dict__), flush=True)
