@@ -1,13 +1,15 @@
 """The encoder quality that reaches a SSIMULACRA2 target: the smallest file whose score is at least it.
 
-The search runs on a proxy: the whole image when it has at most PROXY_PIXELS, else a mosaic of
-full-resolution tiles spread over it (tiles aligned to 16 px, the JPEG and WebP block grid, so that
-each encodes as it does in the whole image). Scores rise with quality; the search starts from a guess
-per format, then interpolates between the qualities known to fall short and to reach the target, a few
-encodes in all. On a mosaic the target is raised by PROXY_MARGIN, and the choice is then scored on the
-whole image and raised while it falls short (up to VERIFY_PIXELS), so the score returned is the whole
-image's. The answer is encoded with the format's TUNED settings (the same encoders, fewer bytes at the same
-score than the settings of a fixed quality).
+Scores rise with quality; the search starts from a guess per format, then interpolates between the
+qualities known to fall short and to reach the target, a few encodes in all, each scored on the whole image.
+Past PROXY_ABOVE pixels a mosaic of full-resolution tiles spread over the image (aligned to 16 px, the JPEG
+and WebP block grid, so that each encodes as it does in the whole image) is searched first, its target raised
+by PROXY_MARGIN, and the whole image's search starts from its choice, so that the score returned is the whole
+image's (up to VERIFY_PIXELS; past it the mosaic's choice and score are the answer). No proxy stands in for the whole
+image below that: on the corpus photographs (0.15-0.9 MP) a mosaic's score differed from the whole image's
+at the same quality by 1.0-1.3 points (standard deviation per format) and a 2x downscaled image's by 2.5-3.3,
+where the answers must land within [target, target + 4]. The answer is encoded with the format's TUNED
+settings (the same encoders, fewer bytes at the same score than the settings of a fixed quality).
 """
 
 from __future__ import annotations
@@ -36,15 +38,22 @@ if TYPE_CHECKING:
 MIN_TARGET_SCORE = 30
 MAX_TARGET_SCORE = 95
 LOSSY = frozenset({ImageFormat.JPEG, ImageFormat.WEBP, ImageFormat.AVIF, ImageFormat.JXL})
-PROXY_PIXELS = 1_000_000  # at most this many pixels are searched on: up to 1 MP the image is its own proxy
-TILE = 128  # px, a multiple of 16
-PROXY_MARGIN = 1.0  # score points added to the target on a mosaic
+# Up to PROXY_ABOVE pixels the image is its own proxy; past it a mosaic of PROXY_FRACTION of it, at most
+# PROXY_PIXELS, picks the quality the whole image's search starts from, in at most PROXY_ENCODES encodes.
+PROXY_ABOVE = 1_000_000
+PROXY_FRACTION = 0.25
+PROXY_PIXELS = 500_000
+PROXY_ENCODES = 3
+TILE = 256  # px, a multiple of 16: 128 px tiles transferred worse (sd 1.5-2.0 points against 1.0-1.3)
+# Score points added to the target on a mosaic: its score ran 1.3-2.0 points over the whole image's at the same
+# quality on the corpus photographs (the mean per format; bench/quality.py prints it).
+PROXY_MARGIN = 1.5
 # Score points added to every target: our scorer and the `ssimulacra2` package differed by up to 0.012 on 120
 # corpus encodings (24 photographs, 4 formats), so an answer at the target by ours is at it by the package too.
 AGREEMENT_MARGIN = 0.03
-MAX_ENCODES = 6  # proxy encodes per search; the full image is encoded once more
+MAX_ENCODES = 6  # encodes per search
 # Up to this size the search goes on from the mosaic's choice on the whole image (scored in bands, 6 bytes
-# a pixel), at most VERIFY_ENCODES scorings: the mosaic of a 3 MP corpus photo scored 81.3-81.9 where the
+# a pixel), at most VERIFY_ENCODES scorings: the mosaic of a 3 MP corpus photo scored 81.3-82.4 where the
 # whole image scored 77.7-78.2 at the same quality (bench/quality.py).
 VERIFY_PIXELS = 16_000_000
 VERIFY_ENCODES = 4
@@ -128,7 +137,7 @@ def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float
         score, data = found.encodings[quality]
         check_encoded(prepared, fmt, data)
         return Chosen(data, quality, score)
-    quality, found = search_tuned(proxy, fmt, target_score + PROXY_MARGIN, icc_profile=None)
+    quality, found = search_tuned(proxy, fmt, target_score + PROXY_MARGIN, icc_profile=None, max_calls=PROXY_ENCODES)
     if prepared.width * prepared.height > VERIFY_PIXELS:
         data = encode_with(prepared, fmt, quality, icc_profile, found.settings)
         check_encoded(prepared, fmt, data)
@@ -158,16 +167,21 @@ def search_quality(
 
 
 def search_tuned(
-    image: Image.Image, fmt: ImageFormat, target_score: float, *, icc_profile: bytes | None
+    image: Image.Image,
+    fmt: ImageFormat,
+    target_score: float,
+    *,
+    icc_profile: bytes | None,
+    max_calls: int = MAX_ENCODES,
 ) -> tuple[int, Candidates]:
     """(quality, its candidates): the lowest quality of `fmt` scoring at least `target_score` on `image` with
     the TUNED settings; for a JPEG needing more than STANDARD_TABLES_ABOVE qualities over the first guess with
     the flat table, also with libjpeg's own tables, the smaller answer kept."""
     candidates = Candidates(image, fmt, icc_profile=icc_profile, settings=TUNED.get(fmt, {}))
-    quality = _lowest(candidates, target_score)
+    quality = _lowest(candidates, target_score, max_calls=max_calls)
     if fmt is ImageFormat.JPEG and quality > _first_guess(fmt, target_score) + STANDARD_TABLES_ABOVE:
         standard = candidates.with_settings({})
-        other = _lowest(standard, target_score, start=quality - STANDARD_TABLES_LOWER)
+        other = _lowest(standard, target_score, start=quality - STANDARD_TABLES_LOWER, max_calls=max_calls)
         if len(standard.encodings[other][1]) < len(candidates.encodings[quality][1]):
             return other, standard
     return quality, candidates
@@ -178,12 +192,15 @@ def _first_guess(fmt: ImageFormat, target_score: float) -> int:
     return round(base + per_point * (target_score - 80))
 
 
-def _lowest(candidates: Candidates, target_score: float, *, start: int | None = None) -> int:
+def _lowest(
+    candidates: Candidates, target_score: float, *, start: int | None = None, max_calls: int = MAX_ENCODES
+) -> int:
     return bisect_quality(
         candidates.score_at,
         target_score + AGREEMENT_MARGIN,
         start=_first_guess(candidates.fmt, target_score) if start is None else start,
         quality_per_point=_GUESS[candidates.fmt][1],
+        max_calls=max_calls,
     )
 
 
@@ -280,20 +297,30 @@ def bisect_quality(
 
 
 def make_proxy(image: Image.Image) -> tuple[Image.Image, bool]:
-    """(proxy, is_whole): the image itself when it has at most PROXY_PIXELS, else a square mosaic of
-    TILE x TILE full-resolution tiles from a grid spread evenly over it (aligned to 16 px)."""
+    """(proxy, is_whole): the image itself when it has at most PROXY_ABOVE pixels, else its `mosaic` covering
+    PROXY_FRACTION of it, at most PROXY_PIXELS."""
+    pixels = image.width * image.height
+    if pixels <= PROXY_ABOVE or min(image.size) < TILE:
+        return image, True
+    return mosaic(image, min(PROXY_FRACTION, PROXY_PIXELS / pixels)), False
+
+
+def mosaic(image: Image.Image, fraction: float) -> Image.Image:
+    """About `fraction` (0..1] of `image` as a mosaic of TILE x TILE full-resolution tiles from a grid spread
+    evenly over it (aligned to 16 px), at least one tile; tiles overlap where a side is short of the grid."""
     from PIL import Image
 
-    if image.width * image.height <= PROXY_PIXELS or min(image.size) < TILE:
-        return image, True
-    per_side = max(1, math.isqrt(PROXY_PIXELS // (TILE * TILE)))
-    mosaic = Image.new(image.mode, (TILE * per_side, TILE * per_side))
-    for row in range(per_side):
-        for column in range(per_side):
-            left = _aligned((image.width - TILE) * (column + 0.5) / per_side)
-            top = _aligned((image.height - TILE) * (row + 0.5) / per_side)
-            mosaic.paste(image.crop((left, top, left + TILE, top + TILE)), (column * TILE, row * TILE))
-    return mosaic, False
+    side = math.sqrt(fraction) / TILE
+    columns, rows = max(1, round(image.width * side)), max(1, round(image.height * side))
+    tile_width, tile_height = min(TILE, image.width), min(TILE, image.height)
+    joined = Image.new(image.mode, (tile_width * columns, tile_height * rows))
+    for row in range(rows):
+        for column in range(columns):
+            left = _aligned((image.width - tile_width) * (column + 0.5) / columns)
+            top = _aligned((image.height - tile_height) * (row + 0.5) / rows)
+            box = (left, top, left + tile_width, top + tile_height)
+            joined.paste(image.crop(box), (column * tile_width, row * tile_height))
+    return joined
 
 
 def _aligned(position: float) -> int:

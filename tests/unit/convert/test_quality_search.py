@@ -25,12 +25,16 @@ from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.pdf import RenderFormat, render_pages
 from fileapi.convert.quality_search import (
     AGREEMENT_MARGIN,
+    PROXY_FRACTION,
+    PROXY_PIXELS,
     STANDARD_TABLES_ABOVE,
+    TILE,
     TUNED,
     Candidates,
     bisect_quality,
     encode_with,
     make_proxy,
+    mosaic,
     search_tuned,
 )
 from fileapi.convert.ssimulacra2 import score_in_bands, ssimulacra2
@@ -222,10 +226,18 @@ def test_a_large_image_is_searched_on_a_mosaic_of_full_resolution_tiles() -> Non
     large = photo(1600, 1200)
     proxy, is_whole = make_proxy(large)
     assert not is_whole
-    assert proxy.width == proxy.height and proxy.width % 128 == 0
-    assert proxy.width * proxy.height < large.width * large.height
+    assert proxy.width % TILE == 0 and proxy.height % TILE == 0
+    assert proxy.width * proxy.height <= min(PROXY_PIXELS, PROXY_FRACTION * large.width * large.height)
+    columns, rows = proxy.width // TILE, proxy.height // TILE  # the first tile: the grid's top left cell, 16 px aligned
+    left, top = int((1600 - TILE) * 0.5 / columns) // 16 * 16, int((1200 - TILE) * 0.5 / rows) // 16 * 16
+    assert proxy.crop((0, 0, TILE, TILE)).tobytes() == large.crop((left, top, left + TILE, top + TILE)).tobytes()
     small = photo(320, 240)
     assert make_proxy(small) == (small, True)
+
+
+def test_a_mosaic_of_a_small_image_is_one_tile() -> None:
+    small = photo(320, 240)
+    assert mosaic(small, 0.25).size == (TILE, 240)
 
 
 @pytest.mark.parametrize("fmt", [RenderFormat.JPEG, RenderFormat.WEBP, RenderFormat.JXL])
