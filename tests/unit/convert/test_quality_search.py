@@ -27,7 +27,7 @@ from fileapi.convert.quality_search import (
     AGREEMENT_MARGIN,
     PROXY_FRACTION,
     PROXY_PIXELS,
-    STANDARD_TABLES_ABOVE,
+    STANDARD_TABLES_BELOW,
     TILE,
     TUNED,
     Candidates,
@@ -167,17 +167,15 @@ def test_a_smooth_jpeg_is_quantised_with_the_flat_table_scaled_by_its_quality() 
     assert list(fixed.quantization[0]) != expected  # type: ignore[attr-defined]  # a fixed quality: libjpeg's own
 
 
-def test_a_detailed_jpeg_takes_the_smaller_of_the_flat_and_libjpeg_tables() -> None:
-    image = photo()  # sharp edges: past the first guess + STANDARD_TABLES_ABOVE with the flat table
+def test_a_detailed_jpeg_is_searched_with_libjpeg_tables() -> None:
+    image = photo()  # sharp edges: short of the target at the first guess with the flat table
     flat = Candidates(image, ImageFormat.JPEG, icc_profile=None, settings=TUNED[ImageFormat.JPEG])
-    flat_quality = bisect_quality(flat.score_at, 80 + AGREEMENT_MARGIN, start=82, quality_per_point=1.2)
-    assert flat_quality > 82 + STANDARD_TABLES_ABOVE
+    assert flat.score_at(82) < 80 - STANDARD_TABLES_BELOW
     quality, found = search_tuned(image, ImageFormat.JPEG, 80, icc_profile=None)
     score, data = found.encodings[quality]
-    assert score >= 80 + AGREEMENT_MARGIN
-    assert len(data) <= len(flat.encodings[flat_quality][1])
-    if found.settings == {}:  # libjpeg's tables, as a fixed quality writes them
-        assert data == encode_with(image, ImageFormat.JPEG, quality, None, {})
+    assert found.settings == {} and score >= 80 + AGREEMENT_MARGIN
+    assert data == encode_with(image, ImageFormat.JPEG, quality, None, {})  # as a fixed quality writes it
+    assert found.score_at(quality - 1) < 80 + AGREEMENT_MARGIN  # the lowest quality reaching it
 
 
 def test_an_animation_keeps_its_frames_at_the_chosen_quality() -> None:
