@@ -149,7 +149,7 @@ class Reference:
         planes = iter(self._scales)
         for scale in range(self._count):
             if scale:
-                distorted = distorted.shrink(2, 2)
+                distorted = self._kept(distorted.shrink(2, 2))
             if not _channels(scale, self._count):
                 continue
             channels, *reference = next(planes)
