@@ -25,6 +25,7 @@ from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.pdf import RenderFormat, render_pages
 from fileapi.convert.quality_search import (
     AGREEMENT_MARGIN,
+    GUESS_RANGE,
     PROXY_FRACTION,
     PROXY_PIXELS,
     STANDARD_TABLES_BELOW,
@@ -33,6 +34,7 @@ from fileapi.convert.quality_search import (
     Candidates,
     bisect_quality,
     encode_with,
+    first_guess,
     make_proxy,
     mosaic,
     search_tuned,
@@ -176,6 +178,18 @@ def test_a_detailed_jpeg_is_searched_with_libjpeg_tables() -> None:
     assert found.settings == {} and score >= 80 + AGREEMENT_MARGIN
     assert data == encode_with(image, ImageFormat.JPEG, quality, None, {})  # as a fixed quality writes it
     assert found.score_at(quality - 1) < 80 + AGREEMENT_MARGIN  # the lowest quality reaching it
+
+
+def test_the_first_webp_guess_follows_the_image_compressibility() -> None:
+    from PIL import ImageFilter
+
+    detailed = photo()
+    smooth = detailed.filter(ImageFilter.GaussianBlur(3))  # fewer bits a pixel at JPEG quality 50
+    guesses = [first_guess(image, ImageFormat.WEBP, 80) for image in (detailed, smooth)]
+    assert guesses[0] < guesses[1]  # WebP's artefacts hide in detail: more bits a pixel, a lower quality
+    assert all(abs(guess - 86) <= GUESS_RANGE for guess in guesses)
+    assert first_guess(detailed, ImageFormat.WEBP, 90) > guesses[0]
+    assert first_guess(detailed, ImageFormat.AVIF, 80) == first_guess(smooth, ImageFormat.AVIF, 80) == 68
 
 
 def test_an_animation_keeps_its_frames_at_the_chosen_quality() -> None:
