@@ -3,9 +3,13 @@
 For each format: the lowest single quality at which every photograph reaches SSIMULACRA2 80 (found per
 photograph by bisection with our scorer, then every photograph checked at it), its total bytes and the time
 of one encode per photograph; then targetScore=80 on each, scored by the independent `ssimulacra2` package:
-every score within [80, 84], total bytes <= 0.8x, time <= 3x, and our score within 0.1 of the package's. Photographs
-over 1 MP are searched on a mosaic proxy first: its score beside the whole image's at the same quality is printed
-for them. Also the CPU time of scoring one candidate, ours (libvips) beside the package's (numpy, scipy).
+every score within [80, 84], total bytes <= 0.8x, time <= 3x, and our score within 0.1 of the package's. Beside
+them, per format: the floor of a search that checks its answer on the whole image (the input decoded, one encode
+with the answer's settings, the reference built and the answer scored: no search at all), and how a proxy's score
+transfers to the whole image's at the quality chosen (the mosaic of full-resolution tiles that images over 1 MP are
+searched on first, and the image downscaled 2x). Photographs over 1 MP: the mosaic's score beside the whole image's
+at the quality its search chose. Also the CPU time of scoring one candidate, ours (libvips) beside the package's
+(numpy, scipy).
 """
 
 from __future__ import annotations
@@ -13,11 +17,16 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.scoreboard import Goal, record
 from fileapi.convert.image import convert_image
 from fileapi.convert.image_io import ImageFormat
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus"
 PHOTOGRAPHS = (
@@ -128,6 +137,57 @@ def _bench_format(fmt: ImageFormat, photos: list[bytes], tmp: Path) -> None:
            anchor=fixed_seconds * 1000, anchor_name=f"one encode at quality {fixed}")  # fmt: skip
     record("Image", f"{name} targetScore=80: our score's distance from the package's", disagreement, "points",
            Goal(max_value=0.1))  # fmt: skip
+    floor_seconds = _check_once(fmt, photos, [result.encoder_quality or 100 for result in results])
+    print(f"    floor, the answer encoded and checked once on the whole image: {floor_seconds * 1000:.0f} ms "
+          f"({floor_seconds / fixed_seconds:.2f}x one encode at quality {fixed})")  # fmt: skip
+    record("Image", f"{name} targetScore=80: floor (one encode, one whole-image check)", floor_seconds * 1000, "ms",
+           Goal(), anchor=fixed_seconds * 1000, anchor_name=f"one encode at quality {fixed}")  # fmt: skip
+    _transfer(fmt, photos, [result.encoder_quality or 100 for result in results])
+
+
+def _check_once(fmt: ImageFormat, photos: list[bytes], qualities: list[int]) -> float:
+    """Seconds to decode each photograph, encode it once at its chosen quality with the answer's settings and
+    score that against it (reference built): what a search costs at the least while it checks its answer."""
+    from fileapi.convert.image_io import open_image, prepare_for
+    from fileapi.convert.quality_search import TUNED, Candidates
+
+    started = time.perf_counter()
+    for data, quality in zip(photos, qualities, strict=True):
+        prepared, icc_profile = prepare_for(open_image(data), fmt, None)
+        Candidates(prepared, fmt, icc_profile=icc_profile, settings=TUNED.get(fmt, {})).score_at(quality)
+    return time.perf_counter() - started
+
+
+def _transfer(fmt: ImageFormat, photos: list[bytes], qualities: list[int]) -> None:
+    """Per proxy: its score minus the whole image's, both encoded at the quality targetScore chose with the
+    TUNED settings (mean, standard deviation, extremes over the photographs)."""
+    from fileapi.convert.image_io import open_image, prepare_for
+    from fileapi.convert.quality_search import PROXY_FRACTION, TUNED, Candidates, mosaic
+
+    def downscaled(image: Image.Image) -> Image.Image:
+        return image.reduce(2)
+
+    def tiled(image: Image.Image) -> Image.Image:
+        return mosaic(image, PROXY_FRACTION)
+
+    proxies: dict[str, Callable[[Image.Image], Image.Image]] = {
+        f"mosaic of {PROXY_FRACTION:.0%}": tiled,
+        "downscaled 2x": downscaled,
+    }
+    differences: dict[str, list[float]] = {name: [] for name in proxies}
+    for data, quality in zip(photos, qualities, strict=True):
+        prepared, _ = prepare_for(open_image(data), fmt, None)
+        settings = TUNED.get(fmt, {})
+        whole = Candidates(prepared, fmt, icc_profile=None, settings=settings).score_at(quality)
+        for name, make in proxies.items():
+            proxy = Candidates(make(prepared), fmt, icc_profile=None, settings=settings).score_at(quality)
+            differences[name].append(proxy - whole)
+    for name, found in differences.items():
+        mean, deviation = statistics.mean(found), statistics.pstdev(found)
+        print(f"    proxy {name}: its score - the whole image's at the chosen quality: mean {mean:+.2f}, "
+              f"sd {deviation:.2f}, {min(found):+.2f}..{max(found):+.2f}")  # fmt: skip
+        record("Image", f"{fmt.value.upper()} proxy {name}: score - whole image's, sd over the photographs",
+               deviation, "points", Goal(), anchor=None)  # fmt: skip
 
 
 def _scoring_time(photos: list[bytes], tmp: Path) -> None:
@@ -161,7 +221,7 @@ def _proxy_agreement(tmp: Path) -> None:
     """For the photographs over 1 MP: the score the mosaic gives at the quality its search chose, the whole
     image's at that quality (what the search then corrects), and the whole image's at the final choice."""
     from fileapi.convert.image_io import open_image, prepare_for
-    from fileapi.convert.quality_search import PROXY_MARGIN, encode_with, make_proxy, search_tuned
+    from fileapi.convert.quality_search import PROXY_ENCODES, PROXY_MARGIN, encode_with, make_proxy, search_tuned
 
     for name in LARGE:
         path = CORPUS / name
@@ -171,7 +231,7 @@ def _proxy_agreement(tmp: Path) -> None:
         for fmt in FORMATS:
             prepared, _ = prepare_for(open_image(data), fmt, None)
             proxy = make_proxy(prepared)[0]
-            quality, found = search_tuned(proxy, fmt, TARGET + PROXY_MARGIN, icc_profile=None)
+            quality, found = search_tuned(proxy, fmt, TARGET + PROXY_MARGIN, icc_profile=None, max_calls=PROXY_ENCODES)
             mosaic = found.encodings[quality][0]
             whole = _package_score(data, encode_with(prepared, fmt, quality, None, found.settings), tmp)
             result = convert_image(data, to=fmt, target_score=TARGET)

@@ -1,13 +1,15 @@
 """The encoder quality that reaches a SSIMULACRA2 target: the smallest file whose score is at least it.
 
-The search runs on a proxy: the whole image when it has at most PROXY_PIXELS, else a mosaic of
-full-resolution tiles spread over it (tiles aligned to 16 px, the JPEG and WebP block grid, so that
-each encodes as it does in the whole image). Scores rise with quality; the search starts from a guess
-per format, then interpolates between the qualities known to fall short and to reach the target, a few
-encodes in all. On a mosaic the target is raised by PROXY_MARGIN, and the choice is then scored on the
-whole image and raised while it falls short (up to VERIFY_PIXELS), so the score returned is the whole
-image's. The answer is encoded with the format's TUNED settings (the same encoders, fewer bytes at the same
-score than the settings of a fixed quality).
+Scores rise with quality; the search starts from a guess per format, then interpolates between the
+qualities known to fall short and to reach the target, a few encodes in all, each scored on the whole image.
+Past PROXY_ABOVE pixels a mosaic of full-resolution tiles spread over the image (aligned to 16 px, the JPEG
+and WebP block grid, so that each encodes as it does in the whole image) is searched first, its target raised
+by PROXY_MARGIN, and the whole image's search starts from its choice, so that the score returned is the whole
+image's (up to VERIFY_PIXELS; past it the mosaic's choice and score are the answer). No proxy stands in for the whole
+image below that: on the corpus photographs (0.15-0.9 MP) a mosaic's score differed from the whole image's
+at the same quality by 1.0-1.3 points (standard deviation per format) and a 2x downscaled image's by 2.5-3.3,
+where the answers must land within [target, target + 4]. The answer is encoded with the format's TUNED
+settings (the same encoders, fewer bytes at the same score than the settings of a fixed quality).
 """
 
 from __future__ import annotations
@@ -36,15 +38,22 @@ if TYPE_CHECKING:
 MIN_TARGET_SCORE = 30
 MAX_TARGET_SCORE = 95
 LOSSY = frozenset({ImageFormat.JPEG, ImageFormat.WEBP, ImageFormat.AVIF, ImageFormat.JXL})
-PROXY_PIXELS = 1_000_000  # at most this many pixels are searched on: up to 1 MP the image is its own proxy
-TILE = 128  # px, a multiple of 16
-PROXY_MARGIN = 1.0  # score points added to the target on a mosaic
+# Up to PROXY_ABOVE pixels the image is its own proxy; past it a mosaic of PROXY_FRACTION of it, at most
+# PROXY_PIXELS, picks the quality the whole image's search starts from, in at most PROXY_ENCODES encodes.
+PROXY_ABOVE = 1_000_000
+PROXY_FRACTION = 0.25
+PROXY_PIXELS = 500_000
+PROXY_ENCODES = 3
+TILE = 256  # px, a multiple of 16: 128 px tiles transferred worse (sd 1.5-2.0 points against 1.0-1.3)
+# Score points added to the target on a mosaic: its score ran 1.3-2.0 points over the whole image's at the same
+# quality on the corpus photographs (the mean per format; bench/quality.py prints it).
+PROXY_MARGIN = 1.5
 # Score points added to every target: our scorer and the `ssimulacra2` package differed by up to 0.012 on 120
 # corpus encodings (24 photographs, 4 formats), so an answer at the target by ours is at it by the package too.
 AGREEMENT_MARGIN = 0.03
-MAX_ENCODES = 6  # proxy encodes per search; the full image is encoded once more
+MAX_ENCODES = 6  # encodes per search
 # Up to this size the search goes on from the mosaic's choice on the whole image (scored in bands, 6 bytes
-# a pixel), at most VERIFY_ENCODES scorings: the mosaic of a 3 MP corpus photo scored 81.3-81.9 where the
+# a pixel), at most VERIFY_ENCODES scorings: the mosaic of a 3 MP corpus photo scored 81.3-82.4 where the
 # whole image scored 77.7-78.2 at the same quality (bench/quality.py).
 VERIFY_PIXELS = 16_000_000
 VERIFY_ENCODES = 4
@@ -56,6 +65,15 @@ _GUESS = {
     ImageFormat.AVIF: (68.0, 1.2),
     ImageFormat.JXL: (80.0, 1.1),
 }
+# For WebP, the quality reaching score 80 predicted from the image's compressibility instead: intercept, per bit
+# a pixel of a JPEG at quality 50 and per ratio of its size at quality 90 to that at 50 (two encodes with libjpeg's
+# tables, 0.1 of a scoring). Least squares over the 24 corpus photographs; left out one at a time, the prediction
+# missed by 1.9 qualities (standard deviation) where the median did by 2.7: 2.08 scorings a photograph instead
+# of 2.58. For AVIF it was no better (3.1 against 3.2); for JPEG (3.0 against 7.2) it moved the choice of tables
+# below, to 0.803x the bytes (bench/quality.py's goal: 0.8x); JPEG XL's (2.7 against 4.0) waits for its encoder
+# settings to settle.
+_PREDICTED = {ImageFormat.WEBP: (90.26, -6.95, 0.81)}
+GUESS_RANGE = 15  # qualities a prediction may stray from the median, however unlike a photograph the image is
 # The ImageMagick quantisation table (N. Robidoux's; mozjpeg's default), natural order, for luma and chroma.
 _FLAT_TABLE = (
     16, 16, 16, 18, 25, 37, 56, 85, 16, 17, 20, 27, 34, 40, 53, 75, 16, 20, 24, 31, 43, 62, 91, 135,
@@ -71,11 +89,12 @@ TUNED: dict[ImageFormat, dict[str, object]] = {
     ImageFormat.AVIF: {"speed": 6},
     ImageFormat.JXL: {"effort": 4},
 }
-# A JPEG whose search with the flat table ends more than this many qualities over the first guess has fine
-# detail, which libjpeg's own tables kept in fewer bytes at score 80 on 4 of the 5 corpus photographs measured:
-# it is searched with them too, from STANDARD_TABLES_LOWER qualities lower (their median distance), and the
-# smaller answer kept.
-STANDARD_TABLES_ABOVE = 1
+# A JPEG scoring more than STANDARD_TABLES_BELOW points under the target at the first guess with the flat table
+# has fine detail, which libjpeg's own tables keep in fewer bytes: it is searched with them instead, starting
+# STANDARD_TABLES_LOWER qualities under the flat table's expected quality (their median distance). On the 24
+# corpus photographs this gave 0.4% more bytes than searching both tables and keeping the smaller, in 3.75
+# scorings a photograph instead of 4.67 (bench/quality.py).
+STANDARD_TABLES_BELOW = 1.5
 STANDARD_TABLES_LOWER = 3
 MAX_SLOPE = 10.0  # quality per score point at most, however flat two measured scores are
 CLOSE_ENOUGH = 0.5  # score points: a quality reaching the target by less than this ends the search
@@ -128,7 +147,7 @@ def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float
         score, data = found.encodings[quality]
         check_encoded(prepared, fmt, data)
         return Chosen(data, quality, score)
-    quality, found = search_tuned(proxy, fmt, target_score + PROXY_MARGIN, icc_profile=None)
+    quality, found = search_tuned(proxy, fmt, target_score + PROXY_MARGIN, icc_profile=None, max_calls=PROXY_ENCODES)
     if prepared.width * prepared.height > VERIFY_PIXELS:
         data = encode_with(prepared, fmt, quality, icc_profile, found.settings)
         check_encoded(prepared, fmt, data)
@@ -152,38 +171,61 @@ def search_quality(
     """(quality, score, bytes): the lowest quality of `fmt` scoring at least `target_score` on `image`, with
     the settings of a fixed quality (as an animation's frames are written)."""
     candidates = Candidates(image, fmt, icc_profile=icc_profile, settings={})
-    quality = _lowest(candidates, target_score)
+    quality = _lowest(candidates, target_score, start=first_guess(image, fmt, target_score))
     score, data = candidates.encodings[quality]
     return quality, score, data
 
 
 def search_tuned(
-    image: Image.Image, fmt: ImageFormat, target_score: float, *, icc_profile: bytes | None
+    image: Image.Image,
+    fmt: ImageFormat,
+    target_score: float,
+    *,
+    icc_profile: bytes | None,
+    max_calls: int = MAX_ENCODES,
 ) -> tuple[int, Candidates]:
     """(quality, its candidates): the lowest quality of `fmt` scoring at least `target_score` on `image` with
-    the TUNED settings; for a JPEG needing more than STANDARD_TABLES_ABOVE qualities over the first guess with
-    the flat table, also with libjpeg's own tables, the smaller answer kept."""
+    the TUNED settings, from `first_guess`; for a JPEG scoring more than STANDARD_TABLES_BELOW under the target
+    at the first guess with the flat table, with libjpeg's own tables instead."""
     candidates = Candidates(image, fmt, icc_profile=icc_profile, settings=TUNED.get(fmt, {}))
-    quality = _lowest(candidates, target_score)
-    if fmt is ImageFormat.JPEG and quality > _first_guess(fmt, target_score) + STANDARD_TABLES_ABOVE:
-        standard = candidates.with_settings({})
-        other = _lowest(standard, target_score, start=quality - STANDARD_TABLES_LOWER)
-        if len(standard.encodings[other][1]) < len(candidates.encodings[quality][1]):
-            return other, standard
-    return quality, candidates
+    guess = first_guess(image, fmt, target_score)
+    if fmt is ImageFormat.JPEG:
+        first = candidates.score_at(guess)
+        if first < target_score - STANDARD_TABLES_BELOW:
+            standard = candidates.with_settings({})
+            start = guess + round((target_score - first) * _GUESS[fmt][1]) - STANDARD_TABLES_LOWER
+            return _lowest(standard, target_score, start=start, max_calls=max_calls), standard
+    return _lowest(candidates, target_score, start=guess, max_calls=max_calls), candidates
 
 
-def _first_guess(fmt: ImageFormat, target_score: float) -> int:
+def first_guess(image: Image.Image, fmt: ImageFormat, target_score: float) -> int:
+    """The quality of `fmt` tried first for `target_score` on `image`: the median quality of the corpus
+    photographs at score 80, or for WebP one predicted from the image's compressibility (within
+    GUESS_RANGE of the median), moved by the format's change of quality per score point."""
     base, per_point = _GUESS[fmt]
-    return round(base + per_point * (target_score - 80))
+    if fmt in _PREDICTED:
+        intercept, per_bit, per_ratio = _PREDICTED[fmt]
+        bits, ratio = _compressibility(image)
+        predicted = intercept + per_bit * bits + per_ratio * ratio
+        base = min(base + GUESS_RANGE, max(base - GUESS_RANGE, predicted))
+    return min(100, max(1, round(base + per_point * (target_score - 80))))
 
 
-def _lowest(candidates: Candidates, target_score: float, *, start: int | None = None) -> int:
+def _compressibility(image: Image.Image) -> tuple[float, float]:
+    """(bits a pixel of `image` as a JPEG at quality 50, the ratio of its size at quality 90 to that)."""
+    rgb = image if image.mode in ("RGB", "L") else image.convert("RGB")
+    low = len(encode_with(rgb, ImageFormat.JPEG, 50, None, {}))
+    high = len(encode_with(rgb, ImageFormat.JPEG, 90, None, {}))
+    return low * 8 / (image.width * image.height), high / low
+
+
+def _lowest(candidates: Candidates, target_score: float, *, start: int, max_calls: int = MAX_ENCODES) -> int:
     return bisect_quality(
         candidates.score_at,
         target_score + AGREEMENT_MARGIN,
-        start=_first_guess(candidates.fmt, target_score) if start is None else start,
+        start=start,
         quality_per_point=_GUESS[candidates.fmt][1],
+        max_calls=max_calls,
     )
 
 
@@ -280,20 +322,30 @@ def bisect_quality(
 
 
 def make_proxy(image: Image.Image) -> tuple[Image.Image, bool]:
-    """(proxy, is_whole): the image itself when it has at most PROXY_PIXELS, else a square mosaic of
-    TILE x TILE full-resolution tiles from a grid spread evenly over it (aligned to 16 px)."""
+    """(proxy, is_whole): the image itself when it has at most PROXY_ABOVE pixels, else its `mosaic` covering
+    PROXY_FRACTION of it, at most PROXY_PIXELS."""
+    pixels = image.width * image.height
+    if pixels <= PROXY_ABOVE or min(image.size) < TILE:
+        return image, True
+    return mosaic(image, min(PROXY_FRACTION, PROXY_PIXELS / pixels)), False
+
+
+def mosaic(image: Image.Image, fraction: float) -> Image.Image:
+    """About `fraction` (0..1] of `image` as a mosaic of TILE x TILE full-resolution tiles from a grid spread
+    evenly over it (aligned to 16 px), at least one tile; tiles overlap where a side is short of the grid."""
     from PIL import Image
 
-    if image.width * image.height <= PROXY_PIXELS or min(image.size) < TILE:
-        return image, True
-    per_side = max(1, math.isqrt(PROXY_PIXELS // (TILE * TILE)))
-    mosaic = Image.new(image.mode, (TILE * per_side, TILE * per_side))
-    for row in range(per_side):
-        for column in range(per_side):
-            left = _aligned((image.width - TILE) * (column + 0.5) / per_side)
-            top = _aligned((image.height - TILE) * (row + 0.5) / per_side)
-            mosaic.paste(image.crop((left, top, left + TILE, top + TILE)), (column * TILE, row * TILE))
-    return mosaic, False
+    side = math.sqrt(fraction) / TILE
+    columns, rows = max(1, round(image.width * side)), max(1, round(image.height * side))
+    tile_width, tile_height = min(TILE, image.width), min(TILE, image.height)
+    joined = Image.new(image.mode, (tile_width * columns, tile_height * rows))
+    for row in range(rows):
+        for column in range(columns):
+            left = _aligned((image.width - tile_width) * (column + 0.5) / columns)
+            top = _aligned((image.height - tile_height) * (row + 0.5) / rows)
+            box = (left, top, left + tile_width, top + tile_height)
+            joined.paste(image.crop(box), (column * tile_width, row * tile_height))
+    return joined
 
 
 def _aligned(position: float) -> int:

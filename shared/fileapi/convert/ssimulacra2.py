@@ -67,6 +67,9 @@ MIN_SIDE = 8  # a scale with a side under 8 px is not measured
 IN_MEMORY_PIXELS = 4_000_000
 _NO_CEILING = 1e30  # `clamp`'s upper bound when only negatives are cut
 NEGLIGIBLE_WEIGHT = 0.01
+# Per map (SSIM error, ringing, blurring): its sign and offset from the SSIM or the edge ratio.
+_SIGNS = (-1.0, 1.0, -1.0)
+_OFFSETS = (1.0, -1.0, 1.0)
 
 
 def ssimulacra2(original: Image.Image, distorted: Image.Image) -> float:
@@ -113,7 +116,9 @@ class Reference:
 
     Only the channels of a scale with a weight over NEGLIGIBLE_WEIGHT are computed: on an image of 6 scales,
     Y alone at full size, X and Y at half size, nothing at 1/32 (the 40 weights left out are under 0.0021 on
-    norms under 1, together under 0.01 score points), 2.4x fewer blurred pixels per candidate."""
+    norms under 1, together under 0.01 score points), 2.4x fewer blurred pixels per candidate; and of those only
+    the maps and norms that weigh (at full size the 4-norms of SSIM error and blurring): 10-19% less time per
+    candidate on 0.07-0.74 MP photographs."""
 
     def __init__(self, original: pyvips.Image) -> None:
         self.size = (original.width, original.height)
@@ -130,7 +135,7 @@ class Reference:
                 continue
             xyb = self._kept(_xyb(original, channels))
             size = len(channels)
-            blurred = self._kept(_blur(xyb.bandjoin(xyb * xyb)))
+            blurred = self._kept(_blur(self._kept(xyb.bandjoin(xyb * xyb))))
             mean = self._kept(blurred.extract_band(0, n=size))
             variance = self._kept(blurred.extract_band(size, n=size) - mean * mean)
             self._scales.append((channels, xyb, mean, variance, self._kept((xyb - mean).abs() + 1.0)))
@@ -144,11 +149,11 @@ class Reference:
         planes = iter(self._scales)
         for scale in range(self._count):
             if scale:
-                distorted = distorted.shrink(2, 2)
+                distorted = self._kept(distorted.shrink(2, 2))
             if not _channels(scale, self._count):
                 continue
             channels, *reference = next(planes)
-            found = self._norms(reference, self._kept(_xyb(distorted, channels)), len(channels))
+            found = self._norms(reference, self._kept(_xyb(distorted, channels)), channels, scale)
             for index, channel in enumerate(channels):
                 norms[channel, scale] = found[index]
         terms = [  # in the weights' order: channel, scale, norm, map
@@ -160,32 +165,47 @@ class Reference:
         ]
         return _final_score(terms)
 
-    def _norms(self, reference: list[pyvips.Image], second: pyvips.Image, size: int) -> list[list[float]]:
-        """Per channel: the 1-norms of its SSIM error, ringing and blurring maps, then their 4-norms."""
+    def _norms(
+        self, reference: list[pyvips.Image], second: pyvips.Image, channels: tuple[int, ...], scale: int
+    ) -> list[list[float]]:
+        """Per channel: the 1-norms of its SSIM error, ringing and blurring maps, then their 4-norms (0.0 for
+        the maps and norms whose weights at this scale are all under NEGLIGIBLE_WEIGHT: not computed)."""
         first, mu1, variance1, edge1 = reference
-        blurred = self._kept(_blur(second.bandjoin([second * second, first * second])))
+        size = len(channels)
+        kinds, one_norms = _maps_weighed(scale, self._count, channels)
+        # the blur's input in memory: its margins would otherwise recompute the products (-8% time)
+        blurred = self._kept(_blur(self._kept(second.bandjoin([second * second, first * second]))))
         mu2 = blurred.extract_band(0, n=size)
-        difference = mu1 - mu2
-        means = (difference * difference).linear(-1.0, 1.0)
-        covariances = (blurred.extract_band(2 * size, n=size) - mu1 * mu2).linear(2.0, _C2)
-        # as the covariances, so that identical images give exactly 0 (float32 rounding alone scores 99.94)
-        variances = (variance1 + (blurred.extract_band(size, n=size) - mu2 * mu2)).linear(1.0, _C2)
-        ssim = (means * covariances / variances).linear(-1.0, 1.0)
-        ratio = ((second - mu2).abs() + 1.0) / edge1
-        # SSIM error, ringing (ratio - 1), blurring (1 - ratio), each cut at 0
-        signs = [1.0] * 2 * size + [-1.0] * size
-        offsets = [0.0] * size + [-1.0] * size + [1.0] * size
-        maps = self._kept(ssim.bandjoin([ratio, ratio]).linear(signs, offsets).clamp(min=0.0, max=_NO_CEILING))
+        planes: list[pyvips.Image] = []
+        if 0 in kinds:
+            difference = mu1 - mu2
+            means = (difference * difference).linear(-1.0, 1.0)
+            covariances = (blurred.extract_band(2 * size, n=size) - mu1 * mu2).linear(2.0, _C2)
+            # as the covariances, so that identical images give exactly 0 (float32 rounding alone scores 99.94)
+            variances = (variance1 + (blurred.extract_band(size, n=size) - mu2 * mu2)).linear(1.0, _C2)
+            planes.append(means * covariances / variances)
+        if 1 in kinds or 2 in kinds:
+            ratio = ((second - mu2).abs() + 1.0) / edge1
+            planes += [ratio] * (len(kinds) - len(planes))
+        # SSIM error (1 - ssim), ringing (ratio - 1), blurring (1 - ratio), each cut at 0
+        signs = [_SIGNS[kind] for kind in kinds for _ in channels]
+        offsets = [_OFFSETS[kind] for kind in kinds for _ in channels]
+        joined = planes[0].bandjoin(planes[1:]) if len(planes) > 1 else planes[0]
+        maps = self._kept(joined.linear(signs, offsets).clamp(min=0.0, max=_NO_CEILING))
         # Per band of `stats` (row 0 is all bands): column 3 the sum of squares, column 4 the mean; the
-        # squares' squares give the 4th powers.
-        sums = _rows(maps.bandjoin(maps * maps).stats())
+        # squares' squares give the 4th powers. The maps themselves only where a 1-norm weighs.
+        squares = maps * maps
+        sums = _rows((maps.bandjoin(squares) if one_norms else squares).stats())
+        fourth = 1 + (len(kinds) * size if one_norms else 0)  # the row of the first square
         pixels = maps.width * maps.height
-        bands = 3 * size
-        return [
-            [sums[1 + kind * size + index][4] for kind in range(3)]
-            + [(sums[1 + bands + kind * size + index][3] / pixels) ** 0.25 for kind in range(3)]
-            for index in range(size)
-        ]
+        found = [[0.0] * 6 for _ in channels]
+        for place, kind in enumerate(kinds):
+            for index in range(size):
+                row = place * size + index
+                if kind in one_norms:
+                    found[index][kind] = sums[1 + row][4]
+                found[index][3 + kind] = (sums[fourth + row][3] / pixels) ** 0.25
+        return found
 
     def _kept(self, image: pyvips.Image) -> pyvips.Image:
         """`image` computed into memory when the images are small enough (each plane then computed once)."""
@@ -211,6 +231,21 @@ def _channels(scale: int, count: int) -> tuple[int, ...]:
         if max(_WEIGHTS[((channel * count + scale) * 2) * 3 : ((channel * count + scale) * 2 + 2) * 3])
         > NEGLIGIBLE_WEIGHT
     )
+
+
+@functools.cache
+def _maps_weighed(scale: int, count: int, channels: tuple[int, ...]) -> tuple[tuple[int, ...], frozenset[int]]:
+    """(the maps, 0 SSIM error, 1 ringing, 2 blurring, with a weight over NEGLIGIBLE_WEIGHT for a channel of
+    `scale`; those whose 1-norm has one): at full size only the 4-norms of SSIM error and blurring weigh."""
+    weighed = [
+        (norm, kind)
+        for channel in channels
+        for norm in range(2)
+        for kind in range(3)
+        if _WEIGHTS[((channel * count + scale) * 2 + norm) * 3 + kind] > NEGLIGIBLE_WEIGHT
+    ]
+    kinds = tuple(sorted({kind for _, kind in weighed}))
+    return kinds, frozenset(kind for norm, kind in weighed if norm == 0)
 
 
 def _rows(matrix: pyvips.Image) -> list[list[float]]:

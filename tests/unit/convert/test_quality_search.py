@@ -25,12 +25,18 @@ from fileapi.convert.image_io import ImageFormat
 from fileapi.convert.pdf import RenderFormat, render_pages
 from fileapi.convert.quality_search import (
     AGREEMENT_MARGIN,
-    STANDARD_TABLES_ABOVE,
+    GUESS_RANGE,
+    PROXY_FRACTION,
+    PROXY_PIXELS,
+    STANDARD_TABLES_BELOW,
+    TILE,
     TUNED,
     Candidates,
     bisect_quality,
     encode_with,
+    first_guess,
     make_proxy,
+    mosaic,
     search_tuned,
 )
 from fileapi.convert.ssimulacra2 import score_in_bands, ssimulacra2
@@ -163,17 +169,27 @@ def test_a_smooth_jpeg_is_quantised_with_the_flat_table_scaled_by_its_quality() 
     assert list(fixed.quantization[0]) != expected  # type: ignore[attr-defined]  # a fixed quality: libjpeg's own
 
 
-def test_a_detailed_jpeg_takes_the_smaller_of_the_flat_and_libjpeg_tables() -> None:
-    image = photo()  # sharp edges: past the first guess + STANDARD_TABLES_ABOVE with the flat table
+def test_a_detailed_jpeg_is_searched_with_libjpeg_tables() -> None:
+    image = photo()  # sharp edges: short of the target at the first guess with the flat table
     flat = Candidates(image, ImageFormat.JPEG, icc_profile=None, settings=TUNED[ImageFormat.JPEG])
-    flat_quality = bisect_quality(flat.score_at, 80 + AGREEMENT_MARGIN, start=82, quality_per_point=1.2)
-    assert flat_quality > 82 + STANDARD_TABLES_ABOVE
+    assert flat.score_at(82) < 80 - STANDARD_TABLES_BELOW
     quality, found = search_tuned(image, ImageFormat.JPEG, 80, icc_profile=None)
     score, data = found.encodings[quality]
-    assert score >= 80 + AGREEMENT_MARGIN
-    assert len(data) <= len(flat.encodings[flat_quality][1])
-    if found.settings == {}:  # libjpeg's tables, as a fixed quality writes them
-        assert data == encode_with(image, ImageFormat.JPEG, quality, None, {})
+    assert found.settings == {} and score >= 80 + AGREEMENT_MARGIN
+    assert data == encode_with(image, ImageFormat.JPEG, quality, None, {})  # as a fixed quality writes it
+    assert found.score_at(quality - 1) < 80 + AGREEMENT_MARGIN  # the lowest quality reaching it
+
+
+def test_the_first_webp_guess_follows_the_image_compressibility() -> None:
+    from PIL import ImageFilter
+
+    detailed = photo()
+    smooth = detailed.filter(ImageFilter.GaussianBlur(3))  # fewer bits a pixel at JPEG quality 50
+    guesses = [first_guess(image, ImageFormat.WEBP, 80) for image in (detailed, smooth)]
+    assert guesses[0] < guesses[1]  # WebP's artefacts hide in detail: more bits a pixel, a lower quality
+    assert all(abs(guess - 86) <= GUESS_RANGE for guess in guesses)
+    assert first_guess(detailed, ImageFormat.WEBP, 90) > guesses[0]
+    assert first_guess(detailed, ImageFormat.AVIF, 80) == first_guess(smooth, ImageFormat.AVIF, 80) == 68
 
 
 def test_an_animation_keeps_its_frames_at_the_chosen_quality() -> None:
@@ -222,10 +238,18 @@ def test_a_large_image_is_searched_on_a_mosaic_of_full_resolution_tiles() -> Non
     large = photo(1600, 1200)
     proxy, is_whole = make_proxy(large)
     assert not is_whole
-    assert proxy.width == proxy.height and proxy.width % 128 == 0
-    assert proxy.width * proxy.height < large.width * large.height
+    assert proxy.width % TILE == 0 and proxy.height % TILE == 0
+    assert proxy.width * proxy.height <= min(PROXY_PIXELS, PROXY_FRACTION * large.width * large.height)
+    columns, rows = proxy.width // TILE, proxy.height // TILE  # the first tile: the grid's top left cell, 16 px aligned
+    left, top = int((1600 - TILE) * 0.5 / columns) // 16 * 16, int((1200 - TILE) * 0.5 / rows) // 16 * 16
+    assert proxy.crop((0, 0, TILE, TILE)).tobytes() == large.crop((left, top, left + TILE, top + TILE)).tobytes()
     small = photo(320, 240)
     assert make_proxy(small) == (small, True)
+
+
+def test_a_mosaic_of_a_small_image_is_one_tile() -> None:
+    small = photo(320, 240)
+    assert mosaic(small, 0.25).size == (TILE, 240)
 
 
 @pytest.mark.parametrize("fmt", [RenderFormat.JPEG, RenderFormat.WEBP, RenderFormat.JXL])
