@@ -145,7 +145,7 @@ def _bench_format(fmt: ImageFormat, photos: list[bytes], tmp: Path) -> None:
     _transfer(fmt, photos, [result.encoder_quality or 100 for result in results])
 
 
-def _check_once(fmt: ImageFormat, photos: list[bytes], qualities: list[int]) -> float:
+def _check_once(fmt: ImageFormat, photos: list[bytes], qualities: list[float]) -> float:
     """Seconds to decode each photograph, encode it once at its chosen quality with the answer's settings and
     score that against it (reference built): what a search costs at the least while it checks its answer."""
     from fileapi.convert.image_io import open_image, prepare_for
@@ -158,7 +158,7 @@ def _check_once(fmt: ImageFormat, photos: list[bytes], qualities: list[int]) -> 
     return time.perf_counter() - started
 
 
-def _transfer(fmt: ImageFormat, photos: list[bytes], qualities: list[int]) -> None:
+def _transfer(fmt: ImageFormat, photos: list[bytes], qualities: list[float]) -> None:
     """Per proxy: its score minus the whole image's, both encoded at the quality targetScore chose with the
     TUNED settings (mean, standard deviation, extremes over the photographs)."""
     from fileapi.convert.image_io import open_image, prepare_for

@@ -72,7 +72,7 @@ export interface ImageConvertParams {
   to: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
-  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality (a whole number; JPEG XL's in steps of 0.25), its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
   targetScore?: number;
   /** With to=jxl and a JPEG body: recompress the JPEG losslessly (about 20% smaller; a JPEG XL decoder gives back the JPEG byte for byte, metadata included). Not with quality or targetScore. */
   jpegTranscode?: boolean;
@@ -93,7 +93,7 @@ export interface ImageResizeParams {
   format?: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
-  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality (a whole number; JPEG XL's in steps of 0.25), its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
   targetScore?: number;
 }
 
@@ -106,7 +106,7 @@ export interface ImageCompressParams {
   format?: ImageFormat;
   /** PNG only: quantise to this many colours. */
   colors?: number;
-  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality (a whole number; JPEG XL's in steps of 0.25), its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
   targetScore?: number;
 }
 
@@ -188,7 +188,7 @@ export interface ImageCropParams {
   format?: ImageFormat;
   /** 1-100; default per format (see description). */
   quality?: number;
-  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality (a whole number; JPEG XL's in steps of 0.25), its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
   targetScore?: number;
 }
 
@@ -201,7 +201,7 @@ export interface ImageRotateParams {
   degrees: Rotation;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
-  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality (a whole number; JPEG XL's in steps of 0.25), its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
   targetScore?: number;
 }
 
@@ -214,7 +214,7 @@ export interface ImageFlipParams {
   direction: FlipDirection;
   /** Output format (default: keep the input's). */
   format?: ImageFormat;
-  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality (a whole number; JPEG XL's in steps of 0.25), its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
   targetScore?: number;
 }
 
@@ -300,7 +300,7 @@ export interface PdfRenderPageParams {
   format?: RenderFormat;
   /** Resolution, dots per inch. */
   dpi?: number;
-  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality, its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
+  /** SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and returned in X-Encoder-Quality (a whole number; JPEG XL's in steps of 0.25), its score in X-Quality-Score. The answer is encoded with settings tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality. */
   targetScore?: number;
 }
 
@@ -320,7 +320,7 @@ export interface RenderedPage {
   "height": number;
   /** With targetScore: the SSIMULACRA2 score the page reached. */
   "qualityScore"?: number;
-  /** With targetScore: the encoder quality chosen. */
+  /** With targetScore: the encoder quality chosen (1-100; a whole number, but for JPEG XL a multiple of 0.25). */
   "encoderQuality"?: number;
 }
 

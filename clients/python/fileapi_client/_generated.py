@@ -109,7 +109,7 @@ class RenderedPage(TypedDict):
     width: int
     height: int
     qualityScore: NotRequired[float]
-    encoderQuality: NotRequired[int]
+    encoderQuality: NotRequired[float]
 
 
 class PdfSplitResult(TypedDict):

@@ -64,8 +64,9 @@ QUALITY_HEADERS: dict[str, Any] = {
         "schema": {"type": "number"},
     },
     "X-Encoder-Quality": {
-        "description": "Only with targetScore: the encoder quality (1-100) that targetScore chose.",
-        "schema": {"type": "integer"},
+        "description": "Only with targetScore: the encoder quality (1-100) that targetScore chose: a whole "
+        "number, but for JPEG XL a multiple of 0.25 (libjxl's quality is fractional; `quality` takes whole ones).",
+        "schema": {"type": "number"},
     },
 }
 AN_IMAGE = gives_file(IMAGE_TYPES, "The image", headers=ANIMATION_HEADERS | QUALITY_HEADERS)

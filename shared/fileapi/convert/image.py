@@ -74,7 +74,7 @@ class ImageResult:
     format: ImageFormat
     animation: AnimationReport | None = None
     quality_score: float | None = None
-    encoder_quality: int | None = None
+    encoder_quality: float | None = None  # a whole number but for JPEG XL (QUALITY_STEP)
 
     @property
     def media_type(self) -> str:
@@ -89,7 +89,7 @@ class ImageResult:
             headers["X-Animation-Frames"] = str(self.animation.frames)
         if self.quality_score is not None and self.encoder_quality is not None:
             headers["X-Quality-Score"] = f"{self.quality_score:.2f}"
-            headers["X-Encoder-Quality"] = str(self.encoder_quality)
+            headers["X-Encoder-Quality"] = f"{self.encoder_quality:g}"
         return headers
 
 
@@ -140,7 +140,8 @@ def _animated(
         first = animation.image.convert("RGBA")
         first.format = animation.image.format
         prepared, _ = prepare_for(frame_operation(first), target, None)
-        quality, score, _ = search_quality(prepared, target, target_score, icc_profile=None)
+        found, score, _ = search_quality(prepared, target, target_score, icc_profile=None)
+        quality = int(found)  # WebP and AVIF, the animated outputs, are searched in whole qualities
     encoded = transform(animation, frame_operation, target, quality=quality)
     report = animation.report(AnimationOutcome.KEPT)
     return ImageResult(encoded, target, report, score, quality if score is not None else None)

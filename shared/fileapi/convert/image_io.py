@@ -256,7 +256,7 @@ def save_options(image: Image.Image, fmt: ImageFormat, quality: int | None, icc:
         options.update(quality=q, speed=AVIF_SPEED)
     elif fmt is ImageFormat.JXL:
         # libjxl's quality 100 is distance 0, which only its lossless mode takes.
-        options.update(quality=q, effort=JXL_EFFORT, lossless_jpeg=False, lossless=q == 100)
+        options.update(quality=q, effort=JXL_EFFORT, lossless=q == 100)
     elif image.width * image.height > _PNG_FAST_ABOVE_PIXELS:
         # optimize (zlib level 9 and every filter) took 28 s on a 8.5 MP photo here, level 6 4 s,
         # for a file 7% smaller: large images are written at zlib's default level.
@@ -273,12 +273,24 @@ def save_image(image: Image.Image, fmt: ImageFormat, options: dict[str, object])
         keep_freed_memory()
     out = io.BytesIO()
     try:
+        if fmt is ImageFormat.JXL:
+            return _save_jxl(image, options)
         image.save(out, format=_PIL_NAMES[fmt], **options)
     except (OSError, ValueError, RuntimeError) as exc:  # RuntimeError: the JPEG XL plugin's
         from fileapi.convert.image_decode import describe
 
         raise ConversionFailed(f"the image could not be encoded as {fmt.value}: {describe(exc)}") from None
     return out.getvalue()
+
+
+def _save_jxl(image: Image.Image, options: dict[str, object]) -> bytes:
+    """JPEG XL through libjxl's encoder with save_options' quality, effort and lossless (no metadata written)."""
+    from fileapi.convert.jxl import encode_pixels
+
+    quality, effort = options["quality"], options["effort"]
+    if not isinstance(quality, int | float) or not isinstance(effort, int):
+        raise ValueError(f"JPEG XL quality and effort must be numbers, not {quality!r} and {effort!r}")
+    return encode_pixels(image, quality=quality, effort=effort, lossless=bool(options.get("lossless")))
 
 
 def _upper_bound(image: Image.Image) -> int:

@@ -1,5 +1,5 @@
 """JPEG XL beyond Pillow's plugin: a file's image size read from its header before anything decodes it,
-and the lossless recompression of a JPEG.
+pixels encoded without metadata, and the lossless recompression of a JPEG.
 
 pillow-jxl-plugin decodes a whole file when Pillow opens it, so the pixel limit is checked first, from
 the codestream's SizeHeader (ISO/IEC 18181-1, 8.1.2 SizeHeader), bare (FF 0A) or in the ISO-BMFF
@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import io
 import struct
+from typing import TYPE_CHECKING
 
 from fileapi.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 CODESTREAM = b"\xff\x0a"
 CONTAINER = b"\x00\x00\x00\x0cJXL \r\n\x87\n"
@@ -44,6 +48,24 @@ def jxl_size(data: bytes) -> tuple[int, int]:
     else:
         width = (bits.read(5) + 1) * 8 if small else _side(bits)
     return width, height
+
+
+def encode_pixels(image: Image.Image, *, quality: float, effort: int, lossless: bool) -> bytes:
+    """`image`'s pixels (mode RGB, RGBA, L or LA) as a bare JPEG XL codestream, with no metadata.
+
+    libjxl's own encoder, not the plugin's save: that one writes the source's EXIF (GPS included) and, for
+    a JPEG's pixels that are no longer its file (resized, rotated), fails on the missing file name.
+
+    :param quality: libjxl's quality, a float 0..100 (distance 0.1 + (100 - quality) x 0.09 from 30 up:
+        quality 90 is distance 1.0); 100 only with `lossless`.
+    :param effort: libjxl's effort 1..9 (higher: smaller and slower).
+    :raises ValueError, RuntimeError: libjxl refused the pixels or the settings.
+    """
+    from pillow_jxl import Encoder
+
+    # The plugin's stub predates its mode, effort and metadata arguments (pillow-jxl-plugin 1.3.8 takes them).
+    encoder = Encoder(mode=image.mode, lossless=lossless, quality=quality, effort=effort)  # type: ignore[call-arg]
+    return bytes(encoder(image.tobytes(), image.width, image.height, jpeg_encode=False))
 
 
 def transcode_jpeg(jpeg: bytes) -> bytes:

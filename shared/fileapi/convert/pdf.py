@@ -223,7 +223,7 @@ class RenderedPage:
     width: int
     height: int
     quality_score: float | None = None  # with a target score: the SSIMULACRA2 score reached
-    encoder_quality: int | None = None  # and the encoder quality chosen
+    encoder_quality: float | None = None  # and the encoder quality chosen (see Chosen)
 
 
 RENDER_QUALITY = 85  # JPEG and WebP pages without a target score
@@ -286,7 +286,7 @@ def render_pages(
 
 def _encoded_page(
     image: Image.Image, fmt: RenderFormat, target_score: float | None
-) -> tuple[bytes, float | None, int | None]:
+) -> tuple[bytes, float | None, float | None]:
     """(bytes, score, quality) of a rendered page as `fmt`; the last two when a target score chose them."""
     if fmt is RenderFormat.PNG:
         out = io.BytesIO()

@@ -57,6 +57,11 @@ MAX_ENCODES = 6  # encodes per search
 # whole image scored 77.7-78.2 at the same quality (bench/quality.py).
 VERIFY_PIXELS = 16_000_000
 VERIFY_ENCODES = 4
+# Per format: the step of encoder quality searched (1 where not listed). libjxl takes a float quality (its
+# distance 0.1 + (100 - quality) x 0.09): between two whole qualities the size of a corpus photograph grew by
+# 2.8% (sanyo-vpcsx550, effort 4). Quarter steps took the 24 bench photographs at score 80 from 0.830x to 0.826x
+# the bytes of one quality for all, in as many encodes (halves 0.828x, tenths 0.827x).
+QUALITY_STEP: dict[ImageFormat, float] = {ImageFormat.JXL: 0.25}
 # Per format: the median quality reaching score 80 on the corpus photographs with the TUNED settings (the first
 # guess), and the change of quality per score point. The image's detail (mean luma gradient) did not predict it better.
 _GUESS = {
@@ -83,7 +88,9 @@ _FLAT_TABLE = (
 # Encoder settings of a targetScore answer beside those of a fixed quality (image_io.save_options): the same
 # encoders, smaller at the same score on corpus photographs: JPEG, libjpeg-turbo with the table above scaled by
 # the quality (-5% bytes at score 80 on 6 photographs); AVIF, libaom at speed 6 instead of 9 (-9%, 2.4-3.8x the
-# encode time); JPEG XL, effort 4 instead of 3 (-3% on 3, 1.2x the time; effort 5 and 7 gave larger files).
+# encode time); JPEG XL, effort 4 instead of 3: on the 24 bench photographs at score 80, -0.3% in whole qualities,
+# equal in quarter ones; effort 5, 6, 7, 8 +2.0..2.4% (4-30x the time), 1 and 2 +7.8%; the plugin's other
+# settings cost more (decoding_speed 1 +3.4%, use_original_profile 2.7x the bytes).
 TUNED: dict[ImageFormat, dict[str, object]] = {
     ImageFormat.JPEG: {"qtables": [list(_FLAT_TABLE), list(_FLAT_TABLE)]},
     ImageFormat.AVIF: {"speed": 6},
@@ -102,11 +109,12 @@ CLOSE_ENOUGH = 0.5  # score points: a quality reaching the target by less than t
 
 @dataclass(frozen=True)
 class Chosen:
-    """The encoding chosen: its bytes, the encoder quality (1..100) and the SSIMULACRA2 score it reached on
-    the whole image (on the mosaic for an image over VERIFY_PIXELS)."""
+    """The encoding chosen: its bytes, the encoder quality (1..100, a whole number but for JPEG XL: see
+    QUALITY_STEP) and the SSIMULACRA2 score it reached on the whole image (on the mosaic for an image over
+    VERIFY_PIXELS)."""
 
     data: bytes
-    quality: int
+    quality: float
     score: float
 
 
@@ -153,12 +161,8 @@ def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float
         check_encoded(prepared, fmt, data)
         return Chosen(data, quality, found.encodings[quality][0])
     whole = Candidates(prepared, fmt, icc_profile=icc_profile, settings=found.settings)
-    quality = bisect_quality(
-        whole.score_at,
-        target_score + AGREEMENT_MARGIN,
-        start=quality,
-        quality_per_point=_GUESS[fmt][1],
-        max_calls=VERIFY_ENCODES,
+    quality = bisect_in_steps(
+        whole.score_at, fmt, target_score + AGREEMENT_MARGIN, start=quality, max_calls=VERIFY_ENCODES
     )
     score, data = whole.encodings[quality]
     check_encoded(prepared, fmt, data)
@@ -167,7 +171,7 @@ def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float
 
 def search_quality(
     image: Image.Image, fmt: ImageFormat, target_score: float, *, icc_profile: bytes | None
-) -> tuple[int, float, bytes]:
+) -> tuple[float, float, bytes]:
     """(quality, score, bytes): the lowest quality of `fmt` scoring at least `target_score` on `image`, with
     the settings of a fixed quality (as an animation's frames are written)."""
     candidates = Candidates(image, fmt, icc_profile=icc_profile, settings={})
@@ -183,7 +187,7 @@ def search_tuned(
     *,
     icc_profile: bytes | None,
     max_calls: int = MAX_ENCODES,
-) -> tuple[int, Candidates]:
+) -> tuple[float, Candidates]:
     """(quality, its candidates): the lowest quality of `fmt` scoring at least `target_score` on `image` with
     the TUNED settings, from `first_guess`; for a JPEG scoring more than STANDARD_TABLES_BELOW under the target
     at the first guess with the flat table, with libjpeg's own tables instead."""
@@ -219,14 +223,31 @@ def _compressibility(image: Image.Image) -> tuple[float, float]:
     return low * 8 / (image.width * image.height), high / low
 
 
-def _lowest(candidates: Candidates, target_score: float, *, start: int, max_calls: int = MAX_ENCODES) -> int:
-    return bisect_quality(
+def _lowest(candidates: Candidates, target_score: float, *, start: float, max_calls: int = MAX_ENCODES) -> float:
+    return bisect_in_steps(
         candidates.score_at,
+        candidates.fmt,
         target_score + AGREEMENT_MARGIN,
         start=start,
-        quality_per_point=_GUESS[candidates.fmt][1],
         max_calls=max_calls,
     )
+
+
+def bisect_in_steps(
+    score_at: Callable[[float], float], fmt: ImageFormat, target: float, *, start: float, max_calls: int = MAX_ENCODES
+) -> float:
+    """bisect_quality over the qualities of `fmt`'s QUALITY_STEP."""
+    step = QUALITY_STEP.get(fmt, 1)
+    found = bisect_quality(
+        lambda steps: score_at(steps * step),
+        target,
+        start=round(start / step),
+        quality_per_point=_GUESS[fmt][1] / step,
+        low=round(1 / step),
+        high=round(100 / step),
+        max_calls=max_calls,
+    )
+    return found * step
 
 
 class Candidates:
@@ -247,7 +268,7 @@ class Candidates:
         self.fmt, self.settings = fmt, settings
         self._image, self._icc_profile = image, icc_profile
         self._reference = reference or Reference(linear_rgb(image))
-        self.encodings: dict[int, tuple[float, bytes]] = {}  # quality: (score, bytes)
+        self.encodings: dict[float, tuple[float, bytes]] = {}  # quality: (score, bytes)
 
     def with_settings(self, settings: Mapping[str, object]) -> Candidates:
         """The same image's candidates with other settings (the reference shared)."""
@@ -255,7 +276,7 @@ class Candidates:
             self._image, self.fmt, icc_profile=self._icc_profile, settings=settings, reference=self._reference
         )
 
-    def score_at(self, quality: int) -> float:
+    def score_at(self, quality: float) -> float:
         """The score of the image encoded at `quality` (1..100), encoded and scored once."""
         from fileapi.convert.ssimulacra2 import linear_rgb
 
@@ -266,10 +287,13 @@ class Candidates:
 
 
 def encode_with(
-    image: Image.Image, fmt: ImageFormat, quality: int, icc_profile: bytes | None, settings: Mapping[str, object]
+    image: Image.Image, fmt: ImageFormat, quality: float, icc_profile: bytes | None, settings: Mapping[str, object]
 ) -> bytes:
-    """`image` (prepared for `fmt`) encoded at `quality` with `settings` over those of a fixed quality."""
-    options = save_options(image, fmt, quality, icc_profile)
+    """`image` (prepared for `fmt`) encoded at `quality` (a whole number but for JPEG XL: QUALITY_STEP) with
+    `settings` over those of a fixed quality."""
+    options = save_options(image, fmt, math.ceil(quality), icc_profile)
+    if fmt is ImageFormat.JXL:  # libjxl's float quality; 100 (distance 0) only in its lossless mode
+        options.update(quality=quality, lossless=quality == 100)
     options.update(settings)
     return save_image(image, fmt, options)
 

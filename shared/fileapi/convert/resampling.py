@@ -1,4 +1,5 @@
-"""Resampling: Lanczos resizes (in bands of output rows for large shrinks, to bound the intermediate), the
+"""Resampling: Lanczos resizes (in bands of output rows for large shrinks, to bound the intermediate; through
+libvips's vectorised reduce for small even shrinks, such as what is left after a JPEG's DCT scaling), the
 centred region of an aspect ratio, and letterboxing."""
 
 from __future__ import annotations
@@ -30,6 +31,13 @@ BAND_ROWS = 64  # output rows resampled at a time (see banded_resize; bench.imag
 # 24 MP JPEG decoded at 1/4 (1500 x 1000) to 800 px, a 2.4 MB intermediate, took 118 ms against 80 ms.
 BANDED_ABOVE_BYTES = 16 * 1024 * 1024
 _LANCZOS_SUPPORT = 3.0
+# libvips's 8-bit Lanczos reduce took 4 ms where Pillow's took 20.6 (1500 x 1000 to 800 x 533, a 24 MP JPEG
+# decoded at 1/4). Against float64 Lanczos it erred as Pillow did (mean 0.30 of 255 on photographs, 3.0-6.5 on
+# black-and-white noise) for shrinks up to 2x whose two sides differ by at most 1.25x; past that ratio, on the
+# noise, by up to 2.6x Pillow's (7.3 against 2.8 at 1.05 x 1.99). Pillow does the rest.
+VIPS_MAX_SHRINK = 2.0
+VIPS_MAX_SKEW = 1.25
+VIPS_MAX_SOURCE_BYTES = 16 * 1024 * 1024  # the pixels are copied once into libvips
 
 
 def resample(
@@ -42,7 +50,10 @@ def resample(
         image = image.convert("RGBA")
     box = box or (0.0, 0.0, float(image.width), float(image.height))
     intermediate = size[0] * (box[3] - box[1]) * len(image.getbands())
-    if (
+    reduced = vips_reduce(image, size) if box == (0.0, 0.0, float(image.width), float(image.height)) else None
+    if reduced is not None:
+        resized = reduced
+    elif (
         image.mode in ("RGB", "L")
         and intermediate > BANDED_ABOVE_BYTES
         and BAND_ROWS < size[1] < box[3] - box[1]
@@ -54,6 +65,34 @@ def resample(
     resized.info = dict(image.info)
     resized.format = image.format
     return resized
+
+
+def vips_reduce(image: Image.Image, size: tuple[int, int]) -> Image.Image | None:
+    """`image` (RGB or L) shrunk to `size` by libvips's Lanczos-3 reduce, horizontal pass first; None (for
+    Pillow) outside shrinks of 1..VIPS_MAX_SHRINK per side within VIPS_MAX_SKEW of each other, over
+    VIPS_MAX_SOURCE_BYTES, or where libvips is not installed."""
+    from PIL import Image
+
+    shrink_x, shrink_y = image.width / size[0], image.height / size[1]
+    if (
+        image.mode not in ("RGB", "L")
+        or not (1 <= shrink_x <= VIPS_MAX_SHRINK and 1 <= shrink_y <= VIPS_MAX_SHRINK)
+        or max(shrink_x, shrink_y) > VIPS_MAX_SKEW * min(shrink_x, shrink_y)
+        or image.width * image.height * len(image.getbands()) > VIPS_MAX_SOURCE_BYTES
+    ):
+        return None
+    try:
+        import pyvips
+    except (ImportError, OSError):  # a build without libvips (pyvips-binary) resamples through Pillow
+        return None
+    pyvips.cache_set_max(0)  # nothing of a request is kept between conversions
+    source = pyvips.Image.new_from_memory(image.tobytes(), image.width, image.height, len(image.getbands()), "uchar")
+    reduced = source.reduceh(shrink_x, kernel="lanczos3").reducev(shrink_y, kernel="lanczos3")
+    if (reduced.width, reduced.height) != size:  # libvips rounds the sides: never here, but Pillow's are exact
+        return None
+    pixels = reduced.write_to_memory()
+    del source, reduced  # the copy of the source pixels is freed before the result is built
+    return Image.frombytes(image.mode, size, pixels)
 
 
 def banded_resize(image: Image.Image, size: tuple[int, int], box: tuple[float, float, float, float]) -> Image.Image:

@@ -72,7 +72,11 @@ class RenderedPage(ApiModel):
     quality_score: float | None = Field(
         default=None, description="With targetScore: the SSIMULACRA2 score the page reached."
     )
-    encoder_quality: int | None = Field(default=None, description="With targetScore: the encoder quality chosen.")
+    encoder_quality: float | None = Field(
+        default=None,
+        description="With targetScore: the encoder quality chosen (1-100; a whole number, but for JPEG XL a "
+        "multiple of 0.25).",
+    )
 
 
 class PdfRenderPageResult(ApiModel):

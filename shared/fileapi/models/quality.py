@@ -19,7 +19,8 @@ TargetScore = Annotated[
         description=(
             "SSIMULACRA2 score to reach instead of a quality (30-95; 70 high quality, 80 not noticeable side by "
             "side, 90 visually lossless): the lowest encoder quality reaching it is chosen for this image and "
-            "returned in X-Encoder-Quality, its score in X-Quality-Score. The answer is encoded with settings "
+            "returned in X-Encoder-Quality (a whole number; JPEG XL's in steps of 0.25), its score in "
+            "X-Quality-Score. The answer is encoded with settings "
             "tuned for size (JPEG: flat or libjpeg tables, AVIF speed 6, JPEG XL effort 4), so that quality given "
             "back as `quality` may give another file. Lossy outputs only (jpeg, webp, avif, jxl); not with quality."
         ),

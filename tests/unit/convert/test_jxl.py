@@ -4,15 +4,17 @@ and a JPEG recompressed with jpegTranscode comes back bit-exact from djxl."""
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
 from fileapi.convert.detect import detect_type
-from fileapi.convert.image import convert_image, resize_image
+from fileapi.convert.image import ImageResult, convert_image, crop_image, resize_image, rotate_image
 from fileapi.convert.image_io import ImageFormat, open_image
 from fileapi.convert.jxl import jxl_size
 from fileapi.errors import InvalidInput, TooLarge
@@ -75,6 +77,43 @@ def test_jpeg_transcode_comes_back_bit_exact(tmp_path: Path) -> None:
     subprocess.run(["djxl", str(tmp_path / "t.jxl"), str(tmp_path / "back.jpg")], check=True, capture_output=True)
     assert (tmp_path / "back.jpg").read_bytes() == jpeg
     assert Image.open(io.BytesIO(result.data)).size == (640, 480)  # and it decodes with us
+
+
+def gps_jpeg() -> bytes:
+    exif = Image.Exif()
+    exif[0x010F] = "SecretMaker"
+    exif.get_ifd(0x8825).update({1: "N", 2: (51.0, 30.0, 0.0), 3: "W", 4: (0.0, 7.0, 0.0)})
+    return saved(scene(320, 240), "JPEG", quality=90, exif=exif.tobytes())
+
+
+@pytest.mark.parametrize("target_score", [None, 80.0])
+def test_jxl_output_carries_no_exif(target_score: float | None) -> None:
+    data = convert_image(gps_jpeg(), to=ImageFormat.JXL, target_score=target_score).data
+    assert b"SecretMaker" not in data and b"Exif" not in data
+    assert not Image.open(io.BytesIO(data)).getexif()
+
+
+@pytest.mark.tools
+@pytest.mark.skipif(shutil.which("exiftool") is None, reason="exiftool is not installed")
+def test_exiftool_finds_no_exif_or_gps_in_our_jxl(tmp_path: Path) -> None:
+    (tmp_path / "ours.jxl").write_bytes(convert_image(gps_jpeg(), to=ImageFormat.JXL).data)
+    listing = subprocess.run(["exiftool", "-json", "-G", str(tmp_path / "ours.jxl")], capture_output=True, check=True)
+    assert not [key for key in json.loads(listing.stdout)[0] if key.startswith(("EXIF:", "GPS:", "XMP:"))]
+
+
+@pytest.mark.parametrize(
+    ("operation", "size"),
+    [
+        (lambda jpeg: resize_image(jpeg, width=80, height=None, fmt=ImageFormat.JXL), (80, 60)),
+        (lambda jpeg: crop_image(jpeg, x=10, y=20, width=100, height=50, fmt=ImageFormat.JXL), (100, 50)),
+        (lambda jpeg: rotate_image(jpeg, degrees=90, fmt=ImageFormat.JXL, target_score=80), (240, 320)),
+    ],
+    ids=["resize", "crop", "rotate"],
+)
+def test_a_jpegs_new_pixels_encode_as_jxl(operation: Callable[[bytes], ImageResult], size: tuple[int, int]) -> None:
+    result = operation(gps_jpeg())  # pixels made from a JPEG, no longer its file: once a crash in the plugin
+    assert result.format is ImageFormat.JXL
+    assert Image.open(io.BytesIO(result.data)).size == size
 
 
 @pytest.mark.parametrize(

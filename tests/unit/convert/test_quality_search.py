@@ -32,6 +32,7 @@ from fileapi.convert.quality_search import (
     TILE,
     TUNED,
     Candidates,
+    bisect_in_steps,
     bisect_quality,
     encode_with,
     first_guess,
@@ -39,6 +40,7 @@ from fileapi.convert.quality_search import (
     mosaic,
     search_tuned,
 )
+from fileapi.convert.resampling import resample
 from fileapi.convert.ssimulacra2 import score_in_bands, ssimulacra2
 from fileapi.errors import InvalidInput
 
@@ -108,7 +110,7 @@ OPERATIONS: dict[str, Callable[[bytes, ImageFormat], ImageResult]] = {
 # What each operation does to the original, for the reference the answer is scored against.
 EXPECTED: dict[str, Callable[[Image.Image], Image.Image]] = {
     "convert": lambda image: image,
-    "resize": lambda image: image.resize((320, 240), Image.Resampling.LANCZOS),
+    "resize": lambda image: resample(image, (320, 240)),  # Lanczos, through libvips at this shrink
     "compress": lambda image: image,
     "crop": lambda image: image.crop((20, 10, 320, 270)),
     "rotate": lambda image: image.transpose(Image.Transpose.ROTATE_270),
@@ -140,7 +142,7 @@ def test_target_score_80_is_reached(
 def test_headers_say_what_was_chosen() -> None:
     result = convert_image(png(photo()), to=ImageFormat.WEBP, target_score=75)
     headers = result.headers()
-    assert 1 <= int(headers["X-Encoder-Quality"]) <= 100
+    assert 1 <= float(headers["X-Encoder-Quality"]) <= 100
     assert float(headers["X-Quality-Score"]) >= 75
     assert "X-Quality-Score" not in convert_image(png(photo()), to=ImageFormat.WEBP).headers()
 
@@ -158,7 +160,7 @@ def test_a_smooth_jpeg_is_quantised_with_the_flat_table_scaled_by_its_quality() 
 
     data = png(photo().filter(ImageFilter.GaussianBlur(2)))  # reaches 80 below the first guess
     result = convert_image(data, to=ImageFormat.JPEG, target_score=80)
-    quality = result.encoder_quality or 0
+    quality = int(result.encoder_quality or 0)  # JPEG's are whole
     assert quality >= 50  # libjpeg's scaling: (200 - 2 x quality) percent of the table from 50 up
     flat = TUNED[ImageFormat.JPEG]["qtables"]
     assert isinstance(flat, list)
@@ -190,6 +192,35 @@ def test_the_first_webp_guess_follows_the_image_compressibility() -> None:
     assert all(abs(guess - 86) <= GUESS_RANGE for guess in guesses)
     assert first_guess(detailed, ImageFormat.WEBP, 90) > guesses[0]
     assert first_guess(detailed, ImageFormat.AVIF, 80) == first_guess(smooth, ImageFormat.AVIF, 80) == 68
+
+
+@pytest.mark.parametrize(("fmt", "expected"), [(ImageFormat.JXL, 80.5), (ImageFormat.JPEG, 81), (ImageFormat.WEBP, 81)])
+def test_jxl_is_searched_in_quarter_qualities(fmt: ImageFormat, expected: float) -> None:
+    tried: list[float] = []
+
+    def score_at(quality: float) -> float:  # a score rising with quality, reaching 80.3 at quality 80.3
+        tried.append(quality)
+        return quality
+
+    assert bisect_in_steps(score_at, fmt, 80.3, start=78, max_calls=12) == expected
+    assert all(quality * 4 == int(quality * 4) for quality in tried)
+    assert fmt is ImageFormat.JXL or all(quality == int(quality) for quality in tried)
+
+
+def test_libjxl_takes_the_fractional_quality() -> None:
+    image = photo()
+    sizes = [
+        len(encode_with(image, ImageFormat.JXL, quality, None, TUNED[ImageFormat.JXL])) for quality in (78, 78.5, 79)
+    ]
+    assert sizes[0] < sizes[1] < sizes[2]
+
+
+def test_a_jxl_answer_says_its_fractional_quality() -> None:
+    result = convert_image(png(photo()), to=ImageFormat.JXL, target_score=80)
+    quality = result.encoder_quality or 0
+    assert 1 <= quality <= 100 and quality * 4 == int(quality * 4)
+    assert float(result.headers()["X-Encoder-Quality"]) == quality
+    assert "." not in convert_image(png(photo()), to=ImageFormat.JPEG, target_score=80).headers()["X-Encoder-Quality"]
 
 
 def test_an_animation_keeps_its_frames_at_the_chosen_quality() -> None:
