@@ -71,7 +71,7 @@ def read_codes(data: bytes, *, qr_only: bool = False) -> list[DecodedCode]:
     if grey is not None:
         image = grey.image
     else:
-        image = open_image(data)
+        image = open_image(data, grey=True)
         if image.mode != "L":
             image = image.convert("L")
     formats: Any = (

@@ -21,6 +21,7 @@ from fileapi.convert.barcodes import (
     validate_barcode_text,
 )
 from fileapi.convert.code_reading import DOWNSCALED_MAX_SIDE, DOWNSCALED_MIN_PIXELS, _large_grey_with_vips, read_codes
+from fileapi.convert.image_io import open_image
 from fileapi.convert.qr import QrOutput, generate_qr
 from fileapi.errors import InvalidInput, TooLarge
 from tests.hostile_files import jpeg_of_scans, png_claiming
@@ -251,3 +252,18 @@ def test_large_progressive_jpeg_of_too_many_scans_is_refused_before_decoding() -
 def test_image_over_the_pixel_limit_is_refused_from_its_header() -> None:
     with pytest.raises(TooLarge, match="over the limit of 50,000,000 pixels"):
         read_codes(png_claiming(10_000, 10_000))
+
+
+def test_large_jpeg_is_read_as_its_exif_orientation_shows_it() -> None:
+    code = Image.fromarray(zxingcpp.create_barcode("ROTATED-128", zxingcpp.BarcodeFormat.Code128).to_image(scale=1))
+    scene = Image.new("L", (5000, 1200), 255)
+    scene.paste(code.resize((code.width * 2, 60), Image.Resampling.NEAREST), (1500, 300))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored turned a quarter, shown upright: only the full-resolution pass (no rotation) reads it
+    stored = scene.convert("RGB").transpose(Image.Transpose.ROTATE_90)
+    shown, sideways = io.BytesIO(), io.BytesIO()
+    stored.save(shown, "JPEG", quality=95, exif=exif)
+    stored.save(sideways, "JPEG", quality=95)
+    assert read_codes(sideways.getvalue()) == []
+    assert [(code.text, code.format) for code in read_codes(shown.getvalue())] == [("ROTATED-128", "code128")]
+    assert open_image(shown.getvalue(), grey=True).mode == "L"  # decoded straight to grey
