@@ -5,7 +5,8 @@ Only where the result is the one the Pillow path gives: 8-bit sRGB or grey pixel
 orientation 1), written at the same quality and settings with only the ICC profile kept (alpha flattened onto
 white for JPEG). Anything else (16-bit, CMYK, rotated, animated, other formats, a target score, a response
 limit) is left to fileapi.convert.image, and so is any file libvips cannot read (its error is worded there),
-and everything where libvips is not installed.
+and everything where libvips is not installed. `open_with_vips` (the checks and the sequential reader) serves
+code reading's grey decode too (fileapi.convert.code_reading).
 """
 
 from __future__ import annotations
