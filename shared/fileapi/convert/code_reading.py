@@ -34,6 +34,9 @@ class DecodedCode:
 # the downscaled passes find nothing, and then once, without zxing-cpp's own rotations, inversion and
 # downscaling (the downscaled passes tried those) and with its cheapest binarizer: a small code in a
 # large image. On a 50 MP image this took 6.0 s and 322 MiB as one full-resolution pass with every option.
+# A large PNG or JPEG is decoded by libvips in strips straight to grey (1 byte a pixel, where Pillow held 3 for
+# RGB and 1 more for its grey copy), and the full-resolution pass reads that buffer in place: its peak is then the
+# 50 MB of grey and zxing-cpp's own two bit matrices of a byte a pixel (DataMatrix and PDF417 each add the second).
 DOWNSCALED_MAX_SIDE = 2_400
 DOWNSCALED_MIN_PIXELS = 4_000_000  # smaller images are read at full resolution from the first pass
 
@@ -64,9 +67,13 @@ def read_codes(data: bytes, *, qr_only: bool = False) -> list[DecodedCode]:
     """
     import zxingcpp
 
-    image = open_image(data)
-    if image.mode != "L":
-        image = image.convert("L")
+    grey = _large_grey_with_vips(data)
+    if grey is not None:
+        image = grey.image
+    else:
+        image = open_image(data, grey=True)
+        if image.mode != "L":
+            image = image.convert("L")
     formats: Any = (
         [zxingcpp.BarcodeFormat.QRCode, zxingcpp.BarcodeFormat.MicroQRCode, zxingcpp.BarcodeFormat.RMQRCode]
         if qr_only
@@ -83,11 +90,50 @@ def read_codes(data: bytes, *, qr_only: bool = False) -> list[DecodedCode]:
         return []
     # Only the grey bytes stay for the full-resolution pass (zxing-cpp reads them in place).
     width, height = image.size
-    pixels = image.tobytes()
-    del image, first, attempt
+    pixels = grey.pixels if grey is not None else memoryview(image.tobytes())
+    del image, first, attempt, grey
     full_resolution = {"try_rotate": False, "try_downscale": False, "try_invert": False}
-    view = memoryview(pixels).cast("B", (height, width))
+    view = pixels.cast("B", (height, width))
     return _read(view, formats, {**full_resolution, "binarizer": zxingcpp.Binarizer.FixedThreshold})
+
+
+@dataclass(frozen=True)
+class _Grey:
+    image: Image.Image  # mode L over `pixels`, not a copy
+    pixels: memoryview  # the grey bytes, row by row
+
+
+# Pillow's RGB to L weights (ITU-R 601-2 luma, Convert.c's L24 in 1/65536): libvips's grey is Pillow's, +-1.
+_LUMA = [19_595 / 65_536, 38_470 / 65_536, 7_471 / 65_536]
+
+
+def _large_grey_with_vips(data: bytes) -> _Grey | None:
+    """The grey pixels of an image over DOWNSCALED_MIN_PIXELS that libvips reads (fileapi.convert.image_vips:
+    a PNG or JPEG of 8-bit pixels shown as stored, checked as open_image checks it), decoded in strips straight to
+    grey: 1 byte a pixel held, where Pillow holds 3 for the RGB and 1 for its grey copy. None for anything else
+    (open_image reads it, and words its errors).
+
+    :raises TooLarge: as open_image.
+    """
+    from fileapi.convert.image_vips import open_with_vips
+
+    image = open_with_vips(data)
+    if image is None or image.width * image.height <= DOWNSCALED_MIN_PIXELS:
+        return None
+    import pyvips
+
+    if image.bands >= 3:  # sRGB, alpha ignored as Pillow's convert("L") ignores it
+        image = (image.extract_band(0, n=3).recomb([_LUMA]) + 0.5).cast("uchar")
+    else:
+        image = image.extract_band(0)
+    try:
+        pixels = memoryview(image.write_to_memory())
+    except pyvips.Error:  # damaged pixel data
+        return None
+    from PIL import Image
+
+    # Pillow maps any buffer; its stubs name only bytes, bytearray and array-interface objects.
+    return _Grey(Image.frombuffer("L", (image.width, image.height), pixels, "raw", "L", 0, 1), pixels)  # type: ignore[arg-type]
 
 
 def _downscaled(image: Image.Image) -> Image.Image:

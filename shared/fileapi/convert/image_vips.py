@@ -5,14 +5,17 @@ Only where the result is the one the Pillow path gives: 8-bit sRGB or grey pixel
 orientation 1), written at the same quality and settings with only the ICC profile kept (alpha flattened onto
 white for JPEG). Anything else (16-bit, CMYK, rotated, animated, other formats, a target score, a response
 limit) is left to fileapi.convert.image, and so is any file libvips cannot read (its error is worded there),
-and everything where libvips is not installed.
+and everything where libvips is not installed. `open_with_vips` (the checks and the sequential reader) serves
+code reading's grey decode too (fileapi.convert.code_reading).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fileapi.convert import payload
+from fileapi.convert.image_decode import head
 from fileapi.convert.image_io import (
     DEFAULT_QUALITY,
     MAX_INPUT_PIXELS,
@@ -21,6 +24,11 @@ from fileapi.convert.image_io import (
     check_pixels,
 )
 from fileapi.convert.jpeg_scans import check_scans
+
+if TYPE_CHECKING:
+    import pyvips
+
+    from fileapi.convert.image_decode import Source
 
 VIPS_OUTPUTS = frozenset({ImageFormat.WEBP, ImageFormat.JPEG})
 _SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
@@ -37,27 +45,13 @@ def convert_with_vips(source: Path, out: Path, *, to: ImageFormat, quality: int 
     :raises TooLarge: more than 50 megapixels in, over the output bounds, or a JPEG whose scans would take too
         long to decode (fileapi.convert.jpeg_scans).
     """
-    with source.open("rb") as file:
-        start = file.read(8)
-    if to not in VIPS_OUTPUTS or not start.startswith(_SIGNATURES) or payload.limit() is not None:
+    if to not in VIPS_OUTPUTS or payload.limit() is not None:
         return False
-    try:
-        import pyvips
-    except (ImportError, OSError):  # a build without libvips (pyvips-binary) converts through Pillow
+    image = open_with_vips(source)
+    if image is None:
         return False
+    import pyvips
 
-    pyvips.cache_set_max(0)  # nothing of a request is kept between conversions
-    try:
-        image = pyvips.Image.new_from_file(str(source), access="sequential", fail=True)
-    except pyvips.Error:
-        return False
-    if image.format != "uchar" or image.interpretation not in _INTERPRETATIONS or _orientation(image) != 1:
-        return False
-    if start.startswith(b"\x89PNG") and image.get_typeof("n-pages") and image.get("n-pages") > 1:
-        return False  # an animated PNG: the Pillow path decides what to do with it
-    check_pixels((image.width, image.height), limit=MAX_INPUT_PIXELS, what="the image")
-    if start.startswith(b"\xff\xd8"):
-        check_scans(source, (image.width, image.height))  # as open_image refuses a progressive JPEG's scan bomb
     check_output_size(image.width, image.height)
     if to is ImageFormat.JPEG and image.hasalpha():
         image = image.flatten(background=[255] * (image.bands - 1))
@@ -72,6 +66,41 @@ def convert_with_vips(source: Path, out: Path, *, to: ImageFormat, quality: int 
         out.unlink(missing_ok=True)
         return False
     return True
+
+
+def open_with_vips(source: Source) -> pyvips.Image | None:
+    """`source` (bytes or a file) opened by libvips for one sequential read, when it is a PNG or JPEG of 8-bit sRGB
+    or grey pixels shown as stored (EXIF orientation 1, one frame), after the checks `image_io.open_image` makes
+    of its header; None (nothing decoded) for anything else, a file libvips cannot read, or where libvips is not
+    installed.
+
+    :raises TooLarge: more than 50 megapixels, or a JPEG whose scans would take too long to decode
+        (fileapi.convert.jpeg_scans).
+    """
+    start = head(source, 8)
+    if not start.startswith(_SIGNATURES):
+        return None
+    try:
+        import pyvips
+    except (ImportError, OSError):  # a build without libvips (pyvips-binary) converts through Pillow
+        return None
+
+    pyvips.cache_set_max(0)  # nothing of a request is kept between conversions
+    try:
+        if isinstance(source, Path):
+            image = pyvips.Image.new_from_file(str(source), access="sequential", fail=True)
+        else:
+            image = pyvips.Image.new_from_buffer(source, "", access="sequential", fail=True)
+    except pyvips.Error:
+        return None
+    if image.format != "uchar" or image.interpretation not in _INTERPRETATIONS or _orientation(image) != 1:
+        return None
+    if start.startswith(b"\x89PNG") and image.get_typeof("n-pages") and image.get("n-pages") > 1:
+        return None  # an animated PNG: the Pillow path decides what to do with it
+    check_pixels((image.width, image.height), limit=MAX_INPUT_PIXELS, what="the image")
+    if start.startswith(b"\xff\xd8"):
+        check_scans(source, (image.width, image.height))  # as open_image refuses a progressive JPEG's scan bomb
+    return image
 
 
 def _orientation(image: object) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import resvg_py
 import zxingcpp
-from PIL import Image
+from PIL import Image, ImageChops
 
 from fileapi.convert.barcodes import (
     BarcodeFormat,
@@ -20,9 +20,11 @@ from fileapi.convert.barcodes import (
     upce_to_upca,
     validate_barcode_text,
 )
-from fileapi.convert.code_reading import DOWNSCALED_MAX_SIDE, DOWNSCALED_MIN_PIXELS, read_codes
+from fileapi.convert.code_reading import DOWNSCALED_MAX_SIDE, DOWNSCALED_MIN_PIXELS, _large_grey_with_vips, read_codes
+from fileapi.convert.image_io import open_image
 from fileapi.convert.qr import QrOutput, generate_qr
 from fileapi.errors import InvalidInput, TooLarge
+from tests.hostile_files import jpeg_of_scans, png_claiming
 
 SAMPLES = {
     BarcodeFormat.EAN13: ("400638133393", "4006381333931"),
@@ -190,13 +192,16 @@ def test_qr_background_with_alpha() -> None:
     assert png.getpixel((0, 0)) == (255, 255, 255, 128)
 
 
-def large_scene_with_qr(text: str, *, module_px: int, side: tuple[int, int] = (5000, 1200)) -> bytes:
-    """A white PNG over DOWNSCALED_MIN_PIXELS with one QR code of `module_px` pixels a module."""
+def large_scene_with_qr(
+    text: str, *, module_px: int, side: tuple[int, int] = (5000, 1200), mode: str = "L", fmt: str = "PNG"
+) -> bytes:
+    """A white image over DOWNSCALED_MIN_PIXELS (`mode` pixels, saved as `fmt`) with one QR code of `module_px`
+    pixels a module."""
     code = Image.open(io.BytesIO(generate_qr(text, size=module_px, margin=4).data)).convert("L")
     scene = Image.new("L", side, 255)
     scene.paste(code, (side[0] // 3, side[1] // 4))
     out = io.BytesIO()
-    scene.save(out, "PNG")
+    scene.convert(mode).save(out, fmt, **({"quality": 95} if fmt == "JPEG" else {}))
     return out.getvalue()
 
 
@@ -206,8 +211,12 @@ def test_large_image_code_is_found_by_the_downscaled_passes() -> None:
     assert [(code.text, code.format) for code in read_codes(data)] == [("big code", "qr_code")]
 
 
-def test_large_image_code_too_small_for_the_downscaled_passes_is_found_at_full_resolution() -> None:
-    data = large_scene_with_qr("tiny code", module_px=2)  # a module is under a pixel after the 3x reduction
+# 8-bit PNG (grey, RGB, RGBA, palette) and JPEG are decoded to grey by libvips; 16-bit PNG by Pillow.
+@pytest.mark.parametrize(
+    ("mode", "fmt"), [("L", "PNG"), ("RGB", "PNG"), ("RGBA", "PNG"), ("P", "PNG"), ("I;16", "PNG"), ("RGB", "JPEG")]
+)
+def test_large_image_code_too_small_for_the_downscaled_passes_is_found_at_full_resolution(mode: str, fmt: str) -> None:
+    data = large_scene_with_qr("tiny code", module_px=2, mode=mode, fmt=fmt)  # under a pixel after the 3x reduction
     image = Image.open(io.BytesIO(data)).convert("L")
     factor = -(-max(image.size) // DOWNSCALED_MAX_SIDE)
     assert zxingcpp.read_barcodes(image.reduce(factor)) == []  # what the downscaled passes see
@@ -220,3 +229,41 @@ def test_large_image_without_a_code_gives_none() -> None:
     out = io.BytesIO()
     scene.save(out, "PNG")
     assert read_codes(out.getvalue()) == []
+
+
+@pytest.mark.parametrize("fmt", ["PNG", "JPEG"])
+def test_large_image_read_by_libvips_is_pillows_grey(fmt: str) -> None:
+    scene = Image.merge("RGB", [Image.linear_gradient("L").resize((2500, 2000)).rotate(turn) for turn in (0, 90, 45)])
+    out = io.BytesIO()
+    scene.save(out, fmt)
+    grey = _large_grey_with_vips(out.getvalue())
+    assert grey is not None
+    expected = Image.open(io.BytesIO(out.getvalue())).convert("L")
+    assert grey.image.size == expected.size
+    assert sum(ImageChops.difference(grey.image, expected).histogram()[2:]) == 0  # no pixel differs by 2 or more
+    assert grey.pixels.tobytes() == grey.image.tobytes()
+
+
+def test_large_progressive_jpeg_of_too_many_scans_is_refused_before_decoding() -> None:
+    with pytest.raises(TooLarge, match="scans"):
+        read_codes(jpeg_of_scans(7000, 50_000))
+
+
+def test_image_over_the_pixel_limit_is_refused_from_its_header() -> None:
+    with pytest.raises(TooLarge, match="over the limit of 50,000,000 pixels"):
+        read_codes(png_claiming(10_000, 10_000))
+
+
+def test_large_jpeg_is_read_as_its_exif_orientation_shows_it() -> None:
+    code = Image.fromarray(zxingcpp.create_barcode("ROTATED-128", zxingcpp.BarcodeFormat.Code128).to_image(scale=1))
+    scene = Image.new("L", (5000, 1200), 255)
+    scene.paste(code.resize((code.width * 2, 60), Image.Resampling.NEAREST), (1500, 300))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored turned a quarter, shown upright: only the full-resolution pass (no rotation) reads it
+    stored = scene.convert("RGB").transpose(Image.Transpose.ROTATE_90)
+    shown, sideways = io.BytesIO(), io.BytesIO()
+    stored.save(shown, "JPEG", quality=95, exif=exif)
+    stored.save(sideways, "JPEG", quality=95)
+    assert read_codes(sideways.getvalue()) == []
+    assert [(code.text, code.format) for code in read_codes(shown.getvalue())] == [("ROTATED-128", "code128")]
+    assert open_image(shown.getvalue(), grey=True).mode == "L"  # decoded straight to grey
