@@ -62,18 +62,34 @@ class ExactRoutes:
         scope["path_params"] = dict(scope.get("path_params", {}))
         scope["route"] = route
         request = Request(scope, receive, send)
-        tracked = TrackedSend(send)
         try:
-            await route.app(scope, receive, tracked)
+            response = await route.serve(request)
+        except Exception as exc:  # nothing is sent before the route's handler returns its response
+            handler = self._handler(exc)
+            if handler is None:
+                raise
+            await (await handler(request, exc))(scope, receive, send)
+            exc.__traceback__ = None  # as ExceptionMiddleware: a reused instance would keep each request's frames
+            return
+        if type(response).__call__ is Response.__call__:
+            try:
+                await response(scope, receive, send)
+            except Exception as exc:  # a Response sends its start first: what fails then fails a started answer
+                if self._handler(exc) is not None:
+                    raise _started() from exc
+                raise
+            return
+        tracked = TrackedSend(send)  # a file's or a stream's answer may fail before it starts
+        try:
+            await response(scope, receive, tracked)
         except Exception as exc:
             handler = self._handler(exc)
             if handler is None:
                 raise
             if tracked.started:
-                raise RuntimeError("Caught handled exception, but response already started.") from exc
-            response = await handler(request, exc)
-            await response(scope, receive, tracked)
-            exc.__traceback__ = None  # as ExceptionMiddleware: a reused instance would keep each request's frames
+                raise _started() from exc
+            await (await handler(request, exc))(scope, receive, tracked)
+            exc.__traceback__ = None
 
     def _handler(self, exc: Exception) -> Handler | None:
         if isinstance(exc, HTTPException) and exc.status_code in self.status_handlers:
@@ -82,6 +98,10 @@ class ExactRoutes:
             if kind in self.handlers:
                 return self.handlers[kind]
         return None
+
+
+def _started() -> RuntimeError:
+    return RuntimeError("Caught handled exception, but response already started.")
 
 
 def _handlers(registered: dict[Any, Any]) -> tuple[dict[int, Handler], dict[type, Handler]]:
