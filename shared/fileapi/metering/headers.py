@@ -38,7 +38,7 @@ RETRY_AFTER_DESCRIPTION = (
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KeyView:
     """What the headers say of a key at one instant: its buckets and its month's quota, summed over its shards.
 
@@ -70,10 +70,10 @@ class KeyView:
 
 def bucket_view(bucket: Bucket, tat_us: int, quota_remaining: int) -> KeyView:
     """The view of a key on one item whose bucket's TAT is `tat_us` at `bucket.now_us`."""
-    return KeyView(
-        limit=bucket.burst,
-        remaining=bucket.remaining_after(tat_us),
-        reset_seconds=bucket.reset_seconds(tat_us),
-        window_seconds=bucket.window_seconds,
-        quota_remaining=quota_remaining,
+    return KeyView(  # positional, in KeyView's order: limit, remaining, reset, window, quota (every request)
+        bucket.burst,
+        bucket.remaining_after(tat_us),
+        bucket.reset_seconds(tat_us),
+        bucket.window_seconds,
+        quota_remaining,
     )

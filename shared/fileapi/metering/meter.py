@@ -55,7 +55,7 @@ BEARER = "Bearer "
 MAX_RETRY_PAUSE_US = 5_000
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Admission:
     """A request let in: its account, the item (shard) that admitted it, and what the headers say."""
 
@@ -416,20 +416,19 @@ def _attempt(
     when seen (the other instances on a busy shard keep it busy: 1 wrong guess in 60 in the load model);
     else IDLE. A wrong guess costs one refused write, which brings the item as it is."""
     period = max(period, state.period)  # another process's clock may already be in the next month
-    return Attempt(
-        account_id=state.account_id,
-        key_hash=key_hash,
-        interval_us=state.interval_us,
-        burst=state.burst,
-        period=period,
-        bucket=Bucket.of(now_us, interval_us=state.interval_us, burst=state.burst),
-        case=BucketCase.BUSY
-        if state.tat_us > now_us or raced or (state.shards > 1 and busy_when_seen)
-        else BucketCase.IDLE,
-        reserve=counted,
-        new_month=state.period < period,
-        request_id=request_id,
-        shard=state.shard,
+    busy = state.tat_us > now_us or raced or (state.shards > 1 and busy_when_seen)
+    return Attempt(  # positional, in Attempt's order: every admission makes one
+        state.account_id,  # account_id
+        key_hash,
+        state.interval_us,
+        state.burst,
+        period,
+        Bucket.of(now_us, interval_us=state.interval_us, burst=state.burst),
+        BucketCase.BUSY if busy else BucketCase.IDLE,
+        counted,  # reserve
+        state.period < period,  # new_month
+        request_id,
+        state.shard,
     )
 
 

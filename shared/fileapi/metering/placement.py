@@ -8,6 +8,7 @@ whole admits what its plan allows. What this process knows of each shard is its 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from fileapi.metering.cache import KeyEntry
@@ -15,6 +16,8 @@ from fileapi.metering.headers import KeyView, bucket_view
 from fileapi.metering.ratelimit import Bucket
 from fileapi.metering.state import MeterState
 from fileapi.metering.storage import AdmissionStore, guarded
+
+_FIRST_ONLY = (0,)
 
 
 def pick(
@@ -26,11 +29,15 @@ def pick(
     :param advance: move the turn on, and move quota when that opens a shard; False only asks whether a
         shard is open (then 0 when quota could be moved).
     """
-    open_shards = [
-        shard
-        for shard in range(entry.shards)
-        if not entry.blocked(shard, now_us) and not (counted and entry.dry(shard, period, now_us))
-    ]
+    open_shards: Sequence[int]
+    if entry.shards == 1:  # most keys: the one item, without a list of one
+        open_shards = () if entry.blocked(0, now_us) or (counted and entry.dry(0, period, now_us)) else _FIRST_ONLY
+    else:
+        open_shards = [
+            shard
+            for shard in range(entry.shards)
+            if not entry.blocked(shard, now_us) and not (counted and entry.dry(shard, period, now_us))
+        ]
     if open_shards:
         chosen = open_shards[entry.cursor % len(open_shards)]
         if advance:
@@ -109,10 +116,11 @@ def key_view(entry: KeyEntry, now_us: int, period: str, *, bucket: Bucket | None
         `now_us`, else one is made.
     """
     first = entry.states[0]
-    if bucket is None or (bucket.now_us, bucket.interval_us, bucket.tolerance_us) != (
-        now_us,
-        first.interval_us,
-        first.interval_us * first.burst,
+    if (
+        bucket is None
+        or bucket.now_us != now_us
+        or bucket.interval_us != first.interval_us
+        or bucket.tolerance_us != first.interval_us * first.burst
     ):
         bucket = Bucket.of(now_us, interval_us=first.interval_us, burst=first.burst)
     if entry.shards == 1:

@@ -20,7 +20,7 @@ def emission_interval_us(per_second: float) -> int:
     return max(1, round(MICROS / per_second))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Bucket:
     """GCRA parameters of one admission attempt at `now_us`."""
 

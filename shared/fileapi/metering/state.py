@@ -34,7 +34,7 @@ def request_tag(request_id: str) -> tuple[int, str]:
     return int(digest[-4:], 16) % RECENT_SLOTS, digest[:TAG_CHARS]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MeterState:
     """The admission item as read from, or written to, the store.
 

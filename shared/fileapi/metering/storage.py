@@ -115,7 +115,7 @@ class BucketCase(Enum):
     BUSY = "busy"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Attempt:
     """One admission write: its expectations (the condition) and its effect.
 

@@ -35,6 +35,7 @@ def create_app(*routers: APIRouter, title: str, worker_modules: tuple[str, ...] 
     """
     from fastapi import FastAPI
 
+    from fileapi.web.exact_routes import ExactRoutes
     from fileapi.web.request_bodies import RequestBodyMiddleware  # FastAPI routes' bodies: FastAPI apps only
 
     preload_in_workers(*worker_modules)
@@ -54,6 +55,7 @@ def create_app(*routers: APIRouter, title: str, worker_modules: tuple[str, ...] 
         app.router.routes.extend(router.routes)
     _close_queries(app.router.routes)
     install_error_handlers(app)
+    app.add_middleware(ExactRoutes, app=app)  # innermost: a fixed path's route without the framework's router
     app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
     for middleware, options in shared_middleware():
         app.add_middleware(middleware, **options)

@@ -333,6 +333,8 @@ def _path_value(parameter: QueryParameter, received: dict[str, Any], errors: lis
 
 
 def _query_model(model: QueryModel, received: QueryParams, errors: list[dict[str, Any]]) -> Any:
+    if not received and model.default is not None:  # no query string (most requests): the defaults, checked once
+        return model.default
     given: dict[str, Any] = {
         alias: received.getlist(alias) if alias in model.repeatable else received[alias]
         for alias in model.aliases

@@ -212,22 +212,28 @@ class CatchAllMiddleware:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        started = False
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
+        tracked = TrackedSend(send)
         try:
-            await self.app(scope, receive, tracking_send)
+            await self.app(scope, receive, tracked)
         except ClientDisconnect:
             scope.setdefault("state", {})[CLIENT_DISCONNECTED] = True
         except Exception as exc:
             error = unexpected_error(exc)
-            if not started and scope["type"] == "http":
+            if not tracked.started and scope["type"] == "http":
                 await error_response(error)(scope, receive, send)
+
+
+class TrackedSend:
+    """`send`, noting whether the response has started (after which no error can be answered)."""
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.started = False
+
+    async def __call__(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            self.started = True
+        await self.send(message)
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -111,7 +111,8 @@ def write_access_record(record: dict[str, Any]) -> None:
     powertools = logger.registered_formatter
     for handler in _stdlib_logger.handlers:
         if handler.formatter is powertools and isinstance(handler, logging.StreamHandler):
-            line = (readable_access_line(record) if style == "line" else _access_line(record)) + "\n"
+            keys = powertools.get_current_keys()  # logger.get_current_keys(), without finding the formatter again
+            line = (readable_access_line(record) if style == "line" else _access_line(record, keys)) + "\n"
             with handler.lock or contextlib.nullcontext():  # other threads log through the same handler
                 handler.stream.write(line)
                 handler.stream.flush()
@@ -121,8 +122,10 @@ def write_access_record(record: dict[str, Any]) -> None:
             )
 
 
-def _access_line(record: dict[str, Any]) -> str:
-    keys = logger.get_current_keys()
+def _access_line(record: dict[str, Any], keys: dict[str, Any] | None = None) -> str:
+    """The JSON line of `record` (see write_access_record), after the logger's `keys` (default: its current ones)."""
+    if keys is None:
+        keys = logger.get_current_keys()
     line: dict[str, Any]
     if _MESSAGE_KEYS.keys() <= keys.keys():  # as Powertools' own keys are: each replaced in its place
         line = keys | _MESSAGE_KEYS

@@ -26,6 +26,7 @@ quota_exceeded, then 400s.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -168,7 +169,12 @@ class SelfServiceRoute(MeteredRoute):
 def raw_headers(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
     """`headers` as a response's raw headers (what `MutableHeaders.append` adds for each, without making the
     response's `MutableHeaders` for them)."""
-    return [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
+    return [(_raw_name(name), value.encode("latin-1")) for name, value in headers.items()]
+
+
+@functools.cache  # the metering headers' few names (X-Quota-Remaining, RateLimit-*, Deprecation, Link)
+def _raw_name(name: str) -> bytes:
+    return name.lower().encode("latin-1")
 
 
 async def _given_back(request: Request, admission: Admission) -> Admission:

@@ -48,7 +48,7 @@ class Asked:
 
 def asked(request: Request) -> Asked | None:
     """The operation `request` asks for, or None (it is answered synchronously)."""
-    uploads = tuple(query_of(request).getlist(UPLOAD_PARAMETER))
+    uploads = tuple(query_of(request).getlist(UPLOAD_PARAMETER)) if request.scope.get("query_string") else ()
     prefer_async = prefers_async(request.headers.getlist("prefer"))
     if not uploads and not prefer_async:
         return None

@@ -38,6 +38,10 @@ from fileapi.web.served import ServedRoute
 _FORM = b"application/x-www-form-urlencoded"
 _JSON = b"application/json"
 _MULTIPART = b"multipart/form-data"
+# The media types a raw body's Content-Type is looked at for (a form's file, or a label the route may not take),
+# and the characters of it that tell them apart.
+_LABELS = (_MULTIPART, _FORM, _JSON)
+_LABEL_CHARS = max(map(len, _LABELS))
 
 
 # What a route's handler gives its endpoint itself (not from the request).
@@ -98,7 +102,7 @@ class RequestBodyMiddleware:
         if body is not None:
             content_type = _header(scope, b"content-type")
             if body.kind is BodyKind.RAW:
-                if content_type[:1] in b"amAM":  # the raw body of an image, a PDF or text passes as it is
+                if content_type[:_LABEL_CHARS].lower().startswith(_LABELS):  # any other body passes as it is
                     receive = await _form_or_labelled(scope, receive, content_type, body.hinted_labels)
             elif not is_json(content_type.decode("latin-1")):
                 _replace_headers(scope, {b"content-type": _JSON})

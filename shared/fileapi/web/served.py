@@ -55,7 +55,8 @@ class ServedRoute(Route):
         self.methods = {method.upper() for method in methods}  # as declared: Starlette would add HEAD to a GET
         self.declared = declared
         self.binder = Binder.of(endpoint, provided=self.provided, path=path)
-        self.app = _asgi(self.handler())
+        self.serve = self.handler()  # the request in, the endpoint's response out (fileapi.web.exact_routes calls it)
+        self.app = _asgi(self.serve)
 
     @property
     def openapi_extra(self) -> dict[str, Any] | None:
