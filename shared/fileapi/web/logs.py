@@ -126,16 +126,49 @@ def _access_line(record: dict[str, Any], keys: dict[str, Any] | None = None) -> 
     """The JSON line of `record` (see write_access_record), after the logger's `keys` (default: its current ones)."""
     if keys is None:
         keys = logger.get_current_keys()
-    line: dict[str, Any]
-    if _MESSAGE_KEYS.keys() <= keys.keys():  # as Powertools' own keys are: each replaced in its place
-        line = keys | _MESSAGE_KEYS
-    else:
-        line = {key: _MESSAGE_KEYS.get(key, value) for key, value in keys.items()}
+    base = _line_base(keys)
+    if base is None or not keys.keys().isdisjoint(record):  # the slow way: each key replaced in its place
+        return _joined_line(keys, record)
+    line = base | record
+    line["timestamp"] = log_timestamp(time.time())
+    trace = xray_trace_id()
+    if trace is not None:
+        line["xray_trace_id"] = trace
+    else:  # as Powertools' None: no trace id, whatever the record held
+        line.pop("xray_trace_id", None)
+    if None in record.values():
+        line = {key: value for key, value in line.items() if value is not None}
+    return _dumped(line)
+
+
+# The logger's keys as last seen, and the start of a line they give (message keys in place, None values out, the
+# timestamp's place kept): the same for every request until Powertools' keys change (a Lambda invocation's).
+_last_keys: tuple[dict[str, Any], dict[str, Any] | None] = ({}, None)
+
+
+def _line_base(keys: dict[str, Any]) -> dict[str, Any] | None:
+    """The start of a line under `keys` (None where the message keys are not all Powertools' own, in place, or an
+    appended key is the trace id's, which each line sets)."""
+    global _last_keys
+    seen, base = _last_keys
+    if keys == seen:
+        return base
+    base = None
+    if _MESSAGE_KEYS.keys() <= keys.keys() and "xray_trace_id" not in keys:
+        base = {key: value for key, value in (keys | _MESSAGE_KEYS).items() if value is not None or key == "timestamp"}
+    _last_keys = (dict(keys), base)
+    return base
+
+
+def _joined_line(keys: dict[str, Any], record: dict[str, Any]) -> str:
+    line: dict[str, Any] = {key: _MESSAGE_KEYS.get(key, value) for key, value in keys.items()}
     line["timestamp"] = log_timestamp(time.time())
     line.update(record)
     line["xray_trace_id"] = xray_trace_id()
-    if None in line.values():
-        line = {key: value for key, value in line.items() if value is not None}
+    return _dumped({key: value for key, value in line.items() if value is not None})
+
+
+def _dumped(line: dict[str, Any]) -> str:
     # orjson, where Powertools writes json.dumps(line, default=str, separators=(",", ":")): the same JSON value
     # (tests/api/test_logging.py), 1 us where the standard library's encoder took 9 for a Lambda's 21 keys. An
     # integer past 64 bits, which orjson refuses, is written by the standard library's. Imported here: the Health
