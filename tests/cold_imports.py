@@ -54,7 +54,12 @@ SHARED = (
     "fileapi.web.*",
 )
 # The catalogue's declarations (pydantic and dataclasses; a family's converters come with its own module).
-CATALOGUE = ("fileapi.catalogue", "fileapi.catalogue.declaration", "fileapi.catalogue.outcome")
+CATALOGUE = (
+    "fileapi.catalogue",
+    "fileapi.catalogue.converters",  # converters named, their modules imported on first call
+    "fileapi.catalogue.declaration",
+    "fileapi.catalogue.outcome",
+)
 # The storage room's errors (the table wrapper comes with boto3 on first use).
 STORAGE = ("fileapi.storage", "fileapi.storage.errors")
 # The request and options models the FastAPI routes declare (pydantic, no converter behind them).
@@ -101,9 +106,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "data": (
         *CONVERTING,
         "fileapi.catalogue.data",
-        "fileapi.convert.csv_json",
-        "fileapi.convert.encoding",
-        "fileapi.convert.json_text",
+        "fileapi.convert.json_text",  # MAX_INDENT, the options model's bound
     ),
     "image": (
         *CONVERTING,
@@ -152,10 +155,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "codes": (
         *CONVERTING,
         "fileapi.catalogue.codes",
-        "fileapi.convert.barcodes",
-        "fileapi.convert.code_reading",
-        "fileapi.convert.image_io",
-        "fileapi.convert.qr",
+        "fileapi.convert.barcodes",  # the options models' formats and bound
+        "fileapi.convert.qr",  # the options model's output formats
     ),
     "render": (
         *CONVERTING,
@@ -167,11 +168,9 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "text": (
         *CONVERTING,
         "fileapi.catalogue.text",
-        "fileapi.convert.color",
-        "fileapi.convert.detect",
+        # the options models' algorithms and bounds (and wordcount's own imports)
         "fileapi.convert.encoding",
         "fileapi.convert.hashing",
-        "fileapi.convert.markdown_html",
         "fileapi.convert.text_classes",
         "fileapi.convert.textdiff",
         "fileapi.convert.wordcount",
