@@ -161,19 +161,12 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "render": (
         *CONVERTING,
         "fileapi.catalogue.render",
-        "fileapi.convert.color",
-        "fileapi.convert.image_io",
-        "fileapi.convert.render",
+        "fileapi.convert.render_options",  # the options model's rule (the renderer is imported on first call)
     ),
     "text": (
         *CONVERTING,
         "fileapi.catalogue.text",
-        # the options models' algorithms and bounds (and wordcount's own imports)
-        "fileapi.convert.encoding",
-        "fileapi.convert.hashing",
-        "fileapi.convert.text_classes",
-        "fileapi.convert.textdiff",
-        "fileapi.convert.wordcount",
+        "fileapi.convert.text_options",  # the options models' algorithms and bounds (converters: on first call)
     ),
     "account": (
         *CONVERTING,

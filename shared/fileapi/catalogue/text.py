@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fileapi.catalogue.converters import Named
 from fileapi.catalogue.declaration import ANY, Conversion, Reads, Takes, gives_json, gives_text
-from fileapi.convert.wordcount import WORDS_PER_MINUTE
+from fileapi.convert.text_options import WORDS_PER_MINUTE
 from fileapi.models.text import (
     ColorConvertResult,
     ColorRequest,
