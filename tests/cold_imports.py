@@ -155,8 +155,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "codes": (
         *CONVERTING,
         "fileapi.catalogue.codes",
-        "fileapi.convert.barcodes",  # the options models' formats and bound
-        "fileapi.convert.qr",  # the options model's output formats
+        "fileapi.convert.codes_options",  # the options models' formats and bound (converters: on first call)
     ),
     "render": (
         *CONVERTING,
