@@ -106,7 +106,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "data": (
         *CONVERTING,
         "fileapi.catalogue.data",
-        "fileapi.convert.json_text",  # MAX_INDENT, the options model's bound
+        "fileapi.convert.data_options",  # the options model's bound (converters: on first call)
     ),
     "image": (
         *CONVERTING,
