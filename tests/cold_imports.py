@@ -54,7 +54,12 @@ SHARED = (
     "fileapi.web.*",
 )
 # The catalogue's declarations (pydantic and dataclasses; a family's converters come with its own module).
-CATALOGUE = ("fileapi.catalogue", "fileapi.catalogue.declaration", "fileapi.catalogue.outcome")
+CATALOGUE = (
+    "fileapi.catalogue",
+    "fileapi.catalogue.converters",  # converters named, their modules imported on first call
+    "fileapi.catalogue.declaration",
+    "fileapi.catalogue.outcome",
+)
 # The storage room's errors (the table wrapper comes with boto3 on first use).
 STORAGE = ("fileapi.storage", "fileapi.storage.errors")
 # The request and options models the FastAPI routes declare (pydantic, no converter behind them).
@@ -101,9 +106,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "data": (
         *CONVERTING,
         "fileapi.catalogue.data",
-        "fileapi.convert.csv_json",
-        "fileapi.convert.encoding",
-        "fileapi.convert.json_text",
+        "fileapi.convert.data_options",  # the options model's bound (converters: on first call)
     ),
     "image": (
         *CONVERTING,
@@ -152,29 +155,17 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "codes": (
         *CONVERTING,
         "fileapi.catalogue.codes",
-        "fileapi.convert.barcodes",
-        "fileapi.convert.code_reading",
-        "fileapi.convert.image_io",
-        "fileapi.convert.qr",
+        "fileapi.convert.codes_options",  # the options models' formats and bound (converters: on first call)
     ),
     "render": (
         *CONVERTING,
         "fileapi.catalogue.render",
-        "fileapi.convert.color",
-        "fileapi.convert.image_io",
-        "fileapi.convert.render",
+        "fileapi.convert.render_options",  # the options model's rule (the renderer is imported on first call)
     ),
     "text": (
         *CONVERTING,
         "fileapi.catalogue.text",
-        "fileapi.convert.color",
-        "fileapi.convert.detect",
-        "fileapi.convert.encoding",
-        "fileapi.convert.hashing",
-        "fileapi.convert.markdown_html",
-        "fileapi.convert.text_classes",
-        "fileapi.convert.textdiff",
-        "fileapi.convert.wordcount",
+        "fileapi.convert.text_options",  # the options models' algorithms and bounds (converters: on first call)
     ),
     "account": (
         *CONVERTING,

@@ -12,7 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
-from fileapi.convert.qr import QrOutput, generate_qr
+from fileapi.convert.codes_options import QrOutput
+from fileapi.convert.qr import generate_qr
 from fileapi.local.server import function_app
 from fileapi.local.template import TEMPLATE_PATH, load_functions
 from fileapi.web.docs import MULTIPART_EXTENSION

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
+from fileapi.catalogue.converters import Named
 from fileapi.catalogue.declaration import IMAGE, Conversion, Reads, Takes, gives_file, gives_json
-from fileapi.convert.barcodes import generate_barcode
-from fileapi.convert.code_reading import read_barcodes, read_qr
-from fileapi.convert.qr import generate_qr
 from fileapi.models.codes import BarcodeGenerateOptions, BarcodeReadResult, QrGenerateOptions, QrReadResult
 
 FAMILY = "codes"
@@ -35,7 +33,7 @@ CONVERSIONS = (
         takes=OPTIONS_ALONE,
         options=QrGenerateOptions,
         gives=gives_file(("image/png", "image/svg+xml"), "The QR code"),
-        convert=generate_qr,
+        convert=Named("fileapi.convert.qr", "generate_qr"),
         tags=("QR",),
         example={"text": "https://example.com"},
     ),
@@ -48,7 +46,7 @@ CONVERSIONS = (
         "the answer is 400 invalid_input 'no QR code found in the image'.",
         takes=AN_IMAGE,
         gives=gives_json(QrReadResult, "Decoded"),
-        convert=read_qr,
+        convert=Named("fileapi.convert.code_reading", "read_qr"),
         tags=("QR",),
     ),
     Conversion(
@@ -63,7 +61,7 @@ CONVERSIONS = (
         takes=OPTIONS_ALONE,
         options=BarcodeGenerateOptions,
         gives=gives_file(("image/svg+xml",), "SVG barcode"),
-        convert=generate_barcode,
+        convert=Named("fileapi.convert.barcodes", "generate_barcode"),
         tags=("Barcode",),
         example={"format": "code128", "text": "ABC-123"},
     ),
@@ -76,7 +74,7 @@ CONVERSIONS = (
         "case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list.",
         takes=AN_IMAGE,
         gives=gives_json(BarcodeReadResult, "Decoded codes"),
-        convert=read_barcodes,
+        convert=Named("fileapi.convert.code_reading", "read_barcodes"),
         tags=("Barcode",),
     ),
 )

@@ -4,10 +4,8 @@ All run in the request's process: linear work on a body the API bounds (fileapi.
 
 from __future__ import annotations
 
+from fileapi.catalogue.converters import Named
 from fileapi.catalogue.declaration import ANY, Conversion, Reads, Takes, gives_file, gives_json_text, gives_text
-from fileapi.convert.csv_json import csv_to_json, json_to_csv
-from fileapi.convert.encoding import decode_base64, decode_url, encode_base64, encode_url
-from fileapi.convert.json_text import format_json, minify_json
 from fileapi.models.data import (
     Base64EncodeOptions,
     CsvToJsonOptions,
@@ -33,7 +31,7 @@ CONVERSIONS = (
         takes=Takes(Reads.FILE, ANY, doc="The bytes to encode (any Content-Type)."),
         options=Base64EncodeOptions,
         gives=gives_text("text/plain", "Base64 text", "aGk=", plain_alphabet=True),
-        convert=encode_base64,
+        convert=Named("fileapi.convert.encoding", "encode_base64"),
         isolated=False,
         tags=TAGS,
     ),
@@ -45,7 +43,7 @@ CONVERSIONS = (
         "tolerated. Mixed alphabets, stray characters or an impossible length give 400 invalid_input.",
         takes=Takes(Reads.TEXT, "text/plain", doc="Base64 text.", text_types=TEXT, example="aGk="),
         gives=gives_file((), "The decoded bytes"),
-        convert=decode_base64,
+        convert=Named("fileapi.convert.encoding", "decode_base64"),
         isolated=False,
         tags=TAGS,
     ),
@@ -58,7 +56,7 @@ CONVERSIONS = (
         takes=Takes(Reads.TEXT, "text/plain", doc="UTF-8 text.", text_types=TEXT, example="a b"),
         options=UrlEncodeOptions,
         gives=gives_text("text/plain", "Percent-encoded text", "a%20b", plain_alphabet=True),
-        convert=encode_url,
+        convert=Named("fileapi.convert.encoding", "encode_url"),
         isolated=False,
         tags=TAGS,
     ),
@@ -71,7 +69,7 @@ CONVERSIONS = (
         takes=Takes(Reads.TEXT, "text/plain", doc="Percent-encoded text.", text_types=TEXT, example="a%20b"),
         options=UrlDecodeOptions,
         gives=gives_text("text/plain", "Decoded text", "a b"),
-        convert=decode_url,
+        convert=Named("fileapi.convert.encoding", "decode_url"),
         isolated=False,
         tags=TAGS,
     ),
@@ -84,7 +82,7 @@ CONVERSIONS = (
         takes=JSON_DOCUMENT,
         options=JsonFormatOptions,
         gives=gives_text(JSON_TYPE, "Indented JSON", {"a": [1, 2]}, schema={}),
-        convert=format_json,
+        convert=Named("fileapi.convert.json_text", "format_json"),
         isolated=False,
         tags=TAGS,
     ),
@@ -95,7 +93,7 @@ CONVERSIONS = (
         description="Strict JSON in; the same document with all insignificant white space removed.",
         takes=JSON_DOCUMENT,
         gives=gives_text(JSON_TYPE, "Minified JSON", {"a": [1, 2]}, schema={}),
-        convert=minify_json,
+        convert=Named("fileapi.convert.json_text", "minify_json"),
         isolated=False,
         tags=TAGS,
     ),
@@ -113,7 +111,7 @@ CONVERSIONS = (
         ),
         options=CsvToJsonOptions,
         gives=gives_json_text(DataCsvToJsonResult, "JSON array"),
-        convert=csv_to_json,
+        convert=Named("fileapi.convert.csv_json", "csv_to_json"),
         isolated=False,
         tags=TAGS,
     ),
@@ -135,7 +133,7 @@ CONVERSIONS = (
         ),
         options=JsonToCsvOptions,
         gives=gives_text("text/csv", "CSV text", "a,b\r\n1,2\r\n"),
-        convert=json_to_csv,
+        convert=Named("fileapi.convert.csv_json", "json_to_csv"),
         isolated=False,
         tags=TAGS,
     ),

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from fileapi.catalogue.converters import Named
 from fileapi.catalogue.declaration import SVG, Conversion, Reads, Takes, gives_file
-from fileapi.convert.render import svg_to_png
 from fileapi.models.render import SvgToPngOptions
 
 FAMILY = "render"
@@ -27,7 +27,7 @@ CONVERSIONS = (
         takes=Takes(Reads.FILE, SVG, doc="SVG or SVGZ document (any Content-Type, e.g. image/svg+xml)."),
         options=SvgToPngOptions,
         gives=gives_file(("image/png",), "PNG image"),
-        convert=svg_to_png,
+        convert=Named("fileapi.convert.render", "svg_to_png"),
         tags=("Render",),
     ),
 )

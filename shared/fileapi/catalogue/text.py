@@ -3,13 +3,9 @@ Markdown and colours."""
 
 from __future__ import annotations
 
+from fileapi.catalogue.converters import Named
 from fileapi.catalogue.declaration import ANY, Conversion, Reads, Takes, gives_json, gives_text
-from fileapi.convert.color import convert_color
-from fileapi.convert.detect import detect_type
-from fileapi.convert.hashing import hash_bytes
-from fileapi.convert.markdown_html import markdown_to_html
-from fileapi.convert.textdiff import diff_texts
-from fileapi.convert.wordcount import WORDS_PER_MINUTE, count_text
+from fileapi.convert.text_options import WORDS_PER_MINUTE
 from fileapi.models.text import (
     ColorConvertResult,
     ColorRequest,
@@ -35,7 +31,7 @@ CONVERSIONS = (
         takes=Takes(Reads.FILE, ANY, doc="The bytes to hash (may be empty; any Content-Type)."),
         options=HashOptions,
         gives=gives_json(FileHashResult),
-        convert=hash_bytes,
+        convert=Named("fileapi.convert.hashing", "hash_bytes"),
         isolated=False,
         tags=("File",),
     ),
@@ -49,7 +45,7 @@ CONVERSIONS = (
         "JSON scalar (e.g. `0`) is text/plain. An empty body is 400.",
         takes=Takes(Reads.FILE, ANY, doc="The file's bytes (any Content-Type: the type is read from the bytes)."),
         gives=gives_json(FileDetectResult),
-        convert=detect_type,
+        convert=Named("fileapi.convert.detect", "detect_type"),
         isolated=False,
         tags=("File",),
     ),
@@ -65,7 +61,7 @@ CONVERSIONS = (
             Reads.TEXT, "text/plain", doc="UTF-8 text.", text_types=("text/plain",), example="Hello world. How are you?"
         ),
         gives=gives_json(TextWordCountResult),
-        convert=count_text,
+        convert=Named("fileapi.convert.wordcount", "count_text"),
         isolated=False,
         tags=("Text",),
     ),
@@ -80,7 +76,7 @@ CONVERSIONS = (
         takes=Takes(Reads.JSON),
         options=DiffRequest,
         gives=gives_json(TextDiffResult, plain=True),
-        convert=diff_texts,
+        convert=Named("fileapi.convert.textdiff", "diff_texts"),
         tags=("Text",),
     ),
     Conversion(
@@ -101,7 +97,7 @@ CONVERSIONS = (
         ),
         options=MarkdownOptions,
         gives=gives_text("text/html", "HTML fragment", "<h1>Title</h1>\n"),
-        convert=markdown_to_html,
+        convert=Named("fileapi.convert.markdown_html", "markdown_to_html"),
         tags=("Text",),
     ),
     Conversion(
@@ -115,7 +111,7 @@ CONVERSIONS = (
         takes=Takes(Reads.JSON),
         options=ColorRequest,
         gives=gives_json(ColorConvertResult),
-        convert=convert_color,
+        convert=Named("fileapi.convert.color", "convert_color"),
         isolated=False,
         tags=("Color",),
     ),

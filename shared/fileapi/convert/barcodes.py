@@ -5,31 +5,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from enum import StrEnum
 
+from fileapi.convert.codes_options import MAX_BARCODE_TEXT, BarcodeFormat
 from fileapi.convert.qr import check_colour
 from fileapi.errors import InvalidInput
-
-
-class BarcodeFormat(StrEnum):
-    """Barcode symbologies that barcode/generate writes (linear, then 2-D)."""
-
-    EAN13 = "ean13"
-    EAN8 = "ean8"
-    UPCA = "upca"
-    UPCE = "upce"
-    CODE128 = "code128"
-    CODE39 = "code39"
-    ITF14 = "itf14"
-    ITF = "itf"
-    DATAMATRIX = "datamatrix"
-    PDF417 = "pdf417"
-    AZTEC = "aztec"
-
-    @property
-    def linear(self) -> bool:
-        return self not in (BarcodeFormat.DATAMATRIX, BarcodeFormat.PDF417, BarcodeFormat.AZTEC)
-
 
 _ZXING_NAMES = {
     BarcodeFormat.EAN13: "EAN13",
@@ -52,7 +31,6 @@ _GTIN_LENGTHS = {
     BarcodeFormat.ITF14: (13, 14),
 }
 _CODE39 = re.compile(r"[0-9A-Z \-.$/+%]+")
-MAX_BARCODE_TEXT = 4000
 # Short ITF reads are mostly false positives (two digits are found in many QR codes): both the
 # writer and the reader ask for at least six digits.
 MIN_ITF_DIGITS = 6

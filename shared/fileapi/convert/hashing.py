@@ -5,17 +5,8 @@ from __future__ import annotations
 import base64
 import hashlib
 from dataclasses import dataclass
-from enum import StrEnum
 
-
-class HashAlgorithm(StrEnum):
-    """The digests offered (sha256 is the default of /v1/file/hash)."""
-
-    MD5 = "md5"
-    SHA1 = "sha1"
-    SHA256 = "sha256"
-    SHA384 = "sha384"
-    SHA512 = "sha512"
+from fileapi.convert.text_options import HashAlgorithm
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ import re
 import orjson
 
 from fileapi.convert import payload
+from fileapi.convert.data_options import MAX_INDENT
 from fileapi.errors import InvalidInput
 
 _UTF8_BOM = b"\xef\xbb\xbf"
@@ -35,8 +36,6 @@ _SEPARATOR = b"\x00"  # joins the structure pieces while they are edited as one 
 _NUMBER = re.compile(rb"-?[0-9][0-9.eE+\-]*")
 _NUMBER_SPLIT = re.compile(rb"(-?[0-9][0-9.eE+\-]*)")
 _TOKEN = re.compile(rb'"(?:[^"\\]++|\\.)*+"|[{}\[\],:]|[^\s{}\[\],:"]+')
-
-MAX_INDENT = 8
 
 
 def parse_json(data: bytes) -> object:

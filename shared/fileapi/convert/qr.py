@@ -5,20 +5,15 @@ from __future__ import annotations
 import io
 import re
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
+from fileapi.convert.codes_options import QrOutput
 from fileapi.errors import InvalidInput, TooLarge
 
 MAX_QR_SIDE_PIXELS = 10_000
 QR_CAPACITY_BYTES = {"L": 2953, "M": 2331, "Q": 1663, "H": 1273}  # version 40, byte mode
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
 _COLOUR_ALPHA = re.compile(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?")
-
-
-class QrOutput(StrEnum):
-    PNG = "png"
-    SVG = "svg"
 
 
 @dataclass(frozen=True)

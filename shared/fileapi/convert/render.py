@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING
 from fileapi.convert.collector import collector_paused
 from fileapi.convert.color import parse_color
 from fileapi.convert.image_io import check_output_size
+from fileapi.convert.render_options import SCALE_OR_SIZE
 from fileapi.errors import InvalidInput, TooLarge
 
 # A size is given one way (fileapi.models.render.SvgToPngOptions refuses both, before any work).
-SCALE_OR_SIZE = "give scale, or width and/or height, not both"
 
 if TYPE_CHECKING:
     from fileapi.convert.svg_tree import Tree

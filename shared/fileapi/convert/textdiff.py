@@ -14,9 +14,9 @@ import orjson
 from fileapi.convert import payload
 from fileapi.convert.collector import collector_paused
 from fileapi.convert.json_written import JsonArray
+from fileapi.convert.text_options import MAX_CONTEXT
 from fileapi.errors import InvalidInput
 
-MAX_CONTEXT = 10_000
 NO_NEWLINE = "\\ No newline at end of file"
 
 

@@ -43,8 +43,7 @@ from fileapi.convert.text_classes import (
     characters_of,
     classify,
 )
-
-WORDS_PER_MINUTE = 238
+from fileapi.convert.text_options import WORDS_PER_MINUTE
 
 # The counts run over the class string of the text (text_classes.classify: ASCII stays itself,
 # every other character becomes its class character), in C: `re` patterns and bytes counts.

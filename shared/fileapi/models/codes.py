@@ -6,8 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from fileapi.convert.barcodes import MAX_BARCODE_TEXT, BarcodeFormat
-from fileapi.convert.qr import QrOutput
+from fileapi.convert.codes_options import MAX_BARCODE_TEXT, BarcodeFormat, QrOutput
 from fileapi.models import ApiModel, ApiRequest, example
 
 Colour = Annotated[str, Field(max_length=40)]

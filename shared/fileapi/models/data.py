@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import ConfigDict, Field, RootModel
 
-from fileapi.convert.json_text import MAX_INDENT
+from fileapi.convert.data_options import MAX_INDENT
 from fileapi.models import QueryOptions
 
 

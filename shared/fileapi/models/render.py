@@ -7,7 +7,7 @@ from typing import Self
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from fileapi.convert.render import SCALE_OR_SIZE
+from fileapi.convert.render_options import SCALE_OR_SIZE
 from fileapi.models import QueryOptions
 
 _NOT_WITH_SCALE = " Not with scale: give scale, or width and/or height."

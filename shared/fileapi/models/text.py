@@ -6,9 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from fileapi.convert.hashing import HashAlgorithm
-from fileapi.convert.textdiff import MAX_CONTEXT
-from fileapi.convert.wordcount import WORDS_PER_MINUTE
+from fileapi.convert.text_options import MAX_CONTEXT, WORDS_PER_MINUTE, HashAlgorithm
 from fileapi.models import ApiModel, ApiRequest, QueryOptions, example
 
 

@@ -13,7 +13,6 @@ import zxingcpp
 from PIL import Image, ImageChops
 
 from fileapi.convert.barcodes import (
-    BarcodeFormat,
     generate_barcode,
     gs1_check_digit,
     upca_to_upce,
@@ -21,8 +20,9 @@ from fileapi.convert.barcodes import (
     validate_barcode_text,
 )
 from fileapi.convert.code_reading import DOWNSCALED_MAX_SIDE, DOWNSCALED_MIN_PIXELS, _large_grey_with_vips, read_codes
+from fileapi.convert.codes_options import BarcodeFormat, QrOutput
 from fileapi.convert.image_io import open_image
-from fileapi.convert.qr import QrOutput, generate_qr
+from fileapi.convert.qr import generate_qr
 from fileapi.errors import InvalidInput, TooLarge
 from tests.hostile_files import jpeg_of_scans, png_claiming
 

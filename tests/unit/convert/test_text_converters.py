@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fileapi.convert.color import convert_color
-from fileapi.convert.hashing import HashAlgorithm, hash_bytes
+from fileapi.convert.hashing import hash_bytes
 from fileapi.convert.markdown_html import markdown_to_html
+from fileapi.convert.text_options import HashAlgorithm
 from fileapi.convert.textdiff import diff_texts
 from fileapi.convert.wordcount import count_text
 from fileapi.errors import InvalidInput
