@@ -127,7 +127,7 @@ def _access_line(record: dict[str, Any], keys: dict[str, Any] | None = None) -> 
     if keys is None:
         keys = logger.get_current_keys()
     base = _line_base(keys)
-    if base is None or not keys.keys().isdisjoint(record):  # the slow way: each key replaced in its place
+    if base is None or "timestamp" in record or not keys.keys().isdisjoint(record):  # each key replaced in its place
         return _joined_line(keys, record)
     line = base | record
     line["timestamp"] = log_timestamp(time.time())
@@ -156,6 +156,7 @@ def _line_base(keys: dict[str, Any]) -> dict[str, Any] | None:
     base = None
     if _MESSAGE_KEYS.keys() <= keys.keys() and "xray_trace_id" not in keys:
         base = {key: value for key, value in (keys | _MESSAGE_KEYS).items() if value is not None or key == "timestamp"}
+        base.setdefault("timestamp", "")  # after the keys, before the record, as `_joined_line` puts it
     _last_keys = (dict(keys), base)
     return base
 

@@ -100,3 +100,20 @@ def test_request_ids_are_drawn_afresh_after_a_fork(monkeypatch: pytest.MonkeyPat
         os._exit(0 if not logs._drawn and logs.random_request_id() != first else 1)
     _, status = os.waitpid(child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        {"level": "%(levelname)s", "location": "x", "message": None, "service": "fileapi"},  # no timestamp
+        {"service": "fileapi", "level": "%(levelname)s", "location": "x", "message": None, "timestamp": "t"},
+        {"service": "fileapi"},  # not Powertools' message keys
+    ],
+)
+@given(record=RECORDS)
+def test_the_line_follows_any_keys_the_logger_is_given(keys: dict[str, Any], record: dict[str, Any]) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(time, "time", lambda: INSTANT)
+        patch.delenv("_X_AMZN_TRACE_ID", raising=False)
+        ours, plain = logs._access_line(record, keys), plainly(record, keys)
+        assert list(json.loads(ours).items()) == list(json.loads(plain).items())
