@@ -30,6 +30,7 @@ from typing import Any
 from bench.moto_stack import Moved, Where, attached_stack, local_api, local_endpoint, moto_stack
 from bench.pipelines import IMAGE_BYTES, run_pipeline
 from bench.scoreboard import PROJECT_ROOT, Goal, record
+from bench.timing import reset_peaks, status_mib
 
 SIZES_PAGES = (150, 300, 600)  # about 30, 60 and 120 MB (bench.pipelines' scan, and its first half and quarter)
 FLAT_GOAL = Goal(max_ratio=1.2)  # the largest file's tree peak to the smallest's, at 4x the bytes
@@ -72,19 +73,6 @@ def _tree(root: int) -> list[int]:
     return tree
 
 
-def _status_mib(pid: int, field: str) -> float:
-    """A `kB` line of /proc/PID/status (VmHWM: the peak resident memory since the last reset; VmRSS: now), MiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(f"{field}:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def _reset_peaks(pids: list[int]) -> None:
-    for pid in pids:
-        Path(f"/proc/{pid}/clear_refs").write_text("5")  # VmHWM back to the resident memory now
-
-
 def serve_queue(where: Where, count: int) -> list[dict[str, Any]]:
     """Run the operations queue of `where` in this process until `count` messages were handled; after each, the
     peaks of this process and its workers since the one before (then reset), and the tree's resident memory
@@ -94,18 +82,18 @@ def serve_queue(where: Where, count: int) -> list[dict[str, Any]]:
     with attached_stack(where) as stack:
         consumer = stack.consumer()
         pids = _tree(os.getpid())
-        _reset_peaks(pids)
-        before = sum(_status_mib(pid, "VmRSS") for pid in pids)
+        reset_peaks(pids)
+        before = sum(status_mib(pid, "VmRSS") for pid in pids)
         while len(measured) < count and time.monotonic() < deadline:
             if not consumer.poll_once():
                 time.sleep(0.05)
                 continue
             pids = _tree(os.getpid())
-            peaks = {pid: _status_mib(pid, "VmHWM") for pid in pids}
+            peaks = {pid: status_mib(pid, "VmHWM") for pid in pids}
             runner = peaks.pop(os.getpid())
             measured.append({"runner": runner, "workers": sorted(peaks.values()), "before": before})
-            _reset_peaks(pids)
-            before = sum(_status_mib(pid, "VmRSS") for pid in pids)
+            reset_peaks(pids)
+            before = sum(status_mib(pid, "VmRSS") for pid in pids)
     return measured
 
 

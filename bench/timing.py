@@ -44,22 +44,31 @@ print(_json.dumps({"peak_kib": _status("VmHWM:") - _baseline}))
 # is its own memory's alone, and clear_refs sets it back to its resident memory now.
 
 
-def _status_kib(field: str) -> int:
-    with open("/proc/self/status") as lines:
-        return next(int(line.split()[1]) for line in lines if line.startswith(field))
+def status_mib(pid: int | str, field: str) -> float:
+    """A `kB` line of /proc/PID/status (VmHWM: the peak resident memory since the last reset; VmRSS: now), MiB;
+    `pid` "self" for this process."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def reset_peaks(pids: list[int] | list[str]) -> None:
+    """Set each process's VmHWM back to its resident memory now."""
+    for pid in pids:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
 
 
 def reset_peak_mib() -> float:
     """In a measuring child, before the measured work: its resident memory now (MiB), where the high-water mark
     read by `peak_mib` is set back to."""
-    with open("/proc/self/clear_refs", "w") as refs:
-        refs.write("5")
-    return _status_kib("VmRSS:") / 1024
+    reset_peaks(["self"])
+    return status_mib("self", "VmRSS")
 
 
 def peak_mib() -> float:
     """This process's resident high-water mark (MiB) since `reset_peak_mib` (since it started, without it)."""
-    return _status_kib("VmHWM:") / 1024
+    return status_mib("self", "VmHWM")
 
 
 # Runs a command as the child of a small process (this one's resident memory is what a fork of it starts
