@@ -79,9 +79,17 @@ def is_key(key: str) -> bool:
     return is_well_formed(key) or is_legacy_key(key)
 
 
+# An empty SHA-256 context, copied for each key: a new hash object goes through OpenSSL's lookup of the algorithm
+# (EVP_DigestInit), and a copy does not, which saved 2.5 us of a metered request's ~70 (`make bench-quick`). Never
+# updated itself, so threads may copy it at once.
+_EMPTY_SHA256 = hashlib.sha256()
+
+
 def hash_key(key: str) -> str:
     """The SHA-256 hex digest under which a key is stored."""
-    return hashlib.sha256(key.encode("ascii")).hexdigest()
+    digest = _EMPTY_SHA256.copy()
+    digest.update(key.encode("ascii"))
+    return digest.hexdigest()
 
 
 def key_prefix(key: str) -> str:
