@@ -1,6 +1,7 @@
-"""A ServedRoute at a fixed path is answered by fileapi.web.exact_routes, without the framework's router: the same
-route chosen, the same scope (but the two keys of the framework's layers it skips), and the same answers, success
-or error, as when the framework dispatches the request (the same app with ExactRoutes' table emptied)."""
+"""A ServedRoute at a fixed path is answered by fileapi.web.exact_routes, without the framework's layers and router:
+the same route chosen, the same scope (but the two keys of the framework's layers it skips), the same body as
+RequestBodyMiddleware makes it, and the same answers, success or error, as when the framework dispatches the request
+(the same app with ExactRoutes' table emptied)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from fileapi.catalogue.data import CONVERSIONS
 from fileapi.errors import InvalidInput
 from fileapi.web.app import create_app
 from fileapi.web.catalogue_routes import family_router
-from fileapi.web.exact_routes import ExactRoutes, exact_routes
+from fileapi.web.exact_routes import ExactRoutes, ServiceApp, exact_routes
 from fileapi.web.served import ServedRoute
 from tests.helpers import auth
 
@@ -30,15 +31,19 @@ CHANGING_HEADERS = {"x-request-id", "x-quota-remaining", "ratelimit-remaining", 
 
 def exact_layer(app: FastAPI) -> ExactRoutes:
     """The app's ExactRoutes (its middleware stack built)."""
-    layer: Any = app.build_middleware_stack()
-    app.middleware_stack = layer
-    while not isinstance(layer, ExactRoutes):
-        layer = layer.app
-    return layer
+    assert isinstance(app, ServiceApp)
+    app.middleware_stack = app.build_middleware_stack()
+    assert app.exact is not None
+    return app.exact
 
 
 @pytest.fixture()
-def both() -> Iterator[tuple[TestClient, TestClient]]:
+def installed(api: TestClient) -> None:
+    """The session's stores as this process's, as the `api` fixture installs them (admission answers, not 503)."""
+
+
+@pytest.fixture()
+def both(installed: None) -> Iterator[tuple[TestClient, TestClient]]:
     """The Data function's app twice: one answering its routes itself, one through the framework's router."""
     direct, framework = (create_app(family_router(CONVERSIONS), title="Data") for _ in range(2))
     assert exact_layer(direct).routes
@@ -91,7 +96,57 @@ def test_a_request_is_answered_as_the_router_answers_it(
     ours, theirs = both
     headers = {**(auth(key) if with_key else {}), "Content-Type": "application/octet-stream"}
     given = {"content": body, "headers": headers}
-    assert answer(ours, method, path + query, **given) == answer(theirs, method, path + query, **given)
+    answered = answer(ours, method, path + query, **given)
+    assert answered == answer(theirs, method, path + query, **given)
+    assert answered[0] != 503
+
+
+@pytest.mark.parametrize(
+    ("label", "sent"),
+    [
+        ("multipart", {"files": {"file": ("a.bin", b"hello", "application/octet-stream")}}),  # curl -F: the file
+        ("multipart with a field", {"files": {"file": ("a.bin", b"hello")}, "data": {"padding": "false"}}),
+        ("form label", {"content": b"hello", "headers": {"Content-Type": "application/x-www-form-urlencoded"}}),
+        ("json label", {"content": b'"hello"', "headers": {"Content-Type": "application/json"}}),
+        ("broken multipart", {"content": b"--x\r\n", "headers": {"Content-Type": "multipart/form-data; boundary=x"}}),
+    ],
+)
+def test_a_body_is_read_as_the_framework_reads_it(
+    both: tuple[TestClient, TestClient], key: str, label: str, sent: dict[str, Any]
+) -> None:
+    ours, theirs = both
+    given = {**sent, "headers": {**sent.get("headers", {}), **auth(key)}}
+    answered = answer(ours, "POST", "/v1/data/base64-encode", **given)
+    assert answered == answer(theirs, "POST", "/v1/data/base64-encode", **given)
+    assert answered[0] == (400 if label == "broken multipart" else 200)
+
+
+def test_a_body_over_the_limit_is_refused_as_before(both: tuple[TestClient, TestClient], key: str) -> None:
+    from fileapi.settings import get_settings
+
+    ours, theirs = both
+    given = {"content": b"x" * (get_settings().max_body_bytes + 1), "headers": auth(key)}
+    refused = answer(ours, "POST", "/v1/data/base64-encode", **given)
+    assert refused == answer(theirs, "POST", "/v1/data/base64-encode", **given)
+    assert refused[0] == 413
+
+
+def test_a_request_under_a_root_path_goes_through_the_framework(installed: None, key: str) -> None:
+    app = create_app(family_router(CONVERSIONS), title="Data")
+    layer = exact_layer(app)
+    served: list[Any] = []
+    original = ExactRoutes.__call__
+
+    async def spy(self: ExactRoutes, scope: Any, receive: Any, send: Any) -> None:
+        served.append(scope["path"])
+        await original(self, scope, receive, send)
+
+    layer.__class__ = type("Spied", (ExactRoutes,), {"__call__": spy})
+    with TestClient(app, raise_server_exceptions=False) as client:
+        assert client.post("/v1/data/base64-encode", content=b"hi", headers=auth(key)).status_code == 200
+        mounted = TestClient(app, root_path="/stage", raise_server_exceptions=False)
+        assert mounted.post("/v1/data/base64-encode", content=b"hi", headers=auth(key)).status_code == 200
+    assert served == ["/v1/data/base64-encode"]
 
 
 class Teapot(InvalidInput):

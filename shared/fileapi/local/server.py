@@ -20,7 +20,7 @@ from fileapi.local.template import TEMPLATE_PATH, FunctionSpec, load_cors, load_
 from fileapi.services import start_workers, stop_workers
 from fileapi.settings import get_settings
 from fileapi.web.errors import error_response, http_error
-from fileapi.web.logs import AccessLogMiddleware
+from fileapi.web.front_door import FrontDoor
 
 
 class TemplateRouter:
@@ -59,7 +59,7 @@ class TemplateRouter:
         else:
             await methods[scope["method"]](scope, receive, send)
             return
-        await AccessLogMiddleware(error_response(error))(scope, receive, send)
+        await FrontDoor(error_response(error), max_body_bytes=None)(scope, receive, send)
 
 
 def function_app(spec: FunctionSpec) -> FastAPI:

@@ -14,10 +14,10 @@ from fileapi import __version__
 from fileapi.services import preload_in_workers, register_snapstart_hooks, start_workers
 from fileapi.settings import get_settings
 from fileapi.telemetry import logger
-from fileapi.web.errors import CatchAllMiddleware, install_error_handlers
+from fileapi.web.errors import install_error_handlers
+from fileapi.web.front_door import FrontDoor
 from fileapi.web.invocation import one_request_at_a_time
-from fileapi.web.limits import TEXT_MIME_TYPES, BodyLimitMiddleware
-from fileapi.web.logs import AccessLogMiddleware
+from fileapi.web.limits import TEXT_MIME_TYPES
 from fileapi.web.tracing import get_tracer
 
 if TYPE_CHECKING:  # imported by create_app: a function without FastAPI routes (Health) never loads it
@@ -33,13 +33,12 @@ def create_app(*routers: APIRouter, title: str, worker_modules: tuple[str, ...] 
     :param worker_modules: what the app's conversion workers import before their first job (its converters
         and their libraries: fileapi.web.conversions).
     """
-    from fastapi import FastAPI
-
-    from fileapi.web.exact_routes import ExactRoutes
+    from fileapi.web.exact_routes import ServiceApp
     from fileapi.web.request_bodies import RequestBodyMiddleware  # FastAPI routes' bodies: FastAPI apps only
 
     preload_in_workers(*worker_modules)
-    app = FastAPI(
+    app = ServiceApp(
+        wrap=with_shared_middleware,  # around the routes it answers itself (web.exact_routes), as around the rest
         title=title,
         version=__version__,
         openapi_url=None,
@@ -55,7 +54,6 @@ def create_app(*routers: APIRouter, title: str, worker_modules: tuple[str, ...] 
         app.router.routes.extend(router.routes)
     _close_queries(app.router.routes)
     install_error_handlers(app)
-    app.add_middleware(ExactRoutes, app=app)  # innermost: a fixed path's route without the framework's router
     app.add_middleware(RequestBodyMiddleware, routes=app.router.routes)
     for middleware, options in shared_middleware():
         app.add_middleware(middleware, **options)
@@ -80,15 +78,11 @@ def _close_queries(routes: list[Any]) -> None:
 
 
 def shared_middleware() -> list[tuple[Any, dict[str, Any]]]:
-    """The middleware every app runs, innermost first (each with its options): exceptions that escaped as 500
-    internal_error, the body limit, the access log (with the stage's key on every record)."""
+    """The middleware every app runs, innermost first (each with its options): the front door (request id, body
+    limit, exceptions that escaped as 500 internal_error, the access record with the stage's key on it)."""
     settings = get_settings()
     logger.append_keys(stage=settings.stage)
-    return [
-        (CatchAllMiddleware, {}),
-        (BodyLimitMiddleware, {"max_body_bytes": settings.max_body_bytes}),
-        (AccessLogMiddleware, {"emit_metrics": settings.emit_metrics}),
-    ]
+    return [(FrontDoor, {"max_body_bytes": settings.max_body_bytes, "emit_metrics": settings.emit_metrics})]
 
 
 def with_shared_middleware(app: ASGIApp) -> ASGIApp:

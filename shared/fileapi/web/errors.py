@@ -12,9 +12,8 @@ from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.requests import ClientDisconnect
 from starlette.responses import JSONResponse, Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Send
 
 from fileapi.errors import (
     ApiError,
@@ -27,7 +26,6 @@ from fileapi.errors import (
     UnsupportedFormat,
 )
 from fileapi.telemetry import logger
-from fileapi.web.logs import CLIENT_DISCONNECTED
 
 if TYPE_CHECKING:  # FastAPI is imported by the apps that use it, not by this module (the Health function has none)
     from fastapi import FastAPI, Request
@@ -201,28 +199,6 @@ def unexpected_error(exc: BaseException) -> InternalError:
     return InternalError("unexpected failure; it has been logged without the request's content")
 
 
-class CatchAllMiddleware:
-    """Turns any exception that escaped the app into 500 internal_error, and swallows it:
-    Starlette's ServerErrorMiddleware would re-raise it to the server, whose log line
-    would carry the exception's message (which may quote request content). A client that disconnected
-    before its body arrived is no error of ours: nothing is answered (nobody listens), and the request's
-    state says so for the access log."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        tracked = TrackedSend(send)
-        try:
-            await self.app(scope, receive, tracked)
-        except ClientDisconnect:
-            scope.setdefault("state", {})[CLIENT_DISCONNECTED] = True
-        except Exception as exc:
-            error = unexpected_error(exc)
-            if not tracked.started and scope["type"] == "http":
-                await error_response(error)(scope, receive, send)
-
-
 class TrackedSend:
     """`send`, noting whether the response has started (after which no error can be answered)."""
 
@@ -237,7 +213,7 @@ class TrackedSend:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Route every error of `app` through `error_response` (with CatchAllMiddleware outside it)."""
+    """Route every error of `app` through `error_response` (with the front door's catch-all outside it)."""
     from fastapi.exceptions import RequestValidationError
 
     async def on_api_error(request: Request, exc: Exception) -> Response:

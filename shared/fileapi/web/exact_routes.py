@@ -1,25 +1,31 @@
-"""An app's routes at fixed paths, answered without the framework's router.
+"""An app's routes at fixed paths, answered without the framework's layers.
 
-FastAPI's app hands a request to its routes through Starlette's ExceptionMiddleware, its own
-AsyncExitStackMiddleware and the router, which tries each route's pattern in turn: 9 us of a metered request's
-~90 (`make bench-quick`, the stack's own cost). A ServedRoute (fileapi.web.served) at a path without parameters
-needs none of it: it binds its own arguments, opens no file FastAPI would close, and an exact method and path is
-its match. `ExactRoutes`, the app's innermost middleware, sends such a request straight to its route, with the
-scope the router gives it (`router`, `endpoint`, `path_params`, `route`), and answers the route's exceptions with
-the app's exception handlers, chosen as ExceptionMiddleware chooses them: an HTTPException's status first, then the
-exception's class and its bases in order; an exception no handler takes goes on out, as it did. Any other request
-(another method, a path with parameters, a mounted app's `root_path`) goes through the framework as before.
+A FastAPI app hands a request to a route through FastAPI's and Starlette's own layers (the app's call, its
+ServerErrorMiddleware, telemetry and body-limit layers, ExceptionMiddleware, AsyncExitStackMiddleware) and the
+router, which tries each route's pattern in turn: 15 us of a metered request's ~90 (`make bench-quick`, the stack's
+own cost). A ServedRoute (fileapi.web.served) at a path without parameters needs none of it: it binds its own
+arguments, opens no file FastAPI would close, and an exact method and path is its match; our front door
+(fileapi.web.front_door) already answers what escapes as 500. So a `ServiceApp` sends such a request from its own
+call straight into the shared middleware around `ExactRoutes`, which prepares its body as RequestBodyMiddleware
+would (fileapi.web.request_bodies), gives the route the scope the framework would (`app`, `router`, `endpoint`,
+`path_params`, `route`), and answers the route's exceptions with the app's exception handlers, chosen as
+ExceptionMiddleware chooses them: an HTTPException's status first, then the exception's class and its bases in
+order; an exception no handler takes goes on out, to the front door's catch-all, as it did. Any other request
+(another method, a path with parameters, a `root_path`) goes through the framework as before.
 
-A route is taken only where the router would choose it: no route before it matches its method and path.
-tests/api/test_exact_routes.py holds the answers equal to the framework's.
+What the skipped layers would do, none does here: the app declares no root path, no body size of the framework's
+(the front door limits bodies), no 500 handler, and its telemetry is off (create_app). A route is taken only where
+the router would choose it: no route before it matches its method and path. tests/api/test_exact_routes.py holds
+the answers equal to the framework's.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Coroutine, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from fastapi import FastAPI
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -27,35 +33,70 @@ from starlette.routing import BaseRoute, Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fileapi.web.errors import TrackedSend
+from fileapi.web.request_bodies import RouteBody, as_the_route_reads, route_bodies
 from fileapi.web.served import ServedRoute
 
-if TYPE_CHECKING:
-    from fastapi import FastAPI
-
 Handler = Callable[[Request, Exception], Coroutine[Any, Any, Response]]
-# The scope key FastAPI's opt-in telemetry sets: then its router records the route chosen, so it chooses it.
-_TELEMETRY = "fastapi.telemetry"
+Wrap = Callable[[ASGIApp], ASGIApp]
+
+
+class ServiceApp(FastAPI):
+    """A FastAPI app that answers its fixed-path ServedRoutes itself (see the module): `wrap` puts the shared
+    middleware around them, as the app's own middleware is around its router."""
+
+    def __init__(self, *, wrap: Wrap, **options: Any) -> None:
+        super().__init__(**options)
+        self.wrap = wrap
+        self.exact: ExactRoutes | None = None
+        self.front: ASGIApp | None = None
+
+    def build_middleware_stack(self) -> ASGIApp:
+        """The framework's stack, and beside it the front of the exact routes, from the routes, the exception
+        handlers and the settings as they are now (the framework reads them once, at the first request)."""
+        stack = super().build_middleware_stack()
+        usable = not self.root_path and self.max_body_size is None and not self.debug
+        self.exact = ExactRoutes(self) if usable else None
+        self.front = self.wrap(self.exact) if self.exact is not None else None
+        return stack
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.middleware_stack is None:
+            self.middleware_stack = self.build_middleware_stack()
+        if (
+            self.front is not None
+            and self.exact is not None
+            and (scope.get("method"), scope.get("path")) in self.exact.routes
+            and scope["type"] == "http"
+            and not scope.get("root_path")
+        ):
+            scope["app"] = self
+            await self.front(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
 
 
 class ExactRoutes:
-    """Sends a request whose method and path are exactly a ServedRoute's to that route (see the module).
+    """Answers a request whose method and path are exactly a ServedRoute's with that route (see the module); the
+    app sends it no other.
 
-    :param app: the FastAPI app whose routes and exception handlers these are (read when the middleware stack is
+    :param app: the FastAPI app whose routes and exception handlers these are (read when its middleware stack is
         built, as the framework reads them).
     """
 
-    def __init__(self, inner: ASGIApp, *, app: FastAPI) -> None:
-        self.app = inner
+    def __init__(self, app: FastAPI) -> None:
         self.router = app.router
         self.status_handlers, self.handlers = _handlers(app.exception_handlers)
         usable = HTTPException in self.handlers and not getattr(app.router, "form_limits", None)
         self.routes = exact_routes(app.router.routes) if usable else {}
+        bodies = route_bodies(app.router.routes)
+        self.bodies: dict[tuple[str, str], RouteBody] = {key: bodies[key] for key in self.routes if key in bodies}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        route = self.routes.get((scope.get("method", ""), scope.get("path", "")))
-        if route is None or scope["type"] != "http" or scope.get("root_path") or _TELEMETRY in scope:
-            await self.app(scope, receive, send)
-            return
+        key = (scope["method"], scope["path"])
+        route = self.routes[key]
+        body = self.bodies.get(key)
+        if body is not None:
+            receive = await as_the_route_reads(body, scope, receive)
         if "router" not in scope:
             scope["router"] = self.router
         scope["endpoint"] = route.endpoint

@@ -13,10 +13,9 @@ from __future__ import annotations
 import json
 
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 from fileapi.errors import TooLarge
-from fileapi.web.errors import error_response
 
 # The media types the Lambda adapter (Mangum) sends as text, not base64; given to it by web.app, so that what is
 # measured here is what it does (Mangum's own default list, version 0.22).
@@ -32,45 +31,19 @@ TEXT_MIME_TYPES = (
 HEADER_ALLOWANCE_BYTES = 512
 
 
-class BodyLimitMiddleware:
-    """Answers 413 too_large for a body over `max_body_bytes`: at once from Content-Length,
-    or as soon as a streamed body passes the limit."""
-
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int) -> None:
-        self.app = app
-        self.max_body_bytes = max_body_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = _content_length(scope)
-        if declared is not None and declared > self.max_body_bytes:
-            await error_response(self._too_large(declared))(scope, receive, send)
-            return
-        seen = 0
-
-        async def limited_receive() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_body_bytes:
-                    raise self._too_large(None)
-            return message
-
-        await self.app(scope, limited_receive, send)
-
-    def _too_large(self, size: int | None) -> TooLarge:
-        what = f"{size:,} bytes" if size is not None else "the request body"
-        return TooLarge(
-            f"{what} is over the limit of {self.max_body_bytes:,} bytes per request; send a larger file as an "
-            "upload: POST /v1/uploads, send the file to the presigned POST it answers, then make this request "
-            "with ?upload=<its id> and no body (it runs as an operation; the SDKs do this by themselves)"
-        )
+def too_large(size: int | None, max_body_bytes: int) -> TooLarge:
+    """The 413 of a request body over `max_body_bytes` (`size`: its declared length; None: a streamed body that
+    passed the limit), saying how to send a larger file."""
+    what = f"{size:,} bytes" if size is not None else "the request body"
+    return TooLarge(
+        f"{what} is over the limit of {max_body_bytes:,} bytes per request; send a larger file as an "
+        "upload: POST /v1/uploads, send the file to the presigned POST it answers, then make this request "
+        "with ?upload=<its id> and no body (it runs as an operation; the SDKs do this by themselves)"
+    )
 
 
-def _content_length(scope: Scope) -> int | None:
+def content_length(scope: Scope) -> int | None:
+    """The request's Content-Length (None: absent or not a number)."""
     for name, value in scope.get("headers", []):
         if name == b"content-length":
             try:

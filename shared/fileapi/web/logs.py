@@ -14,86 +14,20 @@ import os
 import time
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 from fileapi.errors import ALL_ERRORS
 from fileapi.services import also_after_restore
 from fileapi.settings import get_settings, xray_trace_id
 from fileapi.telemetry import METRICS_NAMESPACE, _stdlib_logger, logger
 
-# Set in the request's state when the client went away before its body arrived (web.errors.CatchAllMiddleware).
+# Set in the request's state when the client went away before its body arrived (web.front_door.FrontDoor).
 CLIENT_DISCONNECTED = "client_disconnected"
 CLIENT_CLOSED_REQUEST = 499  # the access record's status then (nginx's code); never sent: nobody is listening
 
 
-class AccessLogMiddleware:
-    """Gives each request an id (the Lambda request id when there is one) and logs one record per request.
-
-    The id is put in `scope["state"]["request_id"]` (metering uses it to count idempotently)
-    and returned in the X-Request-Id header.
-    """
-
-    def __init__(self, app: ASGIApp, *, emit_metrics: bool = False) -> None:
-        self.app = app
-        self.emit_metrics = emit_metrics
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        request_id = _request_id(scope)
-        state = scope.setdefault("state", {})
-        state["request_id"] = request_id
-        started = time.perf_counter()
-        record: dict[str, Any] = {"request_id": request_id, "method": scope["method"]}
-        bytes_in = bytes_out = 0
-        status = 500
-
-        async def counting_receive() -> Message:
-            nonlocal bytes_in
-            message = await receive()
-            if message["type"] == "http.request":
-                bytes_in += len(message.get("body", b""))
-            return message
-
-        async def tagging_send(message: Message) -> None:
-            nonlocal status, bytes_out
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                message["headers"] = [*message.get("headers", []), (b"x-request-id", request_id.encode())]
-            elif message["type"] == "http.response.body":
-                body = message.get("body", b"")
-                if status >= 400 and bytes_out == 0:
-                    code = error_code(body)
-                    if code:
-                        record["error"] = code
-                bytes_out += len(body)
-            await send(message)
-
-        try:
-            await self.app(scope, counting_receive, tagging_send)
-        finally:
-            if state.get(CLIENT_DISCONNECTED):
-                status = CLIENT_CLOSED_REQUEST
-                record[CLIENT_DISCONNECTED] = True
-            record["bytes_in"] = bytes_in
-            record["bytes_out"] = bytes_out
-            record["status"] = status
-            # The matched route's template, never the raw path (an unknown path is the caller's text).
-            record["route"] = getattr(scope.get("route"), "path", None) or "(no route)"
-            record["latency_ms"] = round((time.perf_counter() - started) * 1000, 3)
-            if "key_prefix" in state:
-                record["key_prefix"] = state["key_prefix"]
-            outcome = metering_outcome(state.get("admission"), status, record.get("error"))
-            if outcome:
-                record["metering"] = outcome
-            write_access_record(record)
-            if self.emit_metrics:
-                emit_request_metrics(record)
-
-
 # The access record's `location`, as Powertools would give it (the function and line that log it).
-ACCESS_RECORD_LOCATION = "AccessLogMiddleware.__call__"
+ACCESS_RECORD_LOCATION = "FrontDoor.__call__"
 _MESSAGE_KEYS = {"level": "INFO", "location": ACCESS_RECORD_LOCATION, "message": "request"}
 
 
@@ -250,7 +184,8 @@ def metering_outcome(admission: Any, status: int, code: str | None) -> str | Non
     return "not_counted"
 
 
-def _request_id(scope: Scope) -> str:
+def request_id_of(scope: Scope) -> str:
+    """The request's id: the Lambda request id when there is one, else a random one (`random_request_id`)."""
     context = scope.get("aws.context")
     request_id = getattr(context, "aws_request_id", None)
     return str(request_id) if request_id else random_request_id()

@@ -100,13 +100,20 @@ class RequestBodyMiddleware:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = self.bodies.get((scope.get("method", ""), scope.get("path", "")))
         if body is not None:
-            content_type = _header(scope, b"content-type")
-            if body.kind is BodyKind.RAW:
-                if content_type[:_LABEL_CHARS].lower().startswith(_LABELS):  # any other body passes as it is
-                    receive = await _form_or_labelled(scope, receive, content_type, body.hinted_labels)
-            elif not is_json(content_type.decode("latin-1")):
-                _replace_headers(scope, {b"content-type": _JSON})
+            receive = await as_the_route_reads(body, scope, receive)
         await self.app(scope, receive, send)
+
+
+async def as_the_route_reads(body: RouteBody, scope: Scope, receive: Receive) -> Receive:
+    """The request made what a route reading `body` takes (the scope changed in place): a form's file as the raw
+    body, a JSON body labelled JSON; the receive that delivers it."""
+    content_type = _header(scope, b"content-type")
+    if body.kind is BodyKind.RAW:
+        if content_type[:_LABEL_CHARS].lower().startswith(_LABELS):  # any other body passes as it is
+            return await _form_or_labelled(scope, receive, content_type, body.hinted_labels)
+    elif not is_json(content_type.decode("latin-1")):
+        _replace_headers(scope, {b"content-type": _JSON})
+    return receive
 
 
 async def _form_or_labelled(
