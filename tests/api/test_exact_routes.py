@@ -18,6 +18,7 @@ from fileapi.catalogue.data import CONVERSIONS
 from fileapi.errors import InvalidInput
 from fileapi.web.app import create_app
 from fileapi.web.catalogue_routes import family_router
+from fileapi.web.errors import install_error_handlers
 from fileapi.web.exact_routes import ExactRoutes, ServiceApp, exact_routes
 from fileapi.web.served import ServedRoute
 from tests.helpers import auth
@@ -197,3 +198,11 @@ def test_a_failure_is_answered_by_the_same_handler(method: str, path: str) -> No
     assert ours == theirs
     assert ours[0] == {"/api-error": 400, "/http-error": 413, "/fault": 500, "/scope": 200}[path]
     assert b"secret" not in ours[1]
+
+
+def test_an_app_with_the_frameworks_telemetry_on_leaves_every_request_to_it() -> None:
+    app = ServiceApp(wrap=lambda inner: inner, telemetry={"tracing": True, "metrics": False, "logs": False})
+    app.router.routes.extend(family_router(CONVERSIONS).routes)
+    install_error_handlers(app)
+    app.middleware_stack = app.build_middleware_stack()
+    assert app.exact is None and app.front is None

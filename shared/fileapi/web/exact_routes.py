@@ -14,7 +14,8 @@ order; an exception no handler takes goes on out, to the front door's catch-all,
 (another method, a path with parameters, a `root_path`) goes through the framework as before.
 
 What the skipped layers would do, none does here: the app declares no root path, no body size of the framework's
-(the front door limits bodies), no 500 handler, and its telemetry is off (create_app). A route is taken only where
+(the front door limits bodies) and no debug pages, and its telemetry is off (create_app); a 500 handler of the
+framework's would never see what the front door's catch-all takes first. A route is taken only where
 the router would choose it: no route before it matches its method and path. tests/api/test_exact_routes.py holds
 the answers equal to the framework's.
 """
@@ -38,6 +39,8 @@ from fileapi.web.served import ServedRoute
 
 Handler = Callable[[Request, Exception], Coroutine[Any, Any, Response]]
 Wrap = Callable[[ASGIApp], ASGIApp]
+# The signals of FastAPI's `telemetry` option (its TelemetryConfig).
+_TELEMETRY = ("tracing", "metrics", "logs")
 
 
 class ServiceApp(FastAPI):
@@ -47,6 +50,9 @@ class ServiceApp(FastAPI):
     def __init__(self, *, wrap: Wrap, **options: Any) -> None:
         super().__init__(**options)
         self.wrap = wrap
+        telemetry = options.get("telemetry")
+        # FastAPI's telemetry, when on, is the app's own layer: then every request goes through it.
+        self.telemetry_off = isinstance(telemetry, dict) and not any(telemetry.get(kind) for kind in _TELEMETRY)
         self.exact: ExactRoutes | None = None
         self.front: ASGIApp | None = None
 
@@ -54,7 +60,7 @@ class ServiceApp(FastAPI):
         """The framework's stack, and beside it the front of the exact routes, from the routes, the exception
         handlers and the settings as they are now (the framework reads them once, at the first request)."""
         stack = super().build_middleware_stack()
-        usable = not self.root_path and self.max_body_size is None and not self.debug
+        usable = self.telemetry_off and not self.root_path and self.max_body_size is None and not self.debug
         self.exact = ExactRoutes(self) if usable else None
         self.front = self.wrap(self.exact) if self.exact is not None else None
         return stack
