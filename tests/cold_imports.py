@@ -119,38 +119,25 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "fileapi.convert.ocr_engine",
         "fileapi.convert.ocr_image",
         "fileapi.convert.ocr_options",
-        "fileapi.convert.quality_search",  # its bounds are the options model's; pyvips is imported on use
+        "fileapi.convert.quality_options",  # targetScore's bounds and check (the options models')
+        "fileapi.convert.quality_search",  # the image converters' search; pyvips is imported on use
         "fileapi.convert.resampling",
     ),
     "pdf": (
         *CONVERTING,
         "fileapi.catalogue.pdf",
         "fileapi.convert.fallbacks",
-        "fileapi.convert.image_io",  # the image formats of targetScore (render-page); Pillow is imported on use
-        "fileapi.convert.quality_search",
-        "fileapi.convert.ocr_options",
+        "fileapi.convert.ocr_options",  # the options models' bounds, enums and defaults (converters: on first call)
+        "fileapi.convert.pdf_options",
+        "fileapi.convert.quality_options",
         "fileapi.convert.pages",
         "fileapi.convert.pdf",
         "fileapi.convert.pdf_active",
         "fileapi.convert.pdf_cost",
         "fileapi.convert.pdf_edit",
-        "fileapi.convert.ocr_engine",
-        "fileapi.convert.ocr_pdf",
-        "fileapi.convert.ocr_text_layer",
         "fileapi.convert.pdf_errors",
-        "fileapi.convert.pdf_fonts",
-        "fileapi.convert.pdf_redact",
-        "fileapi.convert.pdf_redact_content",
-        "fileapi.convert.pdf_redact_document",
-        "fileapi.convert.pdf_redact_images",
         "fileapi.convert.pdf_forms",
-        "fileapi.convert.pdf_from_images",  # the options models' bounds, enum and defaults
         "fileapi.convert.pdf_io",
-        "fileapi.convert.pdf_metadata",
-        "fileapi.convert.pdf_pages",
-        "fileapi.convert.pdf_redact_areas",
-        "fileapi.convert.pdf_redact_find",
-        "fileapi.convert.pdf_unlock",
     ),
     "codes": (
         *CONVERTING,

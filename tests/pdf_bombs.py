@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 from fileapi.convert.pdf_edit import protect_pdf
 from fileapi.convert.pdf_from_images import MAX_IMAGES
-from fileapi.convert.pdf_metadata import MAX_FIELD_CHARS
-from fileapi.convert.pdf_pages import MAX_ORDER_CHARS, MAX_RESULT_PAGES
-from fileapi.convert.pdf_redact_find import MAX_AREAS, MAX_FOUND_AREAS
+from fileapi.convert.pdf_options import MAX_AREAS, MAX_FIELD_CHARS, MAX_ORDER_CHARS
+from fileapi.convert.pdf_pages import MAX_RESULT_PAGES
+from fileapi.convert.pdf_redact_find import MAX_FOUND_AREAS
 from tests.bombs import INVALID, OK, TOO_LARGE
 from tests.hostile_files import flate_bomb_pdf, jpeg_claiming_65535, pdf_of_pages, png_claiming, png_of_zeros
 from tests.pdf_fixtures import make_pdf

@@ -7,6 +7,7 @@ import os
 from functools import partial
 from typing import Any
 
+from fileapi.catalogue.converters import Named
 from fileapi.catalogue.declaration import (
     IMAGE,
     PDF,
@@ -19,15 +20,9 @@ from fileapi.catalogue.declaration import (
     gives_json_files,
 )
 from fileapi.catalogue.outcome import Outcome, OutFile, file_at, one_file
-from fileapi.convert.ocr_pdf import pdf_ocr
 from fileapi.convert.pdf import MAX_SPLIT_PAGES, extract_text, merge_pdfs, pdf_info, render_pages, rotate_pdf, split_pdf
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION, compress_pdf, protect_pdf, watermark_pdf
 from fileapi.convert.pdf_forms import fill_form, flatten_form
-from fileapi.convert.pdf_from_images import images_to_pdf
-from fileapi.convert.pdf_metadata import set_pdf_metadata
-from fileapi.convert.pdf_pages import arrange_pages
-from fileapi.convert.pdf_redact import redact_pdf
-from fileapi.convert.pdf_unlock import unlock_pdf
 from fileapi.models.pdf import (
     CompressOptions,
     ExtractTextOptions,
@@ -364,7 +359,7 @@ CONVERSIONS = (
         takes=ONE_PDF,
         options=UnlockOptions,
         gives=A_PDF,
-        convert=unlock_pdf,
+        convert=Named("fileapi.convert.pdf_unlock", "unlock_pdf"),
         convert_files=partial(pdf_over_files, "fileapi.convert.pdf_unlock:unlock_pdf_file", "unlocked.pdf"),
         tags=TAGS,
         example={"password": "secret"},
@@ -377,7 +372,7 @@ CONVERSIONS = (
         takes=ONE_PDF,
         options=MetadataOptions,
         gives=A_PDF,
-        convert=set_pdf_metadata,
+        convert=Named("fileapi.convert.pdf_metadata", "set_pdf_metadata"),
         convert_files=partial(pdf_over_files, "fileapi.convert.pdf_metadata:set_pdf_metadata_file", "metadata.pdf"),
         tags=TAGS,
         example={"title": "Annual report", "author": "Ada Lovelace"},
@@ -390,7 +385,7 @@ CONVERSIONS = (
         takes=ONE_PDF,
         options=PagesOptions,
         gives=A_PDF,
-        convert=arrange_pages,
+        convert=Named("fileapi.convert.pdf_pages", "arrange_pages"),
         convert_files=partial(pdf_over_files, "fileapi.convert.pdf_pages:arrange_pages_file", "pages.pdf"),
         tags=TAGS,
         example={"order": "1,blank,1"},
@@ -405,7 +400,7 @@ CONVERSIONS = (
         takes=Takes(Reads.FILES, IMAGE, most=1000, model=PdfFromImagesForm),
         options=FromImagesOptions,
         gives=A_PDF,
-        convert=images_to_pdf,
+        convert=Named("fileapi.convert.pdf_from_images", "images_to_pdf"),
         convert_files=from_images_files,
         tags=TAGS,
     ),
@@ -417,7 +412,7 @@ CONVERSIONS = (
         takes=ONE_PDF,
         options=RedactOptions,
         gives=gives_file((PDF,), "The redacted PDF", headers=REDACTIONS_HEADER),
-        convert=redact_pdf,
+        convert=Named("fileapi.convert.pdf_redact", "redact_pdf"),
         unpack=redact_outcome,
         convert_files=redact_files,
         tags=TAGS,
@@ -436,7 +431,7 @@ CONVERSIONS = (
         takes=ONE_PDF,
         options=PdfOcrOptions,
         gives=gives_file((PDF, "application/json"), "The searchable PDF, or (output=text) JSON {text, pages}"),
-        convert=pdf_ocr,
+        convert=Named("fileapi.convert.ocr_pdf", "pdf_ocr"),
         unpack=ocr_outcome,
         tags=TAGS,
     ),

@@ -25,7 +25,8 @@ from fileapi.convert.image_io import (
     prepare_for,
     source_format,
 )
-from fileapi.convert.quality_search import check_target_score, encode_to_score, search_quality
+from fileapi.convert.quality_options import check_target_score
+from fileapi.convert.quality_search import encode_to_score, search_quality
 from fileapi.convert.resampling import centred_box, letterbox, resample, scaled
 from fileapi.errors import InvalidInput
 

@@ -248,7 +248,7 @@ def render_pages(
         raise InvalidInput(f"dpi must be 72..300, not {dpi}")
     if target_score is not None:
         from fileapi.convert.image_io import ImageFormat
-        from fileapi.convert.quality_search import check_target_score
+        from fileapi.convert.quality_options import check_target_score
 
         check_target_score(target_score, None, ImageFormat(fmt.value))
     document, draw_forms, chosen = _pdfium(data, pages, default_all=False, action="rendering")

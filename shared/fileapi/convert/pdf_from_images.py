@@ -24,11 +24,11 @@ import struct
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from fileapi.convert import deadline
+from fileapi.convert.pdf_options import ImagePageSize
 from fileapi.errors import InvalidInput, TooLarge
 
 if TYPE_CHECKING:
@@ -38,14 +38,6 @@ MAX_IMAGES = 1_000
 DEFAULT_DPI = 96.0
 MAX_PAGE_POINTS = 14_400.0  # 200 inches: the largest page PDF 1.7 allows (Annex C)
 POINTS_PER_INCH = 72.0
-
-
-class ImagePageSize(StrEnum):
-    """The page an image is put on: its own size at its DPI (auto), or A4 or letter, the image fitted."""
-
-    AUTO = "auto"
-    A4 = "a4"
-    LETTER = "letter"
 
 
 _PAPER = {ImagePageSize.A4: (595.2756, 841.8898), ImagePageSize.LETTER: (612.0, 792.0)}

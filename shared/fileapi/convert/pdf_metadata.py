@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 from fileapi.convert.pdf_errors import reading
 from fileapi.convert.pdf_io import open_pdf, save_pdf, write_pdf
+from fileapi.convert.pdf_options import MAX_FIELD_CHARS
 from fileapi.errors import InvalidInput
 
 if TYPE_CHECKING:
     import pikepdf
 
-MAX_FIELD_CHARS = 4_000
 # Information dictionary key -> XMP property (the mapping of ISO 16684-1 and the PDF 2.0 specification, 14.3.2).
 FIELDS = {
     "title": ("/Title", "dc:title"),

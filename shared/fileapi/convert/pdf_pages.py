@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from fileapi.convert import deadline
 from fileapi.convert.pdf_errors import reading
 from fileapi.convert.pdf_io import Source, open_pdf, save_pdf, write_pdf
+from fileapi.convert.pdf_options import MAX_ORDER_CHARS
 from fileapi.errors import InvalidInput, TooLarge
 
 if TYPE_CHECKING:
@@ -24,8 +25,6 @@ if TYPE_CHECKING:
 # Pages of the result: as for a merge (fileapi.convert.pdf.MAX_MERGED_PAGES), each is a page dictionary to
 # copy and write.
 MAX_RESULT_PAGES = 5_000
-# Characters of `order`: "1,2,3,...,5000" written out is 23,893 characters.
-MAX_ORDER_CHARS = 25_000
 BLANK = 0  # a blank page in a parsed order (pages are numbered from 1)
 _ITEM = re.compile(r"\s*(?:(\d{1,6})\s*(?:-\s*(\d{1,6})\s*)?|(blank))\s*", re.IGNORECASE)
 

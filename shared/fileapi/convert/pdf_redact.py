@@ -26,10 +26,11 @@ from fileapi.convert.pdf import check_content_streams, repaired_copy
 from fileapi.convert.pdf_errors import damaged, reading
 from fileapi.convert.pdf_fonts import FontMetrics
 from fileapi.convert.pdf_io import Source, open_pdf, save_pdf, write_pdf
+from fileapi.convert.pdf_options import DEFAULT_FILL
 from fileapi.convert.pdf_redact_areas import AreaIndex, Rect
 from fileapi.convert.pdf_redact_content import check_form_draws, redact_page_content
 from fileapi.convert.pdf_redact_document import Scrubber, clear_annotations_under, scrub_document
-from fileapi.convert.pdf_redact_find import DEFAULT_FILL, Found, Terms, find_on_pages, parse_terms
+from fileapi.convert.pdf_redact_find import Found, Terms, find_on_pages, parse_terms
 from fileapi.convert.pdf_redact_images import overwrite_images
 
 if TYPE_CHECKING:

@@ -18,18 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from fileapi.convert import deadline
 from fileapi.convert.pdf_errors import reading
+from fileapi.convert.pdf_options import MAX_AREAS, MAX_PATTERNS, MAX_TERM_CHARS, MAX_TEXTS
 from fileapi.convert.pdf_redact_areas import Rect
 from fileapi.errors import InvalidInput, TooLarge
 
 if TYPE_CHECKING:
     import pikepdf
 
-DEFAULT_FILL = "#000000"
-MAX_AREAS = 1_000  # given as options
 MAX_FOUND_AREAS = 10_000  # given and found together
-MAX_TEXTS = 100
-MAX_PATTERNS = 20
-MAX_TERM_CHARS = 500
 MIN_SWEPT_CHARS = 4  # text under an area shorter than this is not searched for elsewhere (a lone 'e')
 _BREAK_HYPHENS = {"\x02", "\ufffe"}
 _FILL = re.compile(r"#([0-9a-fA-F]{6})")

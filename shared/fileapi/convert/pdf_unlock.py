@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fileapi.convert.pdf_io import Source, open_pdf, save_pdf, write_pdf
+from fileapi.convert.pdf_options import MAX_PASSWORD_CHARS
 from fileapi.errors import InvalidInput
 
 if TYPE_CHECKING:
     import pikepdf
-
-MAX_PASSWORD_CHARS = 128
 
 
 def unlock_pdf(data: bytes, *, password: str = "") -> bytes:

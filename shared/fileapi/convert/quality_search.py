@@ -28,16 +28,13 @@ from fileapi.convert.image_io import (
     save_image,
     save_options,
 )
-from fileapi.errors import InvalidInput
+from fileapi.convert.quality_options import check_target_score
 
 if TYPE_CHECKING:
     from PIL import Image
 
     from fileapi.convert.ssimulacra2 import Reference
 
-MIN_TARGET_SCORE = 30
-MAX_TARGET_SCORE = 95
-LOSSY = frozenset({ImageFormat.JPEG, ImageFormat.WEBP, ImageFormat.AVIF, ImageFormat.JXL})
 # Up to PROXY_ABOVE pixels the image is its own proxy; past it a mosaic of PROXY_FRACTION of it, at most
 # PROXY_PIXELS, picks the quality the whole image's search starts from, in at most PROXY_ENCODES encodes.
 PROXY_ABOVE = 1_000_000
@@ -116,26 +113,6 @@ class Chosen:
     data: bytes
     quality: float
     score: float
-
-
-def check_target_score(target_score: float | None, quality: int | None, fmt: ImageFormat | None) -> None:
-    """Refuse a target out of 30..95, one given with a quality, or one for a lossless output.
-
-    :raises InvalidInput: saying which.
-    :raises InternalError: a target where libvips (the scorer's) is not installed.
-    """
-    if target_score is None:
-        return
-    if not MIN_TARGET_SCORE <= target_score <= MAX_TARGET_SCORE:
-        raise InvalidInput(f"targetScore must be {MIN_TARGET_SCORE}..{MAX_TARGET_SCORE}, not {target_score}")
-    if quality is not None:
-        raise InvalidInput("give quality or targetScore, not both")
-    if fmt is not None and fmt not in LOSSY:
-        names = ", ".join(sorted(f.value for f in LOSSY))
-        raise InvalidInput(f"targetScore applies to lossy outputs ({names}), not {fmt.value}: it is lossless")
-    from fileapi.convert.ssimulacra2 import check_available
-
-    check_available()
 
 
 def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float, icc_profile: bytes | None) -> Chosen:

@@ -13,11 +13,17 @@ from fileapi.convert.ocr_options import DEFAULT_LANGUAGES, OcrOutput
 from fileapi.convert.pages import check_page_list, check_ranges
 from fileapi.convert.pdf import RenderFormat
 from fileapi.convert.pdf_edit import DEFAULT_OPACITY, DEFAULT_ROTATION
-from fileapi.convert.pdf_from_images import ImagePageSize
-from fileapi.convert.pdf_metadata import MAX_FIELD_CHARS
-from fileapi.convert.pdf_pages import MAX_ORDER_CHARS
-from fileapi.convert.pdf_redact_find import DEFAULT_FILL, MAX_AREAS, MAX_PATTERNS, MAX_TERM_CHARS, MAX_TEXTS
-from fileapi.convert.pdf_unlock import MAX_PASSWORD_CHARS
+from fileapi.convert.pdf_options import (
+    DEFAULT_FILL,
+    MAX_AREAS,
+    MAX_FIELD_CHARS,
+    MAX_ORDER_CHARS,
+    MAX_PASSWORD_CHARS,
+    MAX_PATTERNS,
+    MAX_TERM_CHARS,
+    MAX_TEXTS,
+    ImagePageSize,
+)
 from fileapi.errors import InvalidInput
 from fileapi.models import ApiModel, ApiRequest, Base64Text, QueryOptions, example, examples
 from fileapi.models.ocr import OcrLanguages

@@ -7,7 +7,7 @@ from typing import Annotated, Self
 from pydantic import Field, model_validator
 from pydantic_core import PydanticCustomError
 
-from fileapi.convert.quality_search import MAX_TARGET_SCORE, MIN_TARGET_SCORE, check_target_score
+from fileapi.convert.quality_options import MAX_TARGET_SCORE, MIN_TARGET_SCORE, check_target_score
 from fileapi.errors import InvalidInput
 from fileapi.models import QueryOptions
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pikepdf
 import pytest
 
-from fileapi.convert.pdf_pages import MAX_ORDER_CHARS, MAX_RESULT_PAGES, arrange_pages, arrange_pages_file, parse_order
+from fileapi.convert.pdf_options import MAX_ORDER_CHARS
+from fileapi.convert.pdf_pages import MAX_RESULT_PAGES, arrange_pages, arrange_pages_file, parse_order
 from fileapi.errors import InvalidInput, TooLarge
 from tests.helpers import require_tool
 from tests.pdf_fixtures import make_form_pdf, make_pdf

@@ -14,8 +14,8 @@ import pikepdf
 import pytest
 from PIL import Image
 
+from fileapi.convert.pdf_options import MAX_AREAS
 from fileapi.convert.pdf_redact import redact_pdf, redact_pdf_file
-from fileapi.convert.pdf_redact_find import MAX_AREAS
 from fileapi.errors import InvalidInput, TooLarge
 from tests.helpers import require_tool
 from tests.pdf_fixtures import make_pdf
