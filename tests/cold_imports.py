@@ -167,8 +167,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         *FASTAPI,
         *SHARED,
         *MODELS,
-        *METERING,
-        *CATALOGUE,
+        *METERING,  # no catalogue: its pipelines read the declarations when one comes (web.operations too)
         "fileapi.isolation",
         "fileapi.isolation.tenants",
     ),

@@ -28,14 +28,13 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 from fastapi import Depends, Request, Security
 from fastapi.security import HTTPBearer
 from starlette.responses import Response
 
-from fileapi.catalogue.declaration import Conversion
 from fileapi.errors import ApiError
 from fileapi.isolation.tenants import Tenant, working_for
 from fileapi.metering.keys import KEY_PREFIX, key_prefix
@@ -47,6 +46,9 @@ from fileapi.web.errors import as_api_error
 from fileapi.web.invocation import off_the_loop
 from fileapi.web.limits import check_response_size
 from fileapi.web.served import Handler, ServedRoute
+
+if TYPE_CHECKING:
+    from fileapi.catalogue.declaration import Conversion
 
 bearer_scheme = HTTPBearer(
     auto_error=False,

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-from fileapi.catalogue.declaration import ANY, Conversion, Reads
 from fileapi.errors import InvalidInput
 from fileapi.web.binding import UPLOAD_PARAMETER, query_of
 from fileapi.web.invocation import off_the_loop
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from starlette.requests import Request
     from starlette.responses import Response
 
+    from fileapi.catalogue.declaration import Conversion
     from fileapi.file_services import FileServices
     from fileapi.metering.meter import Admission
     from fileapi.operations.records import Operation
@@ -80,6 +80,9 @@ async def accept(
     :raises NotFound: an upload that is not the account's, or expired.
     :raises ServiceUnavailable: operations are off, or the queue did not take it.
     """
+    # Here, not at module level: a function without catalogue routes (Files, Account) never accepts one, and its
+    # cold start then leaves the catalogue out (fileapi.web.metering imports this module).
+    from fileapi.catalogue.declaration import ANY, Reads
     from fileapi.services import get_file_services
     from fileapi.web.input_checks import start_check
 
