@@ -53,6 +53,10 @@ class KeyEntry:
     def dry(self, shard: int, period: str, now_us: int) -> bool:
         return self.quota_dry.get(shard) == period and now_us < self.quota_recheck_at_us
 
+    def refuses(self, shard: int, now_us: int, period: str, *, counted: bool) -> bool:
+        """Whether `shard` is known to refuse now: out of tokens, or (for a counted request) out of quota."""
+        return self.blocked(shard, now_us) or (counted and self.dry(shard, period, now_us))
+
 
 class KeyCache:
     """A bounded, thread-safe map of key hash → KeyEntry, with a short-lived set of unknown keys."""

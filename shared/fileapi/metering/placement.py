@@ -31,13 +31,10 @@ def pick(
     """
     open_shards: Sequence[int]
     if entry.shards == 1:  # most keys: the one item, without a list of one
-        open_shards = () if entry.blocked(0, now_us) or (counted and entry.dry(0, period, now_us)) else _FIRST_ONLY
+        open_shards = () if entry.refuses(0, now_us, period, counted=counted) else _FIRST_ONLY
     else:
-        open_shards = [
-            shard
-            for shard in range(entry.shards)
-            if not entry.blocked(shard, now_us) and not (counted and entry.dry(shard, period, now_us))
-        ]
+        shards = range(entry.shards)
+        open_shards = [shard for shard in shards if not entry.refuses(shard, now_us, period, counted=counted)]
     if open_shards:
         chosen = open_shards[entry.cursor % len(open_shards)]
         if advance:
