@@ -11,6 +11,8 @@ code reading's grey decode too (fileapi.convert.code_reading).
 
 from __future__ import annotations
 
+import functools
+import types
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -35,6 +37,19 @@ _SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")
 _INTERPRETATIONS = frozenset({"srgb", "b-w"})
 PROGRESSIVE_ABOVE_PIXELS = 10_000  # as image_io.save_options writes JPEG
 WEBP_EFFORT = 4  # libwebp's method, as image_io.save_options
+
+
+@functools.cache
+def installed_vips() -> types.ModuleType | None:
+    """pyvips, with libvips's operation cache off (nothing of a request is kept between conversions); None in a
+    build without libvips (the pyvips-binary wheel), where the callers fall back to Pillow or say so."""
+    try:
+        import pyvips
+    except (ImportError, OSError):
+        return None
+    pyvips.cache_set_max(0)
+    module: types.ModuleType = pyvips
+    return module
 
 
 def convert_with_vips(source: Path, out: Path, *, to: ImageFormat, quality: int | None) -> bool:
@@ -80,12 +95,9 @@ def open_with_vips(source: Source) -> pyvips.Image | None:
     start = head(source, 8)
     if not start.startswith(_SIGNATURES):
         return None
-    try:
-        import pyvips
-    except (ImportError, OSError):  # a build without libvips (pyvips-binary) converts through Pillow
+    pyvips = installed_vips()
+    if pyvips is None:  # a build without libvips converts through Pillow
         return None
-
-    pyvips.cache_set_max(0)  # nothing of a request is kept between conversions
     try:
         if isinstance(source, Path):
             image = pyvips.Image.new_from_file(str(source), access="sequential", fail=True)

@@ -81,11 +81,11 @@ def vips_reduce(image: Image.Image, size: tuple[int, int]) -> Image.Image | None
         or image.width * image.height * len(image.getbands()) > VIPS_MAX_SOURCE_BYTES
     ):
         return None
-    try:
-        import pyvips
-    except (ImportError, OSError):  # a build without libvips (pyvips-binary) resamples through Pillow
+    from fileapi.convert.image_vips import installed_vips
+
+    pyvips = installed_vips()
+    if pyvips is None:  # a build without libvips resamples through Pillow
         return None
-    pyvips.cache_set_max(0)  # nothing of a request is kept between conversions
     source = pyvips.Image.new_from_memory(image.tobytes(), image.width, image.height, len(image.getbands()), "uchar")
     reduced = source.reduceh(shrink_x, kernel="lanczos3").reducev(shrink_y, kernel="lanczos3")
     if (reduced.width, reduced.height) != size:  # libvips rounds the sides: never here, but Pillow's are exact

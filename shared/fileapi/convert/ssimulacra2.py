@@ -301,15 +301,13 @@ def _srgb_to_linear() -> pyvips.Image:
     return _vips().Image.new_from_list([linear]).cast("float")
 
 
-@functools.cache
 def _vips() -> types.ModuleType:
-    try:
-        import pyvips
-    except (ImportError, OSError):  # a build without the pyvips-binary wheel (libvips)
+    from fileapi.convert.image_vips import installed_vips
+
+    module = installed_vips()
+    if module is None:
         raise InternalError(
             "targetScore is not available here: its scorer needs libvips (the pyvips-binary package), "
             "which this installation lacks; give quality instead"
-        ) from None
-    pyvips.cache_set_max(0)  # nothing of a request is kept between scorings
-    module: types.ModuleType = pyvips
+        )
     return module

@@ -14,6 +14,7 @@ from PIL import Image
 from fileapi.convert import ssimulacra2 as scorer
 from fileapi.convert.image import convert_image
 from fileapi.convert.image_io import ImageFormat
+from fileapi.convert.image_vips import installed_vips
 from fileapi.convert.ssimulacra2 import Reference, linear_rgb, score_in_bands, ssimulacra2
 from fileapi.errors import InternalError
 from tests.unit.convert.test_quality_search import independent_score, photo, png
@@ -77,11 +78,11 @@ def test_images_of_different_sizes_or_under_8_px_are_refused() -> None:
 
 def test_without_libvips_the_scorer_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyvips", None)  # `import pyvips` then raises ImportError
-    scorer._vips.cache_clear()
+    installed_vips.cache_clear()
     try:
         with pytest.raises(InternalError, match="libvips"):
             scorer.check_available()
         with pytest.raises(InternalError, match="give quality instead"):
             convert_image(png(photo(64, 64)), to=ImageFormat.WEBP, target_score=80)
     finally:
-        scorer._vips.cache_clear()
+        installed_vips.cache_clear()
