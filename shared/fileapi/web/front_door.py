@@ -90,8 +90,7 @@ class FrontDoor:
             await send(message)
 
         try:
-            declared = content_length(scope) if limit is not None else None
-            if declared is not None and limit is not None and declared > limit:
+            if limit is not None and (declared := content_length(scope)) is not None and declared > limit:
                 await error_response(too_large(declared, limit))(scope, receive, tagged_send)
             else:
                 await self.app(scope, counted_receive, tagged_send)
