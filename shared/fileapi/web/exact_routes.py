@@ -94,7 +94,7 @@ class ExactRoutes:
         self.status_handlers, self.handlers = _handlers(app.exception_handlers)
         usable = HTTPException in self.handlers and not getattr(app.router, "form_limits", None)
         self.routes = exact_routes(app.router.routes) if usable else {}
-        bodies = route_bodies(app.router.routes)
+        bodies = route_bodies(self.routes.values())  # its own routes (RequestBodyMiddleware reads them all)
         self.bodies: dict[tuple[str, str], RouteBody] = {key: bodies[key] for key in self.routes if key in bodies}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
