@@ -109,6 +109,11 @@ class TooLarge(ApiError):
     http_status = 413
 
 
+class OutOfTime(TooLarge):
+    """A conversion stopped at its time limit (413 too_large): its own class, so that a synchronous request's
+    answer can name the operation, which has a longer one (fileapi.web.conversions)."""
+
+
 class ConversionFailed(ApiError):
     code = "conversion_failed"
     http_status = 500

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 from PIL import Image
 
 from fileapi.convert import deadline
-from fileapi.errors import TooLarge
+from fileapi.errors import OutOfTime, TooLarge
 from fileapi.services import get_workers
 from fileapi.settings import get_settings
 from tests import worker_jobs
@@ -28,6 +28,16 @@ def test_check_raises_once_the_budget_is_spent() -> None:
         time.sleep(0.02)
         deadline.check()
     deadline.check()  # the budget ended with its block
+
+
+def test_check_counts_the_cpu_time_of_every_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    cpu = [100.0]
+    monkeypatch.setattr(time, "process_time", lambda: cpu[0])
+    with deadline.budget(10):
+        deadline.check()
+        cpu[0] += 10.5  # two threads busy for 5.25 s: a worker's CPU limit counts both
+        with pytest.raises(OutOfTime, match="did not finish within the 10 s limit"):
+            deadline.check()
 
 
 @pytest.fixture()

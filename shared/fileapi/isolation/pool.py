@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from fileapi.convert.deadline import exceeded_message
-from fileapi.errors import ApiError, InternalError, ServiceUnavailable, TooLarge, Unprocessable
+from fileapi.errors import ApiError, InternalError, OutOfTime, ServiceUnavailable, TooLarge, Unprocessable
 from fileapi.isolation.frames import Closed, receive_frame_async, send_frame_async
 from fileapi.isolation.jobs import READY, Done, Failed, Job, Outcome, OutOfMemory, Refused
 from fileapi.isolation.turns import Turns
@@ -167,7 +167,7 @@ class WorkerPool:
             self._discard(worker, kill=True)
             if on_overrun is not None:
                 on_overrun(time.monotonic() - started)
-            raise TooLarge(exceeded_message(seconds)) from None
+            raise OutOfTime(exceeded_message(seconds)) from None
         except (Closed, OSError):
             death = self._death(worker, seconds)
             if on_overrun is not None and worker.process.returncode == -signal.SIGXCPU:
@@ -382,7 +382,7 @@ class WorkerPool:
         status = self._discard(worker, kill=False)
         if status == -signal.SIGXCPU:
             _warn("cpu_limit", worker, status=status)
-            return TooLarge(exceeded_message(seconds))
+            return OutOfTime(exceeded_message(seconds))
         if status == -signal.SIGKILL:  # not ours: the kernel's out-of-memory killer
             _warn("killed", worker, status=status)
             return TooLarge(self._memory_message())

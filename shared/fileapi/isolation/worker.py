@@ -66,7 +66,7 @@ def run(job: Job) -> Outcome:
     read first: fileapi.isolation.files)."""
     limit_cpu(job.seconds)
     try:
-        with budget(cooperative_budget(job.seconds)), response_limit(job.max_response_bytes):
+        with budget(cooperative_budget(job.seconds), limit=job.seconds), response_limit(job.max_response_bytes):
             args, kwargs = read_file_inputs(job.args, job.kwargs)
             return Done(job.function(*args, **kwargs))
     except ApiError as error:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from fileapi.convert.payload import response_limit
+from fileapi.errors import OutOfTime
 from fileapi.isolation.files import has_file_inputs
 from fileapi.services import run_in_worker
 from fileapi.settings import get_settings
@@ -30,16 +31,28 @@ from fileapi.web.invocation import off_the_loop
 from fileapi.web.tracing import subsegment
 
 R = TypeVar("R")
+# Added to a request's answer when its conversion stopped at the time limit: an operation's is longer (780 s in the
+# template's Operations function, FILEAPI_DEADLINE_SECONDS, against a request's 20 s).
+AS_AN_OPERATION = (
+    "or send the same request with the header `Prefer: respond-async` to run it as an operation, "
+    "whose time limit is longer"
+)
 
 
 async def isolated(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     """`function(*args, **kwargs)` in a conversion worker, within the conversion deadline.
 
     :param function: a module-level function of `fileapi` (a converter).
-    :raises ApiError: the converter's refusal, or how the worker ended (fileapi.isolation.pool).
+    :raises ApiError: the converter's refusal, or how the worker ended (fileapi.isolation.pool); for time, with
+        AS_AN_OPERATION where operations run.
     """
     with subsegment(f"## {function.__name__}"):
-        return await run_in_worker(function, *args, **kwargs)
+        try:
+            return await run_in_worker(function, *args, **kwargs)
+        except OutOfTime as stopped:
+            if get_settings().operations_queue_url is None:  # no operations here (`fileapi run` without a queue)
+                raise
+            raise OutOfTime(f"{stopped.message}; {AS_AN_OPERATION}") from None
 
 
 async def in_process(function: Callable[..., R], *args: Any, **kwargs: Any) -> R:

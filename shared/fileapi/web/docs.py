@@ -301,7 +301,8 @@ def build_openapi(apps: Iterable[FastAPI], *, title: str = "File and Data Utilit
             "part (`curl -F file=@photo.jpg`, options as query parameters or form fields); a JSON body is read as "
             "JSON whatever its Content-Type (`curl -d '{...}'` works). "
             "Every conversion answers within 20 s by default: past that it is stopped and answered 413 too_large "
-            "(not counted). Conversions of untrusted files run in worker processes of their own: a file that "
+            "(not counted); the same request with `Prefer: respond-async` runs as an operation, which has longer. "
+            "Conversions of untrusted files run in worker processes of their own: a file that "
             "crashes its converter is 422 unprocessable_input, one that needs more memory than a conversion may use "
             "413 too_large; either way no other request is affected."
         ),
