@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import io
 import math
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fileapi.convert import deadline
 from fileapi.convert.image_io import (
     ImageFormat,
     check_encoded,
@@ -100,8 +102,26 @@ TUNED: dict[ImageFormat, dict[str, object]] = {
 # scorings a photograph instead of 4.67 (bench/quality.py).
 STANDARD_TABLES_BELOW = 1.5
 STANDARD_TABLES_LOWER = 3
+# A search stops before a step (an encode scored) that the conversion's time left would not fit, at PACE_MARGIN times
+# the pace of its last one (wall and CPU seconds per pixel: libaom encodes on two threads), rather than be stopped in
+# the middle of it: a 16 MP AVIF's steps take 10 s and more, and the answer then says what to send instead. The
+# whole image's reference is begun only with time for it and one step (it costs less than one). Its steps ran slower
+# per pixel than the mosaic's, the scoring of an image over 4 MP in strips (ssimulacra2.IN_MEMORY_PIXELS: 16 MP
+# 6.0 s, 1.2x the pace of 0.5 MP).
+PACE_MARGIN = 1.25
+SEARCH_ADVICE = (
+    "targetScore encodes and scores the image several times: give quality instead (one encode), or send a smaller image"
+)
 MAX_SLOPE = 10.0  # quality per score point at most, however flat two measured scores are
 CLOSE_ENOUGH = 0.5  # score points: a quality reaching the target by less than this ends the search
+
+
+@dataclass(frozen=True)
+class Pace:
+    """Seconds per pixel of a search's step: of wall time, and of the CPU time of all the process's threads."""
+
+    wall: float
+    cpu: float
 
 
 @dataclass(frozen=True)
@@ -137,7 +157,7 @@ def encode_to_score(image: Image.Image, fmt: ImageFormat, *, target_score: float
         data = encode_with(prepared, fmt, quality, icc_profile, found.settings)
         check_encoded(prepared, fmt, data)
         return Chosen(data, quality, found.encodings[quality][0])
-    whole = Candidates(prepared, fmt, icc_profile=icc_profile, settings=found.settings)
+    whole = Candidates(prepared, fmt, icc_profile=icc_profile, settings=found.settings, pace=found.pace)
     quality = bisect_in_steps(
         whole.score_at, fmt, target_score + AGREEMENT_MARGIN, start=quality, max_calls=VERIFY_ENCODES
     )
@@ -229,7 +249,7 @@ def bisect_in_steps(
 
 class Candidates:
     """One image's encodings with one set of encoder settings at the qualities tried, each with its score
-    against the image (whose XYB pyramid is built once)."""
+    against the image (whose XYB pyramid is built once), and the pace of the last step (SEARCH_ADVICE)."""
 
     def __init__(
         self,
@@ -239,28 +259,51 @@ class Candidates:
         icc_profile: bytes | None,
         settings: Mapping[str, object],
         reference: Reference | None = None,
+        pace: Pace | None = None,
     ) -> None:
         from fileapi.convert.ssimulacra2 import Reference, linear_rgb
 
         self.fmt, self.settings = fmt, settings
         self._image, self._icc_profile = image, icc_profile
-        self._reference = reference or Reference(linear_rgb(image))
+        self._pixels = image.width * image.height
+        self.pace = pace or Pace(0.0, 0.0)
+        if reference is None:
+            self._check_ahead(steps=2)
+            reference = Reference(linear_rgb(image))
+        self._reference = reference
         self.encodings: dict[float, tuple[float, bytes]] = {}  # quality: (score, bytes)
 
     def with_settings(self, settings: Mapping[str, object]) -> Candidates:
         """The same image's candidates with other settings (the reference shared)."""
         return Candidates(
-            self._image, self.fmt, icc_profile=self._icc_profile, settings=settings, reference=self._reference
+            self._image,
+            self.fmt,
+            icc_profile=self._icc_profile,
+            settings=settings,
+            reference=self._reference,
+            pace=self.pace,
         )
 
     def score_at(self, quality: float) -> float:
-        """The score of the image encoded at `quality` (1..100), encoded and scored once."""
+        """The score of the image encoded at `quality` (1..100), encoded and scored once.
+
+        :raises OutOfTime: the conversion's time left would not fit the step (SEARCH_ADVICE).
+        """
         from fileapi.convert.ssimulacra2 import linear_rgb
 
         if quality not in self.encodings:
+            self._check_ahead(steps=1)
+            started, cpu_started = time.monotonic(), time.process_time()
             data = encode_with(self._image, self.fmt, quality, self._icc_profile, self.settings)
             self.encodings[quality] = (self._reference.score(linear_rgb(_decoded(data))), data)
+            wall, cpu = time.monotonic() - started, time.process_time() - cpu_started
+            self.pace = Pace(wall / self._pixels, cpu / self._pixels)
         return self.encodings[quality][0]
+
+    def _check_ahead(self, *, steps: int) -> None:
+        """:raises OutOfTime: the time left would not fit `steps` steps at the last one's pace (PACE_MARGIN)."""
+        scale = steps * PACE_MARGIN * self._pixels
+        deadline.check_ahead(scale * self.pace.wall, scale * self.pace.cpu, SEARCH_ADVICE)
 
 
 def encode_with(

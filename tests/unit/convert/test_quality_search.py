@@ -6,12 +6,15 @@ from __future__ import annotations
 import io
 import shutil
 import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
 
+from fileapi.convert import deadline
 from fileapi.convert.image import (
     ImageResult,
     compress_image,
@@ -28,6 +31,7 @@ from fileapi.convert.quality_search import (
     GUESS_RANGE,
     PROXY_FRACTION,
     PROXY_PIXELS,
+    SEARCH_ADVICE,
     STANDARD_TABLES_BELOW,
     TILE,
     TUNED,
@@ -42,7 +46,7 @@ from fileapi.convert.quality_search import (
 )
 from fileapi.convert.resampling import resample
 from fileapi.convert.ssimulacra2 import score_in_bands, ssimulacra2
-from fileapi.errors import InvalidInput
+from fileapi.errors import InvalidInput, OutOfTime
 
 ssimulacra2_package = pytest.importorskip("ssimulacra2")
 
@@ -316,3 +320,94 @@ def test_an_image_over_the_proxy_size_reaches_the_target_on_the_whole_image(tmp_
     score = independent_score(original, result.data, tmp_path)
     assert score >= 80
     assert result.quality_score == pytest.approx(score, abs=0.05)
+
+
+class Clock:
+    """Clocks that only the search's encodes move, by `wall` seconds each, and `cpu` seconds of CPU time (of all
+    threads: libaom encodes on two)."""
+
+    def __init__(self, wall: float, cpu: float) -> None:
+        self.now = self.cpu_now = 1000.0
+        self.wall, self.cpu, self.encodes = wall, cpu, 0
+        self.sizes: list[tuple[int, int]] = []  # of the images encoded
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def process_time(self) -> float:
+        return self.cpu_now
+
+    def encoded(self, image: Image.Image) -> None:
+        self.now += self.wall
+        self.cpu_now += self.cpu
+        self.encodes += 1
+        self.sizes.append(image.size)
+
+
+def fake_clock(monkeypatch: pytest.MonkeyPatch, *, wall: float, cpu: float) -> Clock:
+    """Each encode of a search takes `wall` s by `time.monotonic` and `cpu` s by `time.process_time`, which the
+    budget and the search's pace read."""
+    from fileapi.convert import quality_search
+
+    fake = Clock(wall, cpu)
+    real_encode = quality_search.encode_with
+
+    def timed_encode(*args: Any, **kwargs: Any) -> bytes:
+        fake.encoded(args[0])
+        return real_encode(*args, **kwargs)
+
+    monkeypatch.setattr(time, "monotonic", fake.monotonic)
+    monkeypatch.setattr(time, "process_time", fake.process_time)
+    monkeypatch.setattr(quality_search, "encode_with", timed_encode)
+    return fake
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    return fake_clock(monkeypatch, wall=2.0, cpu=2.0)
+
+
+def test_a_search_stops_before_a_step_its_time_left_would_not_fit(clock: Clock) -> None:
+    # GIVEN a 5 s budget and encodes of 2 s each
+    with deadline.budget(5.0), pytest.raises(OutOfTime) as stopped:
+        # WHEN a search asks for a third encode
+        candidates = Candidates(photo(), ImageFormat.JPEG, icc_profile=None, settings={})
+        for quality in (50, 60, 70):
+            candidates.score_at(quality)
+    # THEN it stops before the third encode, which would end past the budget, not in the middle of it
+    assert clock.encodes == 2
+    assert clock.now <= 1005.0
+    assert stopped.value.message == f"the conversion would not finish within the 5 s limit; {SEARCH_ADVICE}"
+    assert stopped.value.http_status == 413
+
+
+def test_a_search_stops_before_a_step_its_cpu_time_left_would_not_fit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # GIVEN a 5 s budget and encodes of 1 s on two threads (2 s of CPU time, which a worker's limit counts)
+    clock = fake_clock(monkeypatch, wall=1.0, cpu=2.0)
+    with deadline.budget(5.0), pytest.raises(OutOfTime, match="would not finish within the 5 s limit"):
+        candidates = Candidates(photo(), ImageFormat.AVIF, icc_profile=None, settings={})
+        for quality in (50, 60, 70, 80):
+            candidates.score_at(quality)
+    # THEN it stops before the third encode by the CPU time, with wall time to spare
+    assert clock.encodes == 2
+    assert clock.now == 1002.0 and clock.cpu_now <= 1005.0
+
+
+def test_a_search_within_its_budget_is_not_stopped(clock: Clock) -> None:
+    with deadline.budget(60.0):
+        result = convert_image(png(photo()), to=ImageFormat.JPEG, target_score=80)
+    assert result.quality_score is not None and result.quality_score >= 80
+    assert 1 <= clock.encodes <= 6
+
+
+def test_the_whole_image_search_starts_at_the_mosaic_pace(clock: Clock) -> None:
+    # GIVEN an image over the proxy size: its mosaic (0.25 of it) is searched first, at 2 s an encode
+    image = photo(1300, 900)
+    # WHEN the budget leaves too little for the whole image's reference and one encode at the mosaic's pace (4x its
+    # pixels: 2 x 8 s and the margin)
+    with deadline.budget(9.0), pytest.raises(OutOfTime, match="targetScore encodes and scores"):
+        convert_image(png(image), to=ImageFormat.JPEG, target_score=80)
+    # THEN it stopped before the whole image's reference: only the mosaic was encoded
+    assert clock.encodes >= 1
+    assert image.size not in clock.sizes
+    assert clock.now <= 1009.0
