@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fileapi.convert import payload
+from fileapi.convert.bit_depth import eight_bit
 from fileapi.errors import ConversionFailed, InvalidInput, TooLarge, UnsupportedFormat
 
 if TYPE_CHECKING:
@@ -358,8 +359,7 @@ def prepare_mode(image: Image.Image, fmt: ImageFormat) -> Image.Image:
     """Modes each encoder takes: 16-bit to 8-bit, CMYK to RGB, alpha flattened on white for JPEG."""
     from PIL import Image
 
-    if image.mode in ("I;16", "I;16B", "I;16L", "I"):
-        image = image.convert("I").point(lambda value: value * (1 / 257)).convert("L")
+    image = eight_bit(image)
     if image.mode in ("CMYK", "YCbCr", "LAB", "HSV", "1", "F"):
         image = image.convert("RGB" if image.mode != "1" else "L")
     if image.mode == "P":

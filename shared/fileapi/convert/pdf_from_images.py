@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from fileapi.convert import deadline
+from fileapi.convert.bit_depth import SIXTEEN_BIT_GREY, eight_bit
 from fileapi.convert.pdf_options import ImagePageSize
 from fileapi.errors import InvalidInput, TooLarge
 
@@ -257,7 +258,9 @@ def _decoded(data: bytes, what: str) -> _Placed:
         raise
     dpi = _dpi(image)
     icc = _icc(image)
-    if "transparency" in image.info and image.mode in ("P", "L", "RGB", "I", "I;16"):
+    if image.mode == "I" or (image.mode in SIXTEEN_BIT_GREY and "transparency" in image.info):
+        image = eight_bit(image)  # L, or LA for a colour key; 16-bit grey without one is written in 16 bits
+    if "transparency" in image.info and image.mode in ("P", "L", "RGB"):
         image = image.convert("RGBA")  # a palette's or a colour key's transparency becomes an alpha channel
     elif image.mode == "P":
         image = image.convert("RGB")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from fileapi.convert.bit_depth import eight_bit
+
 if TYPE_CHECKING:
     from PIL import Image
 
@@ -61,7 +63,9 @@ def resample(
     ):
         resized = banded_resize(image, size, box)
     else:
-        resized = image.resize(size, Image.Resampling.LANCZOS, box=box, reducing_gap=REDUCING_GAP)
+        # Pillow's box reduction takes no 16-bit grey ("I;16*": "image has wrong mode"); Lanczos alone keeps its 16 bits
+        gap = None if image.mode.startswith("I;16") else REDUCING_GAP
+        resized = image.resize(size, Image.Resampling.LANCZOS, box=box, reducing_gap=gap)
     resized.info = dict(image.info)
     resized.format = image.format
     return resized
@@ -151,6 +155,7 @@ def letterbox(image: Image.Image, size: tuple[int, int], *, transparent: bool) -
     """`image` centred on a canvas of `size`: transparent, or white with `image`'s alpha applied."""
     from PIL import Image
 
+    image = eight_bit(image)
     if transparent:
         canvas = Image.new("RGBA", size, (0, 0, 0, 0))
         canvas.paste(image.convert("RGBA"), ((size[0] - image.width) // 2, (size[1] - image.height) // 2))

@@ -19,6 +19,7 @@ from fileapi.convert.barcodes import (
     upce_to_upca,
     validate_barcode_text,
 )
+from fileapi.convert.bit_depth import eight_bit
 from fileapi.convert.code_reading import DOWNSCALED_MAX_SIDE, DOWNSCALED_MIN_PIXELS, _large_grey_with_vips, read_codes
 from fileapi.convert.codes_options import BarcodeFormat, QrOutput
 from fileapi.convert.image_io import open_image
@@ -201,7 +202,11 @@ def large_scene_with_qr(
     scene = Image.new("L", side, 255)
     scene.paste(code, (side[0] // 3, side[1] // 4))
     out = io.BytesIO()
-    scene.convert(mode).save(out, fmt, **({"quality": 95} if fmt == "JPEG" else {}))
+    # 16-bit: white at 65,535 (Pillow's own conversion from L keeps 255, a near black)
+    converted = (
+        scene.convert("I").point(lambda value: value * 257).convert(mode) if mode == "I;16" else scene.convert(mode)
+    )
+    converted.save(out, fmt, **({"quality": 95} if fmt == "JPEG" else {}))
     return out.getvalue()
 
 
@@ -217,7 +222,7 @@ def test_large_image_code_is_found_by_the_downscaled_passes() -> None:
 )
 def test_large_image_code_too_small_for_the_downscaled_passes_is_found_at_full_resolution(mode: str, fmt: str) -> None:
     data = large_scene_with_qr("tiny code", module_px=2, mode=mode, fmt=fmt)  # under a pixel after the 3x reduction
-    image = Image.open(io.BytesIO(data)).convert("L")
+    image = eight_bit(Image.open(io.BytesIO(data))).convert("L")
     factor = -(-max(image.size) // DOWNSCALED_MAX_SIDE)
     assert zxingcpp.read_barcodes(image.reduce(factor)) == []  # what the downscaled passes see
     assert [(code.text, code.format) for code in read_codes(data)] == [("tiny code", "qr_code")]

@@ -126,6 +126,22 @@ def test_cmyk_and_16_bit_inputs_convert() -> None:
     assert decoded(convert_image(sixteen, to=ImageFormat.JPEG).data).getpixel((1, 1)) == 255
 
 
+@pytest.mark.parametrize("transparency", [None, 500])
+def test_a_16_bit_grey_png_shrinks_3x_and_more(transparency: int | None) -> None:
+    # Pillow's reduction before Lanczos (3x and more) takes no I;16: it was a 500 (the corpus's gray-16-sRGB-tRNS.png)
+    ramp = Image.linear_gradient("L").resize((300, 200)).convert("I").point(lambda value: value * 257).convert("I;16")
+    source = encoded(ramp, "PNG", **({} if transparency is None else {"transparency": transparency}))
+    assert Image.open(io.BytesIO(source)).mode == "I;16"
+    for fit in Fit:
+        result = decoded(resize_image(source, width=40, height=20, fit=fit).data)
+        assert result.mode in ("L", "LA", "RGBA")  # 8 bits (fileapi.convert.bit_depth); LA: the key; RGBA: bars
+        assert (result.width, result.height) in ((40, 20), (40, 27), (30, 20))
+        grey = result.convert("L")
+        top, bottom = grey.getpixel((grey.width // 2, 0)), grey.getpixel((grey.width // 2, grey.height - 1))
+        assert isinstance(top, int) and isinstance(bottom, int)
+        assert top < 64 and bottom > 191  # the ramp, dark at the top to light at the bottom
+
+
 def test_quality_changes_size() -> None:
     photo = Image.effect_noise((256, 256), 64).convert("RGB")
     source = encoded(photo, "PNG")

@@ -176,6 +176,21 @@ def test_a_png_colour_key_becomes_a_soft_mask(tmp_path: Path, mode: str) -> None
 
 
 @pytest.mark.tools
+def test_16_bit_grey_with_a_colour_key_or_in_32_bits_is_scaled_not_clipped(tmp_path: Path) -> None:
+    # a 16-bit PNG with a colour key: dark grey (12,850 of 65,535: 50 of 255) above, the key below
+    keyed = Image.new("I;16", (120, 80), 12_850)
+    keyed.paste(Image.new("I;16", (120, 40), 32_900), (0, 40))
+    # a 32-bit grey TIFF (mode I) of the same dark grey
+    wide = Image.new("I", (120, 80), 12_850)
+    pdf = written(tmp_path, [encoded(keyed, "PNG", transparency=32_900), encoded(wide, "TIFF")])
+    assert " smask " in run("pdfimages", "-list", str(pdf))
+    first, second = rendered(tmp_path, pdf, 1, dpi=96), rendered(tmp_path, pdf, 2, dpi=96)  # 96 dpi: 1 px a pixel
+    # each was white: Pillow's own conversion clipped every value over 255
+    assert close(first.getpixel((60, 20)), (50, 50, 50), 6) and close(first.getpixel((60, 60)), (255, 255, 255), 5)
+    assert close(second.getpixel((60, 40)), (50, 50, 50), 6)
+
+
+@pytest.mark.tools
 @pytest.mark.parametrize("fmt", ["WEBP", "GIF", "BMP", "TIFF"])
 def test_other_formats_are_decoded_losslessly(tmp_path: Path, fmt: str) -> None:
     image = quadrants() if fmt != "GIF" else quadrants().quantize(8).convert("RGB")
