@@ -112,7 +112,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         *CONVERTING,
         "fileapi.catalogue.image",
         "fileapi.convert.animation",
-        "fileapi.convert.bit_depth",  # 16-bit grey to 8 bits (image_io, resampling); PIL imported on use
+        "fileapi.convert.pixel_modes",  # the modes encoders take (image_io, resampling); PIL imported on use
         "fileapi.convert.favicons",
         "fileapi.convert.image",
         "fileapi.convert.image_io",

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from fileapi.convert import deadline
 from fileapi.convert.barcodes import MIN_ITF_DIGITS, gs1_check_digit, upca_to_upce
-from fileapi.convert.bit_depth import eight_bit
 from fileapi.convert.image_io import open_image
+from fileapi.convert.pixel_modes import rgb_or_grey
 from fileapi.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def read_codes(data: bytes, *, qr_only: bool = False) -> list[DecodedCode]:
     if grey is not None:
         image = grey.image
     else:
-        image = eight_bit(open_image(data, grey=True))
+        image = rgb_or_grey(open_image(data, grey=True))
         if image.mode != "L":
             image = image.convert("L")
     formats: Any = (

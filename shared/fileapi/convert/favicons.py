@@ -6,8 +6,8 @@ import io
 import json
 from dataclasses import dataclass
 
-from fileapi.convert.bit_depth import eight_bit
 from fileapi.convert.image_io import ImageFormat, encode, open_image
+from fileapi.convert.pixel_modes import rgb_or_grey
 from fileapi.convert.resampling import resample, scaled
 
 FAVICON_PNGS = {
@@ -40,7 +40,7 @@ def favicon_set(data: bytes) -> FaviconSet:
     """
     from PIL import Image
 
-    image = eight_bit(open_image(data, shrink_to=(LARGEST, LARGEST)))
+    image = rgb_or_grey(open_image(data, shrink_to=(LARGEST, LARGEST)))
     if image.mode not in ("RGB", "RGBA", "L", "LA"):
         image = image.convert("RGBA")
     if max(image.size) > LARGEST:  # before the conversion to RGBA, which copies every pixel

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fileapi.convert import payload
-from fileapi.convert.bit_depth import eight_bit
+from fileapi.convert.pixel_modes import rgb_or_grey
 from fileapi.errors import ConversionFailed, InvalidInput, TooLarge, UnsupportedFormat
 
 if TYPE_CHECKING:
@@ -221,6 +221,8 @@ def encode(
     check_output_size(*image.size)
     image, icc_profile = prepare_for(image, fmt, icc_profile)
     if palette_colors is not None:
+        if image.mode not in ("RGB", "RGBA"):  # libimagequant's fast octree takes these only: LA was a 500
+            image = image.convert("RGBA" if "A" in image.getbands() else "RGB")
         image = image.quantize(colors=palette_colors, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     options = save_options(image, fmt, quality, icc_profile)
     max_bytes = payload.limit()
@@ -359,9 +361,7 @@ def prepare_mode(image: Image.Image, fmt: ImageFormat) -> Image.Image:
     """Modes each encoder takes: 16-bit to 8-bit, CMYK to RGB, alpha flattened on white for JPEG."""
     from PIL import Image
 
-    image = eight_bit(image)
-    if image.mode in ("CMYK", "YCbCr", "LAB", "HSV", "1", "F"):
-        image = image.convert("RGB" if image.mode != "1" else "L")
+    image = rgb_or_grey(image)
     if image.mode == "P":
         image = image.convert("RGBA" if "transparency" in image.info else "RGB")
     has_alpha = image.mode in ("RGBA", "LA", "PA", "RGBa", "La")

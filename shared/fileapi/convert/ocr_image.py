@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fileapi.convert.bit_depth import eight_bit
 from fileapi.convert.image_io import load_pillow, open_image
 from fileapi.convert.ocr_engine import OcrWord, check_ocr_pixels, parse_languages, recognise
 from fileapi.convert.ocr_options import DEFAULT_LANGUAGES
+from fileapi.convert.pixel_modes import rgb_or_grey
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ def image_ocr(data: bytes, *, languages: str = DEFAULT_LANGUAGES) -> ImageOcr:
     if data:
         load_pillow()
         check_ocr_pixels(identify(data).size, what="the image")  # from the header, before decoding
-    image = eight_bit(open_image(data))
+    image = rgb_or_grey(open_image(data))
     check_ocr_pixels(image.size, what="the image")
     resolution = image.info.get("dpi")
     dpi = float(resolution[0]) if isinstance(resolution, tuple) and resolution else None

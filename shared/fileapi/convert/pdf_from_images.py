@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from fileapi.convert import deadline
-from fileapi.convert.bit_depth import SIXTEEN_BIT_GREY, eight_bit
 from fileapi.convert.pdf_options import ImagePageSize
+from fileapi.convert.pixel_modes import SIXTEEN_BIT_GREY, eight_bit
 from fileapi.errors import InvalidInput, TooLarge
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fileapi.convert.bit_depth import eight_bit
+from fileapi.convert.pixel_modes import rgb_or_grey
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -155,7 +155,7 @@ def letterbox(image: Image.Image, size: tuple[int, int], *, transparent: bool) -
     """`image` centred on a canvas of `size`: transparent, or white with `image`'s alpha applied."""
     from PIL import Image
 
-    image = eight_bit(image)
+    image = rgb_or_grey(image)
     if transparent:
         canvas = Image.new("RGBA", size, (0, 0, 0, 0))
         canvas.paste(image.convert("RGBA"), ((size[0] - image.width) // 2, (size[1] - image.height) // 2))

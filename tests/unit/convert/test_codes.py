@@ -19,10 +19,10 @@ from fileapi.convert.barcodes import (
     upce_to_upca,
     validate_barcode_text,
 )
-from fileapi.convert.bit_depth import eight_bit
 from fileapi.convert.code_reading import DOWNSCALED_MAX_SIDE, DOWNSCALED_MIN_PIXELS, _large_grey_with_vips, read_codes
 from fileapi.convert.codes_options import BarcodeFormat, QrOutput
 from fileapi.convert.image_io import open_image
+from fileapi.convert.pixel_modes import eight_bit
 from fileapi.convert.qr import generate_qr
 from fileapi.errors import InvalidInput, TooLarge
 from tests.hostile_files import jpeg_of_scans, png_claiming

@@ -134,7 +134,7 @@ def test_a_16_bit_grey_png_shrinks_3x_and_more(transparency: int | None) -> None
     assert Image.open(io.BytesIO(source)).mode == "I;16"
     for fit in Fit:
         result = decoded(resize_image(source, width=40, height=20, fit=fit).data)
-        assert result.mode in ("L", "LA", "RGBA")  # 8 bits (fileapi.convert.bit_depth); LA: the key; RGBA: bars
+        assert result.mode in ("L", "LA", "RGBA")  # 8 bits (fileapi.convert.pixel_modes); LA: the key; RGBA: bars
         assert (result.width, result.height) in ((40, 20), (40, 27), (30, 20))
         grey = result.convert("L")
         top, bottom = grey.getpixel((grey.width // 2, 0)), grey.getpixel((grey.width // 2, grey.height - 1))

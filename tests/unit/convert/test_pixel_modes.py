@@ -1,5 +1,7 @@
-"""16-bit grey images through every conversion that turns them into 8 bits: scaled, not clipped to white (Pillow's
-own conversion of I;16 to L, RGB or RGBA clips every value over 255), their 16-bit colour key kept as alpha."""
+"""Images of every pixel mode through the conversions that change their mode. 16-bit grey: scaled, not clipped to
+white (Pillow's own conversion of I;16 to L, RGB or RGBA clips every value over 255), its 16-bit colour key kept as
+alpha. LAB: converted to RGB (Pillow's LAB to RGBA has an alpha of 0, and LAB to L is refused). Grey with alpha:
+quantised."""
 
 from __future__ import annotations
 
@@ -8,11 +10,11 @@ import io
 import pytest
 from PIL import Image, ImageStat
 
-from fileapi.convert.bit_depth import eight_bit
 from fileapi.convert.code_reading import read_codes
 from fileapi.convert.favicons import favicon_set
-from fileapi.convert.image import Fit, convert_image, resize_image
+from fileapi.convert.image import Fit, compress_image, convert_image, resize_image
 from fileapi.convert.image_io import ImageFormat
+from fileapi.convert.pixel_modes import eight_bit
 from fileapi.convert.qr import generate_qr
 
 
@@ -99,3 +101,30 @@ def test_a_16_bit_colour_key_stays_transparent() -> None:
     assert decoded.hasalpha()
     alpha = decoded.extract_band(decoded.bands - 1)
     assert alpha(15, 15) == [0.0] and alpha(15, 5) == [255.0]
+
+
+def lab_tiff() -> bytes:
+    out = io.BytesIO()
+    Image.merge("RGB", (RAMP, RAMP.rotate(180), RAMP)).convert("LAB").save(out, "TIFF")
+    return out.getvalue()
+
+
+def test_a_lab_image_letterboxed_is_opaque() -> None:
+    result = opened(resize_image(lab_tiff(), width=40, height=20, fit=Fit.CONTAIN).data)
+    # the picture fills 3/4 of the width, opaque (was transparent everywhere: mean 0 on black)
+    assert mean(result) == pytest.approx(127.5 * 0.75, abs=5)
+    assert result.convert("RGBA").getchannel("A").getpixel((20, 10)) == 255
+
+
+def test_a_lab_image_is_read_for_codes() -> None:
+    code = opened(generate_qr("lab").data).convert("RGB")
+    out = io.BytesIO()
+    code.convert("LAB").save(out, "TIFF")
+    assert [found.text for found in read_codes(out.getvalue(), qr_only=True)] == ["lab"]  # was a 500
+
+
+def test_grey_with_alpha_is_quantised() -> None:
+    source = png(RAMP.convert("LA"))
+    result = opened(compress_image(source, quality=50, palette_colors=8).data)  # was a 500
+    assert result.mode in ("P", "PA") and len(result.getcolors() or []) <= 8
+    assert mean(result) == pytest.approx(127.5, abs=10)
