@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
 MAX_IMAGES = 1_000
+PDF_SIXTEEN_BIT = ("I;16", "I;16B")  # 16-bit grey written in 16 bits (Pillow's PNG encoder takes these two)
 DEFAULT_DPI = 96.0
 MAX_PAGE_POINTS = 14_400.0  # 200 inches: the largest page PDF 1.7 allows (Annex C)
 POINTS_PER_INCH = 72.0
@@ -258,8 +259,8 @@ def _decoded(data: bytes, what: str) -> _Placed:
         raise
     dpi = _dpi(image)
     icc = _icc(image)
-    if image.mode == "I" or (image.mode in SIXTEEN_BIT_GREY and "transparency" in image.info):
-        image = eight_bit(image)  # L, or LA for a colour key; 16-bit grey without one is written in 16 bits
+    if image.mode in SIXTEEN_BIT_GREY and (image.mode not in PDF_SIXTEEN_BIT or "transparency" in image.info):
+        image = eight_bit(image)  # L, or LA for a colour key; big- or little-endian 16-bit grey is written as it is
     if "transparency" in image.info and image.mode in ("P", "L", "RGB"):
         image = image.convert("RGBA")  # a palette's or a colour key's transparency becomes an alpha channel
     elif image.mode == "P":
@@ -274,7 +275,7 @@ def _decoded(data: bytes, what: str) -> _Placed:
         image = image.convert("RGB" if image.mode == "RGBA" else "L")
         if alpha.getextrema() == (255, 255):
             alpha = None  # fully opaque: no mask
-    if image.mode not in ("1", "L", "RGB", "I;16", "I;16B"):
+    if image.mode not in ("1", "L", "RGB", *PDF_SIXTEEN_BIT):
         image = image.convert("RGB" if image.mode not in ("I", "F") else "L")
     raster = _flate(image, what)
     mask = _flate(alpha, what) if alpha is not None else None
