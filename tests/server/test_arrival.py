@@ -120,3 +120,27 @@ def test_health_answers_while_hundreds_of_connections_trickle(start_servers: Sta
                 answers.append((status, time.monotonic() - started))
     assert [status for status, _ in answers] == [200] * 10
     assert max(seconds for _, seconds in answers) < 2.0  # a bound of correctness; bench/arrival.py times it
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"POST /v1/pdf/pages?order=" + b"9" * 200_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",  # past h11's buffer
+        b"POST /v1/pdf/pages HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",  # malformed
+    ],
+)
+def test_a_request_the_server_cannot_read_is_answered_with_api_error_json(
+    start_servers: StartServers, head: bytes
+) -> None:
+    (url,) = start_servers(1, env=SERVER_ENV)
+    with connection(url) as sock:
+        sock.sendall(head)
+        received, _ = read_until_closed(sock, bound_seconds=ACT_BOUND_SECONDS)
+    status, _, rest = received.partition(b"\r\n")
+    headers, _, body = rest.partition(b"\r\n\r\n")
+    assert status == b"HTTP/1.1 400 Bad Request"  # was text/plain "Invalid HTTP request received."
+    assert b"content-type: application/json" in headers.lower() and b"connection: close" in headers.lower()
+    answer = json.loads(body)
+    assert answer["error"] == "invalid_input" and answer["docs_url"] == "/docs/errors#invalid_input"
+    assert answer["message"].startswith("the request could not be read as HTTP/1.1")
+    assert httpx.get(f"{url}/health", timeout=10).status_code == 200  # and the server answers the next request

@@ -14,9 +14,10 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from fileapi.errors import RequestTimeout
+from fileapi.errors import InvalidInput, RequestTimeout
 from fileapi.settings import get_settings
 from fileapi.web.errors import error_response
 
@@ -83,9 +84,19 @@ def _request_timeout(seconds: float) -> ASGIApp:
     return response
 
 
+# A request h11 cannot read: malformed, or its line and headers still incomplete past h11's buffer
+# (max_incomplete_event_size, 16 KiB, which uvicorn leaves as it is; API Gateway's quota on them is 10,240 bytes).
+UNREADABLE = (
+    "the request could not be read as HTTP/1.1: its request line or headers are malformed, or too long; send long "
+    "options as form fields of a multipart body, not in the URL"
+)
+
+
 class BoundedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol, with a connection's silence bounded before its first request as after each answer
-    (uvicorn's keep-alive timeout), and each request's headers due within the request seconds."""
+    (uvicorn's keep-alive timeout), and each request's headers due within the request seconds. A request h11 cannot
+    read (malformed, or its head too long) is answered 400 with ApiError JSON, not uvicorn's plain text.
+    """
 
     _no_request: asyncio.TimerHandle | None = None
 
@@ -102,6 +113,19 @@ class BoundedH11Protocol(H11Protocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         self._expect_request()
+
+    def send_400_response(self, msg: str) -> None:
+        """The answer to a request h11 could not read (uvicorn's own: `msg` as text/plain): 400 invalid_input as
+        ApiError JSON, then the connection closed, as uvicorn does."""
+        response = error_response(InvalidInput(UNREADABLE))
+        headers = [*response.headers.raw, (b"connection", b"close")]
+        for event in (
+            h11.Response(status_code=response.status_code, headers=headers, reason=b"Bad Request"),
+            h11.Data(data=bytes(response.body)),
+            h11.EndOfMessage(),
+        ):
+            self.transport.write(self.conn.send(event) or b"")
+        self.transport.close()
 
     def _expect_request(self) -> None:
         """Close the connection if no new request has begun within the request seconds from now."""
