@@ -276,7 +276,7 @@ def _decoded(data: bytes, what: str) -> _Placed:
         if alpha.getextrema() == (255, 255):
             alpha = None  # fully opaque: no mask
     if image.mode not in ("1", "L", "RGB", *PDF_SIXTEEN_BIT):
-        image = image.convert("RGB" if image.mode not in ("I", "F") else "L")
+        image = image.convert("L" if image.mode == "F" else "RGB")  # 32-bit grey (I) is L already: eight_bit
     raster = _flate(image, what)
     mask = _flate(alpha, what) if alpha is not None else None
     return _Placed(replace(raster, icc=icc if image.mode in ("L", "RGB") else None, smask=mask), dpi)
