@@ -12,6 +12,7 @@ The request seconds are FILEAPI_REQUEST_SECONDS (30 by default: API Gateway's ow
 from __future__ import annotations
 
 import asyncio
+from http import HTTPStatus
 from typing import TYPE_CHECKING
 
 import h11
@@ -120,7 +121,9 @@ class BoundedH11Protocol(H11Protocol):
         response = error_response(InvalidInput(UNREADABLE))
         headers = [*response.headers.raw, (b"connection", b"close")]
         for event in (
-            h11.Response(status_code=response.status_code, headers=headers, reason=b"Bad Request"),
+            h11.Response(
+                status_code=response.status_code, headers=headers, reason=HTTPStatus(response.status_code).phrase
+            ),
             h11.Data(data=bytes(response.body)),
             h11.EndOfMessage(),
         ):
