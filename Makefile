@@ -57,7 +57,8 @@ test-large: install tools
 test-node: install node
 	@if command -v npm >/dev/null 2>&1; then cd clients/node && npm test --silent; fi
 
-## The schemathesis run of the suite with many more examples per operation.
+## The schemathesis run of the suite with many more examples per operation (FILEAPI_FUZZ_EXAMPLES, default
+## 200) and, to explore other cases than the suite's, another seed (FILEAPI_FUZZ_SEED=N).
 fuzz: install
 	FILEAPI_FUZZ_EXAMPLES=$${FILEAPI_FUZZ_EXAMPLES:-200} $(BIN)/python -m pytest tests/server/test_fuzz_openapi.py -ra -s
 
