@@ -6,7 +6,7 @@
 2. On each page with areas: the glyphs under them removed from the content streams, forms included (the rest
    keep their places: fileapi.convert.pdf_redact_content), inline images under them removed, image pixels
    under them overwritten (fileapi.convert.pdf_redact_images), annotations under them removed (a form
-   field's value cleared), and each area filled with the fill colour.
+   field's value cleared), its thumbnail image (/Thumb) removed, and each area filled with the fill colour.
 3. The strings redacted (each match, and the text under each area given) removed from the rest of the file:
    metadata and XMP, annotations, form values, bookmarks and embedded files
    (fileapi.convert.pdf_redact_document).
@@ -157,6 +157,8 @@ def _redact_page(
     fonts: dict[tuple[int, int], FontMetrics | None],
 ) -> None:
     edit = redact_page_content(pdf, page, AreaIndex(areas), fonts)
+    if "/Thumb" in page.obj:  # a picture of the page as it was: readers draw their own without one
+        del page.obj["/Thumb"]
     overwrite_images(pdf, edit.images, fill)
     clear_annotations_under(pdf, page, areas)
     red, green, blue = fill

@@ -91,7 +91,7 @@ class _Redactor:
         tainted = False
         tm = tlm = IDENTITY
         uncertain: Matrix | None = None  # where text of an unreadable font began, until the next positioning
-        marked: list[list[Any]] = []  # open marked content: [output index, touched]
+        marked: list[list[Any]] = []  # open marked content: [touched, its BDC or BMC]
         for count, instruction in enumerate(instructions):
             if count % 4096 == 0:
                 deadline.check()
@@ -157,7 +157,7 @@ class _Redactor:
                     edit.removed_glyphs += result.removed
                     changed = True
                     for entry in marked:
-                        entry[1] = True
+                        entry[0] = True
                     block.extend((False, prefix) for prefix in _prefix(instruction, operator, operands))
                     block.append((True, result.replacement))
                 else:
@@ -170,12 +170,14 @@ class _Redactor:
                     out.append(kept)
                 continue
             elif operator in ("BDC", "BMC"):
-                marked.append([len(out) if target is None else None, False, instruction])
+                marked.append([False, instruction])
             elif operator == "EMC" and marked:
-                index, touched, opening = marked.pop()
-                if touched and index is not None and _speaks(opening):
-                    out[index] = _silenced(opening)
-                    changed = True
+                touched, opening = marked.pop()
+                if touched and _speaks(opening):
+                    quiet = _silenced(opening)
+                    changed |= (block is not None and _replace_last(block, opening, quiet)) or _replace_last(
+                        out, opening, quiet
+                    )
             if target is not None:
                 target.append((False, instruction))
             else:
@@ -377,6 +379,20 @@ def _closed(block: list[tuple[bool, Any]], tainted: bool) -> list[Any]:
         operator = str(instruction.operator)
         kept.extend(_prefix(instruction, operator, list(instruction.operands))[:2] if operator == '"' else [])
     return kept
+
+
+def _replace_last(instructions: list[Any], old: Any, new: Any) -> bool:
+    """Replace the last occurrence of the instruction object `old` in `instructions` (the stream's output, or an
+    open text object's as (is a show, instruction)) by `new`; False when it is not there."""
+    for index in range(len(instructions) - 1, -1, -1):
+        entry = instructions[index]
+        if entry is old:
+            instructions[index] = new
+            return True
+        if isinstance(entry, tuple) and entry[1] is old:
+            instructions[index] = (entry[0], new)
+            return True
+    return False
 
 
 def _speaks(instruction: Any) -> bool:

@@ -1,7 +1,7 @@
 """Removing redacted strings from everything but the pages' drawing: every string object of the document
 (the information dictionary, annotations' contents, form values, bookmarks' titles, names, structure
-elements' /ActualText and /Alt, JavaScript), the XMP packets, and embedded files; and the annotations that lie
-under an area.
+elements' /ActualText and /Alt, JavaScript), JavaScript given as streams, the XMP packets, and embedded files;
+and the annotations that lie under an area.
 
 A string holding a redacted text or a pattern's match loses those characters. An annotation whose strings
 changed loses its appearance stream (it showed the old text), and a form field's widget is redrawn by the
@@ -95,9 +95,28 @@ def _scrub_container(container: Any, scrubber: Scrubber, depth: int) -> bool:
             if scrubbed != text:
                 container[key] = pikepdf.String(scrubbed)
                 changed = True
+        elif key == "/JS" and isinstance(value, pikepdf.Stream):
+            _scrub_script(value, scrubber)  # a changed stream is its own object: the container is unchanged
         elif isinstance(value, pikepdf.Dictionary | pikepdf.Array) and not value.is_indirect:
             changed |= _scrub_container(value, scrubber, depth + 1)
     return changed
+
+
+def _scrub_script(stream: pikepdf.Stream, scrubber: Scrubber) -> None:
+    """A JavaScript action's script given as a stream, not a string: text in PDFDocEncoding, or UTF-16BE after
+    its byte order mark (PDF 32000 12.6.4.16), written back as it came."""
+    import pikepdf
+
+    try:
+        data = stream.read_bytes()
+    except pikepdf.PdfError:
+        return
+    encoding = "utf-16-be" if data.startswith(b"\xfe\xff") else "latin-1"
+    text = data[2:].decode(encoding, "replace") if encoding == "utf-16-be" else data.decode(encoding)
+    scrubbed = scrubber.scrub(text)
+    if scrubbed != text:
+        body = scrubbed.encode(encoding, "replace")
+        stream.write(b"\xfe\xff" + body if encoding == "utf-16-be" else body)
 
 
 def _scrub_stream(stream: pikepdf.Stream, scrubber: Scrubber) -> bool:

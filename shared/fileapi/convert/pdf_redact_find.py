@@ -154,17 +154,48 @@ def find_on_pages(document: Any, terms: Terms) -> Found:
 
 class _PageChars:
     """A page's characters' loose boxes and generated flags, asked of pdfium only for the characters a match or
-    an area needs (a 117-page book has 148,635: all boxes took 2 s of its 3.7 s search)."""
+    an area needs (a 117-page book has 148,635: all boxes took 2 s of its 3.7 s search).
+
+    A character of marked content with /ActualText is that text's, not a glyph's: pdfium spreads the text's
+    characters evenly over the text object that the marked content draws, so its box is not where any glyph
+    of it is (a match in "Name: SECRET here" so spread missed the glyph T). Its box is the whole text object's:
+    which glyph stands for which character is not known, so all of them go.
+    """
 
     def __init__(self, textpage: Any) -> None:
         self.textpage = textpage
         self.boxes: dict[int, Rect] = {}
         self.generated: dict[int, bool] = {}
+        self.spoken: dict[int, Rect | None] = {}  # a text object's box when it has /ActualText, by its address
 
     def box(self, index: int) -> Rect:
         if index not in self.boxes:
-            self.boxes[index] = Rect(*_ordered(self.textpage.get_charbox(index, loose=True)))
+            box = Rect(*_ordered(self.textpage.get_charbox(index, loose=True)))
+            spoken = self._spoken_object(index)
+            self.boxes[index] = box.union(spoken) if spoken is not None else box
         return self.boxes[index]
+
+    def _spoken_object(self, index: int) -> Rect | None:
+        """The box of the text object drawing character `index` when marked content with /ActualText holds it."""
+        import ctypes
+
+        import pypdfium2.raw as raw
+
+        obj = raw.FPDFText_GetTextObject(self.textpage.raw, index)
+        address = ctypes.cast(obj, ctypes.c_void_p).value
+        if not address:
+            return None
+        if address not in self.spoken:
+            self.spoken[address] = None
+            length = ctypes.c_ulong(0)
+            for number in range(raw.FPDFPageObj_CountMarks(obj)):
+                mark = raw.FPDFPageObj_GetMark(obj, number)
+                if raw.FPDFPageObjMark_GetParamStringValue(mark, b"ActualText", None, 0, ctypes.byref(length)):
+                    left, bottom, right, top = (ctypes.c_float() for _ in range(4))
+                    if raw.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+                        self.spoken[address] = Rect(*_ordered((left.value, bottom.value, right.value, top.value)))
+                    break
+        return self.spoken[address]
 
     def is_generated(self, index: int) -> bool:
         if index not in self.generated:

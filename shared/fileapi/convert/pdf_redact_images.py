@@ -3,8 +3,10 @@
 Each area is mapped back through the image's placement (its CTM) to the pixels it covers (the bounding box of
 that parallelogram, so a turned image loses a little more, never less). The image is decoded, those pixels
 set to the fill colour (a stencil mask's to unpainted), and written as a new image: JPEG again when it was
-one (quality 92), otherwise Flate; the page then uses the new image, so another page drawing the original
-is not changed. An image that cannot be decoded is replaced by one pixel of the fill colour (removed whole).
+one (quality 92), otherwise Flate, 8 bits a sample (a 16-bit one scaled); the page then uses the new image,
+so another page drawing the original is not changed. Its masks keep no shape there either: a soft mask
+(/SMask) becomes opaque under the areas, a stencil /Mask unpainted; colour-key ranges are kept. An image
+that cannot be decoded is replaced by one pixel of the fill colour (removed whole).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from fileapi.convert import deadline
 from fileapi.convert.pdf_redact_areas import Rect, apply, invert
 from fileapi.convert.pdf_redact_content import ImageUse
+from fileapi.convert.pixel_modes import eight_bit
 
 if TYPE_CHECKING:
     import pikepdf
@@ -24,7 +27,7 @@ if TYPE_CHECKING:
 
 JPEG_QUALITY = 92
 MAX_IMAGE_PIXELS = 50_000_000  # decoded to overwrite: as for any image the API reads (image_io.MAX_INPUT_PIXELS)
-_KEPT = ("/SMask", "/Interpolate", "/Intent", "/Decode", "/ImageMask")
+_KEPT = ("/Interpolate", "/Intent", "/Decode", "/ImageMask")
 
 
 def overwrite_images(pdf: pikepdf.Pdf, uses: list[ImageUse], fill: tuple[float, float, float]) -> int:
@@ -38,16 +41,17 @@ def overwrite_images(pdf: pikepdf.Pdf, uses: list[ImageUse], fill: tuple[float, 
         image = xobjects.get(use.name) if isinstance(xobjects, pikepdf.Dictionary) else None
         if not isinstance(image, pikepdf.Stream):
             continue
-        boxes = _pixel_boxes(use, int(image.get("/Width", 0)), int(image.get("/Height", 0)))
-        if not boxes:
+        if not _pixel_boxes(use, image):
             continue
-        xobjects[use.name] = _overwritten(pdf, image, boxes, fill)
+        xobjects[use.name] = _overwritten(pdf, image, use, fill)
         changed += 1
     return changed
 
 
-def _pixel_boxes(use: ImageUse, width: int, height: int) -> list[tuple[int, int, int, int]]:
-    """The pixel rectangles (left, top, right, bottom) of `use`'s areas on an image of width x height."""
+def _pixel_boxes(use: ImageUse, image: pikepdf.Stream) -> list[tuple[int, int, int, int]]:
+    """The pixel rectangles (left, top, right, bottom) of `use`'s areas on `image` (the one drawn, or its mask:
+    a mask covers the same unit square in its own width and height)."""
+    width, height = int(image.get("/Width", 0)), int(image.get("/Height", 0))
     inverse = invert(use.ctm)
     if inverse is None or width <= 0 or height <= 0:
         return []
@@ -64,15 +68,14 @@ def _pixel_boxes(use: ImageUse, width: int, height: int) -> list[tuple[int, int,
 
 
 def _overwritten(
-    pdf: pikepdf.Pdf, image: pikepdf.Stream, boxes: list[tuple[int, int, int, int]], fill: tuple[float, float, float]
+    pdf: pikepdf.Pdf, image: pikepdf.Stream, use: ImageUse, fill: tuple[float, float, float]
 ) -> pikepdf.Stream:
+    """`image` with its pixels under `use`'s areas set to `fill`, and its mask's (a soft mask's or a stencil's:
+    its shape there is the drawing's too) set to show them."""
     import pikepdf
 
-    try:
-        if int(image.get("/Width", 0)) * int(image.get("/Height", 0)) > MAX_IMAGE_PIXELS:
-            raise ValueError("too many pixels to decode")
-        pil = pikepdf.PdfImage(image).as_pil_image()
-    except (pikepdf.PdfError, NotImplementedError, ValueError, OSError, TypeError, KeyError, ZeroDivisionError):
+    pil = _decoded(image)
+    if pil is None:
         return _solid(pdf, fill)
     stencil = bool(image.get("/ImageMask", False))
     if stencil:
@@ -81,10 +84,53 @@ def _overwritten(
         colour: Any = 0 if inverted else 1  # the sample value that does not paint
         pil = pil.convert("1")
     else:
-        pil, colour = _paintable(pil, fill)
-    for box in boxes:
+        pil, colour = _paintable(eight_bit(pil), fill)  # a 16-bit image in 8 (Pillow's RGB of one is white)
+    for box in _pixel_boxes(use, image):
         pil.paste(colour, box)
-    return _encoded(pdf, image, pil, stencil)
+    stream = _encoded(pdf, image, pil, stencil)
+    soft, hard = image.get("/SMask"), image.get("/Mask")
+    if isinstance(soft, pikepdf.Stream):
+        stream.SMask = _opaque_under(pdf, soft, use)
+    if isinstance(hard, pikepdf.Stream):
+        stream.Mask = _overwritten(pdf, hard, use, fill)  # a stencil: not painted there (the fill covers it)
+    elif isinstance(hard, pikepdf.Array):
+        stream.Mask = hard  # colour key ranges: no shape of their own
+    return stream
+
+
+def _decoded(image: pikepdf.Stream) -> Image.Image | None:
+    """The image's pixels as Pillow gives them (a mask applied as alpha), or None when they cannot be decoded."""
+    import pikepdf
+
+    try:
+        if int(image.get("/Width", 0)) * int(image.get("/Height", 0)) > MAX_IMAGE_PIXELS:
+            raise ValueError("too many pixels to decode")
+        return pikepdf.PdfImage(image).as_pil_image()
+    except (pikepdf.PdfError, NotImplementedError, ValueError, OSError, TypeError, KeyError, ZeroDivisionError):
+        return None
+
+
+def _opaque_under(pdf: pikepdf.Pdf, mask: pikepdf.Stream, use: ImageUse) -> pikepdf.Stream:
+    """A soft mask (its own grey image) opaque under `use`'s areas, its /Matte kept; one opaque pixel when it
+    cannot be decoded (the whole image then shows)."""
+    import pikepdf
+    from PIL import Image
+
+    pil = _decoded(mask)
+    if pil is None:
+        grey = Image.new("L", (1, 1), 255)
+    else:
+        grey = eight_bit(pil).convert("L")
+        for box in _pixel_boxes(use, mask):
+            grey.paste(255, box)
+    stream = pdf.make_stream(zlib.compress(grey.tobytes()))
+    stream.Filter = pikepdf.Name.FlateDecode
+    stream.Type, stream.Subtype = pikepdf.Name.XObject, pikepdf.Name.Image
+    stream.Width, stream.Height = grey.width, grey.height
+    stream.ColorSpace, stream.BitsPerComponent = pikepdf.Name.DeviceGray, 8
+    if "/Matte" in mask:
+        stream.Matte = mask.Matte
+    return stream
 
 
 def _paintable(pil: Image.Image, fill: tuple[float, float, float]) -> tuple[Image.Image, Any]:

@@ -258,6 +258,113 @@ def test_marked_content_over_removed_glyphs_loses_its_actual_text(tmp_path: Path
     assert SECRET not in qdf and "/Lang (en)" in qdf and "/ActualText (kept words)" in qdf
 
 
+@pytest.mark.tools
+@pytest.mark.parametrize(
+    ("content", "left"),
+    [
+        # pdfium gives the span's /ActualText, spread evenly over the glyphs: no glyph of the match may stay.
+        (f"/Span <</ActualText (Name: {SECRET} here)>> BDC BT /F1 24 Tf 72 700 Td (Name: {SECRET} here) Tj ET EMC", ""),
+        (
+            f"BT /F1 24 Tf 72 700 Td (Name: ) Tj /Span <</ActualText ({SECRET})>> BDC ({SECRET}) Tj EMC ( here) Tj ET",
+            "Name: here",
+        ),
+        (
+            "BT /F1 24 Tf 72 700 Td (Name: ) Tj /Span <</ActualText <FEFF005A0061006E007A0069006200610072>>> BDC "
+            "(XXXXXXXX) Tj EMC ( here) Tj ET",
+            "Name: here",
+        ),
+    ],
+    ids=["a span over the whole line", "a span inside a text object", "glyphs that say something else"],
+)
+def test_a_match_in_actual_text_removes_its_glyphs_and_the_actual_text(tmp_path: Path, content: str, left: str) -> None:
+    pdf = pikepdf.Pdf.new()
+    page_stream(content.encode(), fonts={"/F1": helvetica(pdf)}, pdf=pdf)
+    out = tmp_path / "out.pdf"
+    out.write_bytes(redact_pdf(saved(pdf), texts=[SECRET]).data)
+    assert " ".join(run("pdftotext", str(out), "-").split()) == left
+    qdf = run("qpdf", "--qdf", "--object-streams=disable", str(out), "-")
+    assert SECRET not in qdf and "(X" not in qdf and "zanz" not in qdf.lower() and "FEFF005A" not in qdf.upper()
+
+
+def masked_image_page(mask: str) -> bytes:
+    """One page drawing a 100 x 100 blue image over (100, 100)-(300, 300), its shape in a soft mask (a disc's
+    alpha) or in a stencil /Mask (1 outside the disc: not painted)."""
+    from PIL import ImageDraw
+
+    pdf = pikepdf.Pdf.new()
+    disc = Image.new("L", (100, 100), 0)
+    ImageDraw.Draw(disc).ellipse((10, 10, 90, 90), fill=255)
+    image = pdf.make_stream(Image.new("RGB", (100, 100), (0, 0, 255)).tobytes())
+    image.Type, image.Subtype, image.Width, image.Height = pikepdf.Name.XObject, pikepdf.Name.Image, 100, 100
+    image.ColorSpace, image.BitsPerComponent = pikepdf.Name.DeviceRGB, 8
+    if mask == "soft":
+        shape = pdf.make_stream(disc.tobytes())
+        shape.ColorSpace, shape.BitsPerComponent = pikepdf.Name.DeviceGray, 8
+    else:
+        shape = pdf.make_stream(disc.point(lambda value: 0 if value else 255).convert("1").tobytes())
+        shape.ImageMask, shape.BitsPerComponent = True, 1
+    shape.Type, shape.Subtype, shape.Width, shape.Height = pikepdf.Name.XObject, pikepdf.Name.Image, 100, 100
+    image["/SMask" if mask == "soft" else "/Mask"] = shape
+    page_stream(b"q 200 0 0 200 100 100 cm /Im1 Do Q", fonts={}, pdf=pdf, XObject=pikepdf.Dictionary(Im1=image))
+    return saved(pdf)
+
+
+@pytest.mark.tools
+@pytest.mark.parametrize("mask", ["soft", "stencil"])
+def test_an_image_s_mask_keeps_no_shape_under_an_area_and_the_rest_of_it(tmp_path: Path, mask: str) -> None:
+    out = tmp_path / "out.pdf"
+    # The area is the image's left half: the disc's left half must leave no trace there, in pixels or mask.
+    out.write_bytes(redact_pdf(masked_image_page(mask), areas=["1,100,100,100,200"], fill="#ffffff").data)
+    written = pikepdf.open(out)
+    stencil = written.pages[0].Resources.XObject.Im1["/SMask" if mask == "soft" else "/Mask"]
+    assert isinstance(stencil, pikepdf.Stream)
+    shape = pikepdf.PdfImage(stencil).as_pil_image().convert("L")
+    left, right = shape.crop((0, 0, 50, 100)), shape.crop((50, 0, 100, 100))
+    assert left.getextrema()[0] == left.getextrema()[1]  # one value: no disc
+    assert right.getextrema()[0] != right.getextrema()[1]  # the disc's other half, kept
+    run("pdftoppm", "-r", "36", "-png", str(out), str(tmp_path / "page"))  # 0.5 px a point
+    [page] = sorted(tmp_path.glob("page*.png"))
+    pixels = Image.open(page).convert("RGB")
+    # Outside the disc and the area: the page shows through (white), as before; inside the disc: blue.
+    corner, disc = pixels.getpixel((148, 148)), pixels.getpixel((125, 100))
+    assert corner == (255, 255, 255) and isinstance(disc, tuple) and disc[2] > 200
+
+
+@pytest.mark.tools
+def test_a_sixteen_bit_image_keeps_its_values_outside_the_area(tmp_path: Path) -> None:
+    pdf = pikepdf.Pdf.new()
+    grey = Image.new("I;16", (100, 100), 190 * 257)
+    image = pdf.make_stream(grey.tobytes("raw", "I;16B"))
+    image.Type, image.Subtype, image.Width, image.Height = pikepdf.Name.XObject, pikepdf.Name.Image, 100, 100
+    image.ColorSpace, image.BitsPerComponent = pikepdf.Name.DeviceGray, 16
+    page_stream(b"q 200 0 0 200 100 100 cm /Im1 Do Q", fonts={}, pdf=pdf, XObject=pikepdf.Dictionary(Im1=image))
+    out = tmp_path / "out.pdf"
+    out.write_bytes(redact_pdf(saved(pdf), areas=["1,100,100,100,200"], fill="#000000").data)
+    written = pikepdf.open(out)
+    redacted = written.pages[0].Resources.XObject.Im1
+    assert isinstance(redacted, pikepdf.Stream)
+    pixels = pikepdf.PdfImage(redacted).as_pil_image()
+    assert (pixels.getpixel((10, 50)), pixels.getpixel((90, 50))) == (0, 190)  # was white: 16 bits clipped
+
+
+@pytest.mark.tools
+def test_a_script_stream_and_the_page_thumbnail_lose_the_text(tmp_path: Path) -> None:
+    pdf = pikepdf.Pdf.new()
+    page_stream(f"BT /F1 20 Tf 72 700 Td (Ask {SECRET}) Tj ET".encode(), fonts={"/F1": helvetica(pdf)}, pdf=pdf)
+    script = pdf.make_stream(f"app.alert('{SECRET} in a stream');".encode())
+    action = pikepdf.Dictionary(S=pikepdf.Name.JavaScript, JS=script)
+    pdf.Root.Names = pikepdf.Dictionary(JavaScript=pikepdf.Dictionary(Names=pikepdf.Array(["hello", action])))
+    thumb = pdf.make_stream(bytes(3 * 8 * 8))
+    thumb.Width, thumb.Height, thumb.BitsPerComponent = 8, 8, 8
+    thumb.ColorSpace = pikepdf.Name.DeviceRGB
+    pdf.pages[0].obj.Thumb = thumb
+    out = tmp_path / "out.pdf"
+    out.write_bytes(redact_pdf(saved(pdf), texts=[SECRET]).data)
+    qdf = run("qpdf", "--qdf", "--object-streams=disable", str(out), "-")
+    assert SECRET not in qdf and "app.alert(' in a stream');" in qdf
+    assert "/Thumb" not in qdf
+
+
 def cid_document() -> bytes:
     """A page in DejaVu Sans embedded by pdfium as a Type0 font with Identity-H."""
     import pypdfium2 as pdfium
