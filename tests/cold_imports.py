@@ -50,6 +50,7 @@ SHARED = (
     "fileapi.settings",
     "fileapi.setting_variables",
     "fileapi.telemetry",
+    "fileapi.library_logs",  # stdlib logging only: the libraries' records silenced (telemetry calls it)
     "fileapi.services",  # the composition root: it builds its services on first use
     "fileapi.web.*",
 )

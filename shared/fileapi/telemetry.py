@@ -12,6 +12,8 @@ from typing import Any, cast
 
 from aws_lambda_powertools import Logger
 
+from fileapi import library_logs
+
 # What can start a JSON text (RFC 8259: white space, an object, array, string, number or literal).
 _JSON_STARTS = frozenset('{["-0123456789tfn \t\r\n')
 
@@ -26,6 +28,7 @@ def _message_value(message: dict[Any, Any] | str | bool | int | float) -> str:
 
 
 logger = Logger(service="fileapi", json_deserializer=_message_value)
+library_logs.silence()  # every process that logs ours (conversion workers: fileapi.isolation.worker)
 _stdlib_logger = logging.getLogger(logger.name)  # the logger Powertools writes through
 METRICS_NAMESPACE = "FileApi"
 METERING_FAULTS_METRIC = "MeteringFaults"

@@ -21,6 +21,7 @@ import signal
 import socket
 import sys
 
+from fileapi import library_logs
 from fileapi.convert.deadline import budget
 from fileapi.convert.payload import response_limit
 from fileapi.errors import ApiError
@@ -110,6 +111,7 @@ def main(argv: list[str]) -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     fd, memory_bytes, modules = int(argv[0]), int(argv[1]), argv[2:]
     sock = socket.socket(fileno=fd)
+    library_logs.silence()  # its standard error is the server's: no library's record quoting a job's input
     for module in modules:
         importlib.import_module(module)
     limit_memory(memory_bytes)
