@@ -1424,7 +1424,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Fill a PDF form.
    *
-   * JSON {pdf: base64, fields: {name: value}, flatten?: boolean, keepActiveContent?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text), flatten and keepActiveContent ('true'/'false'). JavaScript, automatic and launch actions and embedded files are removed unless keepActiveContent. Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed.
+   * JSON {pdf: base64, fields: {name: value}, flatten?: boolean, keepActiveContent?: boolean}. Also accepted, and left out of the document because code generators mishandle a body offered two ways: multipart/form-data with file (the PDF), fields (a JSON object as text), flatten and keepActiveContent ('true'/'false'). JavaScript, automatic and launch actions and embedded files are removed unless keepActiveContent. Text fields take text; check boxes true/false or their export value; radio groups an export value; choice fields one of their options (a list for multi-select; the export value where the options are [export, display] pairs). A field that does not exist is 400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm are removed. A form whose fields the form library cannot read (a radio button or check box without an appearance, for one) is 422 unprocessable_input: /v1/pdf/flatten still flattens it.
    *
    * POST /v1/pdf/fill-form
    */
@@ -1434,7 +1434,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Flatten a PDF form.
    *
-   * Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the values can no longer be edited. A PDF without form fields is returned unchanged.
+   * Bakes the values the form holds into the page content and removes the widgets and the AcroForm, so the values can no longer be edited. A PDF without form fields is returned unchanged. A form the form library (pypdf) cannot read is flattened by qpdf, its appearances generated first where the form asks for them (NeedAppearances).
    *
    * POST /v1/pdf/flatten
    */

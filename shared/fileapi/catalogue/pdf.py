@@ -297,9 +297,11 @@ CONVERSIONS = (
         "multipart/form-data with file (the PDF), fields (a JSON object as text), flatten and keepActiveContent "
         "('true'/'false'). JavaScript, automatic and launch actions and embedded files are removed unless "
         "keepActiveContent. Text fields take text; check boxes true/false or their export value; radio groups an "
-        "export value; choice fields one of their options (a list for multi-select). A field that does not exist is "
-        "400 naming it. Appearance streams are generated. With flatten=true the values are baked into the page "
-        "content and the widgets and the AcroForm are removed.",
+        "export value; choice fields one of their options (a list for multi-select; the export value where the "
+        "options are [export, display] pairs). A field that does not exist is 400 naming it. Appearance streams are "
+        "generated. With flatten=true the values are baked into the page content and the widgets and the AcroForm "
+        "are removed. A form whose fields the form library cannot read (a radio button or check box without an "
+        "appearance, for one) is 422 unprocessable_input: /v1/pdf/flatten still flattens it.",
         takes=Takes(Reads.FORM_FILL, PDF, model=PdfFillFormRequest),
         options=FillFormOptions,
         gives=A_PDF,
@@ -312,7 +314,9 @@ CONVERSIONS = (
         family=FAMILY,
         summary="Flatten a PDF form",
         description="Bakes the values the form holds into the page content and removes the widgets and the AcroForm, "
-        "so the values can no longer be edited. A PDF without form fields is returned unchanged.",
+        "so the values can no longer be edited. A PDF without form fields is returned unchanged. A form the form "
+        "library (pypdf) cannot read is flattened by qpdf, its appearances generated first where the form asks for "
+        "them (NeedAppearances).",
         takes=ONE_PDF,
         options=FlattenOptions,
         gives=A_PDF,

@@ -1,7 +1,10 @@
 """PDF forms with pypdf: fill fields (with appearance streams) and flatten.
 
 Flattening bakes each widget's appearance into the page content (pypdf), then removes the widget
-annotations and the /AcroForm (pypdf leaves them, which keeps the form editable).
+annotations and the /AcroForm (pypdf leaves them, which keeps the form editable). A form pypdf cannot read
+though qpdf opens the document (a radio group whose kids are fields of their own without an appearance, as
+qpdf's button-set.pdf) is flattened by qpdf instead: its appearances generated where the form asks for them,
+then its widgets flattened; such a form cannot be filled (422).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any
 from fileapi.convert import fallbacks
 from fileapi.convert.pdf_active import without_active_content
 from fileapi.convert.pdf_errors import reading
-from fileapi.errors import InvalidInput
+from fileapi.errors import InvalidInput, Unprocessable
 
 _RADIO = 1 << 15
 _PUSHBUTTON = 1 << 16
@@ -35,12 +38,21 @@ def _writer(data: bytes) -> Any:
     except (Exception, RecursionError) as exc:  # pypdf raises many types on damaged input
         failure = exc
     with reading():
-        try:
-            writer = _pypdf_writer(repaired_copy(data))
-        except (Exception, RecursionError):
-            raise failure from None
+        repaired = repaired_copy(data)
+    try:
+        writer = _pypdf_writer(repaired)
+    except (Exception, RecursionError):
+        raise _Unread(failure) from None  # qpdf opened it: the form is one pypdf does not read
     fallbacks.record("pypdf -> qpdf repair")
     return writer
+
+
+class _Unread(Exception):
+    """pypdf could not read the form of a document qpdf opens (and repairs): `failure` says why."""
+
+    def __init__(self, failure: BaseException) -> None:
+        super().__init__(str(failure))
+        self.failure = failure
 
 
 def _pypdf_writer(data: bytes) -> Any:
@@ -125,7 +137,13 @@ def fill_form(
         raise InvalidInput("fields must be a non-empty object of field name to value")
     if len(fields) > MAX_FIELDS:
         raise InvalidInput(f"at most {MAX_FIELDS} fields")
-    writer = _writer(data)
+    try:
+        writer = _writer(data)
+    except _Unread:
+        raise Unprocessable(
+            "the PDF's form cannot be filled: the form library cannot read its fields (a radio button or check "
+            "box without an appearance, for one); /v1/pdf/flatten still bakes the values the form holds"
+        ) from None
     with reading():
         form_fields = writer.get_fields() or {}
     if not form_fields:
@@ -134,7 +152,7 @@ def fill_form(
     if flatten:  # every field's widget goes: bake the values the form already holds too
         values = {**_current_values(form_fields), **values}
     with reading():
-        writer.update_page_form_field_values(None, values, auto_regenerate=False, flatten=flatten)
+        _set_values(writer, form_fields, values, flatten=flatten)
         if flatten:
             _remove_form(writer)
         else:
@@ -150,12 +168,16 @@ def flatten_form(data: bytes, *, keep_active_content: bool = False) -> bytes:
     :param keep_active_content: keep JavaScript, automatic and launch actions and embedded files
         (default: removed, see fileapi.convert.pdf_active).
     """
-    writer = _writer(data)
+    try:
+        writer = _writer(data)
+    except _Unread:
+        fallbacks.record("pypdf -> qpdf flatten")
+        flat = _qpdf_flattened(data)
+        return flat if keep_active_content else without_active_content(flat)
     with reading():
         form_fields = writer.get_fields() or {}
         if form_fields:
-            values = _current_values(form_fields)
-            writer.update_page_form_field_values(None, values, auto_regenerate=False, flatten=True)
+            _set_values(writer, form_fields, _current_values(form_fields), flatten=True)
             _remove_form(writer)
     if keep_active_content:
         return _written(writer) if form_fields else data
@@ -170,6 +192,81 @@ def _current_values(form_fields: dict[str, Any]) -> dict[str, Any]:
         if value is not None:
             values[name] = [str(item) for item in value] if isinstance(value, list) else str(value)
     return values
+
+
+def _set_values(writer: Any, form_fields: dict[str, Any], values: dict[str, Any], *, flatten: bool) -> None:
+    """pypdf's update of the fields (their appearances drawn), with list boxes whose options are [export,
+    display] pairs (PDF 32000 12.7.4.4) drawn from their display texts: pypdf 7.1 draws a list box by joining
+    its /Opt as text, and a pair there was a TypeError. Their /Opt pairs and export values are put back after."""
+    paired: list[tuple[Any, Any, Any]] = []  # (field object, its /Opt, the export value(s))
+    shown = dict(values)
+    for name, value in values.items():
+        field = form_fields.get(name)
+        target = field.indirect_reference.get_object() if field is not None and field.indirect_reference else None
+        options = target.get("/Opt") if target is not None else None
+        if not options or not any(isinstance(option, list) and len(option) == 2 for option in options):
+            continue
+        display = {
+            str(option[0]): str(option[1]) for option in options if isinstance(option, list) and len(option) == 2
+        }
+        paired.append((target, options, value))
+        shown[name] = (
+            [display.get(item, item) for item in value] if isinstance(value, list) else display.get(value, value)
+        )
+    from pypdf.generic import ArrayObject, NameObject, TextStringObject
+
+    for target, options, _ in paired:
+        target[NameObject("/Opt")] = ArrayObject(
+            TextStringObject(str(option[1] if isinstance(option, list) and len(option) == 2 else option))
+            for option in options
+        )
+    try:
+        writer.update_page_form_field_values(None, shown, auto_regenerate=False, flatten=flatten)
+    finally:
+        for target, options, value in paired:
+            target[NameObject("/Opt")] = options
+            target[NameObject("/V")] = (
+                ArrayObject(TextStringObject(item) for item in value)
+                if isinstance(value, list)
+                else TextStringObject(value)
+            )
+
+
+def _qpdf_flattened(data: bytes) -> bytes:
+    """The document with its form's widgets flattened by qpdf (their appearances generated first where the form
+    asks for them, /NeedAppearances), the /AcroForm removed and other annotations kept."""
+    import pikepdf
+
+    from fileapi.convert.pdf_io import open_pdf, save_pdf
+
+    with reading():
+        pdf = open_pdf(data)
+        form = pdf.Root.get("/AcroForm")
+        if not isinstance(form, pikepdf.Dictionary):
+            return data
+        pdf.generate_appearance_streams()
+        others: list[tuple[Any, list[Any]]] = []  # each page's annotations other than widgets, set aside
+        for page in pdf.pages:
+            annotations = page.obj.get("/Annots")
+            if not isinstance(annotations, pikepdf.Array):
+                continue
+            widgets: list[Any] = []
+            kept: list[Any] = []
+            for annotation in annotations:
+                is_widget = isinstance(annotation, pikepdf.Dictionary) and annotation.get("/Subtype") == "/Widget"
+                (widgets if is_widget else kept).append(annotation)
+            page.obj.Annots = pikepdf.Array(widgets)
+            others.append((page, kept))
+        pdf.flatten_annotations(mode="all")
+        for page, kept in others:
+            left = page.obj.get("/Annots")  # widgets qpdf could not flatten (no appearance): removed with the form
+            if kept:
+                page.obj.Annots = pikepdf.Array(kept)
+            elif left is not None:
+                del page.obj["/Annots"]
+        if "/AcroForm" in pdf.Root:  # qpdf removes it when it flattened every field
+            del pdf.Root["/AcroForm"]
+        return save_pdf(pdf)
 
 
 def _remove_form(writer: Any) -> None:

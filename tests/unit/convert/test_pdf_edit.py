@@ -202,3 +202,81 @@ def test_flatten_keeps_existing_values_and_leaves_formless_pdfs_alone() -> None:
     assert "GraceHopper" in squeezed(extract_text(flat).pages[0])
     assert "/AcroForm" not in pikepdf.Pdf.open(io.BytesIO(flat)).Root
     assert flatten_form(TWO) == TWO
+
+
+def choice_form(options: list[tuple[str, str]]) -> bytes:
+    """A page with one list box 'fruit' whose options are [export, display] pairs (PDF 32000 12.7.4.4)."""
+    pdf = pikepdf.Pdf.open(io.BytesIO(make_pdf(["Fruit:"])))
+    font = pdf.make_indirect(
+        pikepdf.Dictionary(Type=pikepdf.Name.Font, Subtype=pikepdf.Name.Type1, BaseFont=pikepdf.Name.Helvetica)
+    )
+    fruit = pdf.make_indirect(
+        pikepdf.Dictionary(
+            Type=pikepdf.Name.Annot,
+            Subtype=pikepdf.Name.Widget,
+            P=pdf.pages[0].obj,
+            FT=pikepdf.Name.Ch,
+            T=pikepdf.String("fruit"),
+            Rect=[72, 500, 272, 560],
+            Opt=pikepdf.Array([pikepdf.Array([pikepdf.String(e), pikepdf.String(d)]) for e, d in options]),
+            DA=pikepdf.String("/Helv 12 Tf 0 g"),
+        )
+    )
+    pdf.pages[0].obj.Annots = pdf.make_indirect(pikepdf.Array([fruit]))
+    pdf.Root.AcroForm = pdf.make_indirect(
+        pikepdf.Dictionary(Fields=pikepdf.Array([fruit]), DR=pikepdf.Dictionary(Font=pikepdf.Dictionary(Helv=font)))
+    )
+    out = io.BytesIO()
+    pdf.save(out)
+    return out.getvalue()
+
+
+def test_a_list_box_of_export_and_display_pairs_is_filled_and_flattened() -> None:
+    form = choice_form([("a", "Apple"), ("b", "Banana")])
+    filled = fill_form(form, fields={"fruit": "b"})
+    assert field_values(filled) == {"fruit": "b"}  # the export value, as the form declares
+    written = pikepdf.Pdf.open(io.BytesIO(filled))
+    options = written.Root.AcroForm.Fields[0].Opt
+    assert [[str(item) for item in pair] for pair in options] == [["a", "Apple"], ["b", "Banana"]]
+    with pytest.raises(InvalidInput, match="one of: a, b"):
+        fill_form(form, fields={"fruit": "Banana"})
+    for flat in (fill_form(form, fields={"fruit": "b"}, flatten=True), flatten_form(filled)):
+        assert "Banana" in extract_text(flat).pages[0]  # drawn from the display texts
+        assert "/AcroForm" not in pikepdf.Pdf.open(io.BytesIO(flat)).Root
+
+
+def radio_without_appearances() -> bytes:
+    """A text field holding a value, and a radio group whose kid is a widget without an appearance (/AP is
+    optional; pypdf 7.1 refuses to read such a form, qpdf's button-set.pdf has one)."""
+    pdf = pikepdf.Pdf.open(io.BytesIO(make_form_pdf()))
+    page = pdf.pages[0]
+    kid = pdf.make_indirect(
+        pikepdf.Dictionary(Type=pikepdf.Name.Annot, Subtype=pikepdf.Name.Widget, P=page.obj, Rect=[72, 400, 86, 414])
+    )
+    group = pdf.make_indirect(
+        pikepdf.Dictionary(FT=pikepdf.Name.Btn, T=pikepdf.String("pick"), Ff=1 << 15, Kids=pikepdf.Array([kid]))
+    )
+    kid.Parent = group
+    page.obj.Annots.append(kid)
+    pdf.Root.AcroForm.Fields.append(group)
+    name = pdf.Root.AcroForm.Fields[0]
+    name.V = pikepdf.String("Kept value")
+    pdf.Root.AcroForm.NeedAppearances = True
+    out = io.BytesIO()
+    pdf.save(out)
+    return out.getvalue()
+
+
+def test_a_form_pypdf_cannot_read_is_flattened_by_qpdf_and_cannot_be_filled() -> None:
+    from fileapi.errors import Unprocessable
+
+    form = radio_without_appearances()
+    flat = flatten_form(form)
+    pdf = pikepdf.Pdf.open(io.BytesIO(flat))
+    assert "/AcroForm" not in pdf.Root
+    assert all(annotation.get("/Subtype") != "/Widget" for annotation in pdf.pages[0].get("/Annots", []))
+    assert "Kept value" in extract_text(flat).pages[0]
+    with pytest.raises(
+        Unprocessable, match=r"^the PDF's form cannot be filled: the form library cannot read its fields"
+    ):
+        fill_form(form, fields={"name": "x"})
