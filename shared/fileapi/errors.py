@@ -92,6 +92,11 @@ class InvalidInput(ApiError):
     http_status = 400
 
 
+class InvalidOption(InvalidInput):
+    """A 400 about an option's value (a page range, a pattern, an area), not about the body: the advice on how
+    to send a file (fileapi.web.errors.BODY_HINT) is not added to it."""
+
+
 class WrongPassword(ApiError):
     """An encrypted PDF that the password given does not open (documented addition: 400 wrong_password)."""
 

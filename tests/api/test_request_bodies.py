@@ -306,10 +306,21 @@ def test_raw_bytes_labelled_as_a_form_still_work(api: TestClient, key: str) -> N
     assert response.status_code == 200
 
 
-def test_a_parameter_error_of_a_form_labelled_body_has_no_file_hint(api: TestClient, key: str) -> None:
-    response = api.post("/v1/image/resize?width=0", content=PNG, headers={**auth(key), "Content-Type": FORM})
+@pytest.mark.parametrize(
+    ("path", "body", "says"),
+    [
+        ("/v1/image/resize?width=0", PNG, "width"),
+        ("/v1/pdf/redact?pattern=%5B", make_pdf(["x"]), "is not a regular expression"),  # a converter's check
+        ("/v1/pdf/redact?area=1,1e308,1e308,1e308,1e308", make_pdf(["x"]), "lies outside page 1"),
+        ("/v1/pdf/rotate?degrees=90&pages=9", make_pdf(["x"]), "outside the document's 1 page"),
+    ],
+)
+def test_a_parameter_error_of_a_form_labelled_body_has_no_file_hint(
+    api: TestClient, key: str, path: str, body: bytes, says: str
+) -> None:
+    response = api.post(path, content=body, headers={**auth(key), "Content-Type": FORM})
     assert response.status_code == 400
-    assert BODY_HINT not in response.json()["message"]
+    assert says in response.json()["message"] and BODY_HINT not in response.json()["message"]
 
 
 def test_merge_and_fill_form_keep_their_own_forms(api: TestClient, key: str) -> None:

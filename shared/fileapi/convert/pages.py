@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from fileapi.errors import InvalidInput
+from fileapi.errors import InvalidOption
 
 _PART = re.compile(r"\s*(\d{1,6})\s*(?:-\s*(\d{1,6})\s*)?")
 MAX_PAGE_NUMBER = 999_999  # _PART's six digits
@@ -36,20 +36,20 @@ def parse_ranges(text: str, page_count: int) -> list[tuple[int, int]]:
     :raises InvalidInput: empty, malformed, reversed, or outside 1..page_count (naming the part).
     """
     if not text or not text.strip():
-        raise InvalidInput("give pages or ranges such as '1-3,5'")
+        raise InvalidOption("give pages or ranges such as '1-3,5'")
     ranges: list[tuple[int, int]] = []
     for part in text.split(","):
         match = _PART.fullmatch(part)
         if match is None:
-            raise InvalidInput(f"{part.strip()!r} is not a page or a range such as '2-4'")
+            raise InvalidOption(f"{part.strip()!r} is not a page or a range such as '2-4'")
         first = int(match.group(1))
         last = int(match.group(2)) if match.group(2) else first
         if first < 1 or last < 1:
-            raise InvalidInput(f"{part.strip()!r}: pages are numbered from 1")
+            raise InvalidOption(f"{part.strip()!r}: pages are numbered from 1")
         if last < first:
-            raise InvalidInput(f"{part.strip()!r} is reversed")
+            raise InvalidOption(f"{part.strip()!r} is reversed")
         if last > page_count:
-            raise InvalidInput(f"{part.strip()!r} is outside the document's {page_count} page(s)")
+            raise InvalidOption(f"{part.strip()!r} is outside the document's {page_count} page(s)")
         ranges.append((first, last))
     return ranges
 

@@ -20,7 +20,7 @@ from fileapi.convert import deadline
 from fileapi.convert.pdf_errors import reading
 from fileapi.convert.pdf_options import MAX_AREAS, MAX_PATTERNS, MAX_TERM_CHARS, MAX_TEXTS
 from fileapi.convert.pdf_redact_areas import Rect
-from fileapi.errors import InvalidInput, TooLarge
+from fileapi.errors import InvalidOption, TooLarge
 
 if TYPE_CHECKING:
     import pikepdf
@@ -59,7 +59,7 @@ def parse_terms(pdf: pikepdf.Pdf, *, texts: list[str], patterns: list[str], area
     import re2
 
     if not (texts or patterns or areas):
-        raise InvalidInput("give at least one text, pattern or area to redact")
+        raise InvalidOption("give at least one text, pattern or area to redact")
     if len(areas) > MAX_AREAS:
         raise TooLarge(f"{len(areas):,} areas; at most {MAX_AREAS:,}")
     if len(texts) > MAX_TEXTS:
@@ -69,10 +69,10 @@ def parse_terms(pdf: pikepdf.Pdf, *, texts: list[str], patterns: list[str], area
     for name, terms in (("text", texts), ("pattern", patterns)):
         for term in terms:
             if not term.strip() or len(term) > MAX_TERM_CHARS:
-                raise InvalidInput(f"each {name} must be 1..{MAX_TERM_CHARS} characters, not only spaces")
+                raise InvalidOption(f"each {name} must be 1..{MAX_TERM_CHARS} characters, not only spaces")
     colour = _FILL.fullmatch(fill)
     if colour is None:
-        raise InvalidInput(f"fill must be a colour such as #000000 (#rrggbb), not {fill[:20]!r}")
+        raise InvalidOption(f"fill must be a colour such as #000000 (#rrggbb), not {fill[:20]!r}")
     rgb = bytes.fromhex(colour.group(1))
     options = re2.Options()
     options.log_errors = False  # RE2 would write the pattern to stderr: request content stays out of the logs
@@ -82,7 +82,7 @@ def parse_terms(pdf: pikepdf.Pdf, *, texts: list[str], patterns: list[str], area
             compiled.append(re2.compile(pattern, options=options))
         except re2.error as exc:
             reason = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else ""
-            raise InvalidInput(
+            raise InvalidOption(
                 f"the pattern {pattern[:80]!r} is not a regular expression RE2 runs ({reason}; RE2 has no "
                 "lookarounds or backreferences)"
             ) from None
@@ -97,19 +97,28 @@ def _area(pdf: pikepdf.Pdf, text: str) -> tuple[int, Rect]:
     parts = text.split(",")
     shown = text[:60]
     if len(parts) != 5:
-        raise InvalidInput(f"area {shown!r} must be page,x,y,width,height (five numbers)")
+        raise InvalidOption(f"area {shown!r} must be page,x,y,width,height (five numbers)")
     try:
         page = int(parts[0])
         x, y, width, height = (float(part) for part in parts[1:])
     except ValueError:
-        raise InvalidInput(f"area {shown!r} must be page,x,y,width,height (numbers)") from None
+        raise InvalidOption(f"area {shown!r} must be page,x,y,width,height (numbers)") from None
     if not 1 <= page <= len(pdf.pages):
-        raise InvalidInput(f"area {shown!r}: page {page} is outside the document's {len(pdf.pages)} page(s)")
+        raise InvalidOption(f"area {shown!r}: page {page} is outside the document's {len(pdf.pages)} page(s)")
     if not all(math.isfinite(value) for value in (x, y, width, height)) or width <= 0 or height <= 0:
-        raise InvalidInput(f"area {shown!r}: width and height must be positive numbers of points")
+        raise InvalidOption(f"area {shown!r}: width and height must be positive numbers of points")
     box = pdf.pages[page - 1].mediabox
     left, bottom = min(float(box[0]), float(box[2])), min(float(box[1]), float(box[3]))
-    return page - 1, Rect(left + x, bottom + y, left + x + width, bottom + y + height)
+    right, top = max(float(box[0]), float(box[2])), max(float(box[1]), float(box[3]))
+    rect = Rect(left + x, bottom + y, left + x + width, bottom + y + height)
+    if not all(math.isfinite(edge) for edge in (rect.x0, rect.y0, rect.x1, rect.y1)) or not rect.intersects(
+        Rect(left, bottom, right, top)
+    ):
+        raise InvalidOption(
+            f"area {shown!r} lies outside page {page}, which is {right - left:g} x {top - bottom:g} points "
+            "(x and y count from its lower left corner)"
+        )
+    return page - 1, rect
 
 
 @dataclass

@@ -19,6 +19,7 @@ from fileapi.errors import (
     ApiError,
     InternalError,
     InvalidInput,
+    InvalidOption,
     MethodNotAllowed,
     NotFound,
     ServiceUnavailable,
@@ -126,6 +127,7 @@ def with_body_hint(exc: ApiError, scope: MutableMapping[str, Any], *, cause: Bas
     about_parameters = isinstance(context, RequestValidationError) and not all(
         error.get("type") in _ABSENT for error in context.errors()
     )
+    about_parameters = about_parameters or isinstance(exc, InvalidOption)
     if hint and exc.http_status == 400 and not about_parameters and not exc.message.endswith(hint):
         exc.message = f"{exc.message}; {hint}"
     return exc
