@@ -1793,7 +1793,7 @@ class FileApiOperations(SyncOperations):
     ) -> Result[bytes]:
         """Make a scanned PDF searchable, or read its text (OCR).
 
-        Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413).
+        Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413). Pages are read as they are shown (their /Rotate applied): upright text, and lines that run down the page (a page shown a quarter turned clockwise); no orientation is detected, so text shown upside down or running up the page is not read: turn the page with /v1/pdf/rotate first.
 
         POST /v1/pdf/ocr
         """
@@ -2652,7 +2652,7 @@ class AsyncFileApiOperations(AsyncOperations):
     ) -> Result[bytes]:
         """Make a scanned PDF searchable, or read its text (OCR).
 
-        Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413).
+        Makes a scanned PDF searchable: each page without text is rendered at 300 dpi, recognised with Tesseract and given an invisible text layer over its images, which stay byte for byte as they were. With output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both checked before any recognition (413). Pages are read as they are shown (their /Rotate applied): upright text, and lines that run down the page (a page shown a quarter turned clockwise); no orientation is detected, so text shown upside down or running up the page is not read: turn the page with /v1/pdf/rotate first.
 
         POST /v1/pdf/ocr
         """

@@ -431,7 +431,10 @@ CONVERSIONS = (
         "output=text the answer is JSON {text, pages} (PdfOcrTextResult) instead. Pages that already have text are "
         "left alone (their own text in output=text) unless force=true. languages: '+'-joined Tesseract codes of "
         "the installed languages (eng). At most 500 pages to recognise and 40 megapixels a page at 300 dpi, both "
-        "checked before any recognition (413).",
+        "checked before any recognition (413). Pages are read as they are shown (their /Rotate applied): upright "
+        "text, and lines that run down the page (a page shown a quarter turned clockwise); no orientation is "
+        "detected, so text shown upside down or running up the page is not read: turn the page with "
+        "/v1/pdf/rotate first.",
         takes=ONE_PDF,
         options=PdfOcrOptions,
         gives=gives_file((PDF, "application/json"), "The searchable PDF, or (output=text) JSON {text, pages}"),

@@ -61,11 +61,8 @@ def text_layer(words: Sequence[OcrWord], to_page: PixelToPage) -> TextLayer:
     parts = ["BT", "3 Tr"]
     current_font = -1
     for word in words:
-        left, _, right, _ = word.box
-        row_left, row_right = _baseline_rows(word, left, right)
-        start = to_page(left, row_left)
-        end = to_page(right, row_right)
-        above = to_page(left, row_left - max(word.line_height, 1.0))
+        first, last, above_first = _word_line(word)
+        start, end, above = to_page(*first), to_page(*last), to_page(*above_first)
         advance = len(word.text) * GLYPH_WIDTH / 1000
         along = ((end[0] - start[0]) / advance, (end[1] - start[1]) / advance)
         up = (above[0] - start[0], above[1] - start[1])
@@ -82,6 +79,26 @@ def text_layer(words: Sequence[OcrWord], to_page: PixelToPage) -> TextLayer:
             parts.append(f"<{run.hex()}> Tj")
     parts.append("ET")
     return TextLayer(content="\n".join(parts).encode("ascii"), fonts=fonts)
+
+
+def _word_line(word: OcrWord) -> tuple[Point, Point, Point]:
+    """In pixels: where the word starts and ends on its line's baseline, and the point a line height above its
+    start. A line read across the image runs from the box's left to its right edge, the height straight up; a
+    line read down or up the image (a page scanned a quarter turned, which Tesseract reads so) runs along its
+    baseline over the box's extent there, the height square to it (stretched across the box, a word was a
+    sliver 2,000 points long)."""
+    left, top, right, bottom = word.box
+    (x1, y1), (x2, y2) = word.baseline
+    height = max(word.line_height, 1.0)
+    if abs(y2 - y1) <= abs(x2 - x1):
+        row_left, row_right = _baseline_rows(word, left, right)
+        return (left, row_left), (right, row_right), (left, row_left - height)
+    length = math.hypot(x2 - x1, y2 - y1)
+    ux, uy = (x2 - x1) / length, (y2 - y1) / length  # the reading direction
+    reach = [(x - x1) * ux + (y - y1) * uy for x in (left, right) for y in (top, bottom)]
+    start, end = min(reach), max(reach)
+    first = (x1 + ux * start, y1 + uy * start)
+    return first, (x1 + ux * end, y1 + uy * end), (first[0] + uy * height, first[1] - ux * height)
 
 
 def _baseline_rows(word: OcrWord, left: int, right: int) -> tuple[float, float]:

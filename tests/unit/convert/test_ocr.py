@@ -167,6 +167,19 @@ def test_searchable_pdf_of_a_rotated_page_reads_with_pdftotext(tmp_path: Path) -
     assert LINES[1] in " ".join(text.split())
 
 
+@pytest.mark.parametrize("rotate", [0, 90], ids=["a page scanned turned", "an upright scan shown turned"])
+def test_lines_running_down_the_page_read_with_pdftotext(tmp_path: Path, rotate: int) -> None:
+    """The page displays its text turned a quarter clockwise (read top to bottom): Tesseract reads those lines, and
+    the layer runs each word down its line (stretched across the box, a word was a sliver 2,000 points long)."""
+    image = SCAN.image.rotate(-90, expand=True) if rotate == 0 else SCAN.image
+    size = (792, 612) if rotate == 0 else (612, 792)
+    result = pdf_ocr(scanned_pdf([image], page_size=size, rotate=rotate))
+    assert isinstance(result, bytes)
+    text = pdftotext(tmp_path, result)
+    assert found_words(text) >= WORDS
+    assert LINES[1] in " ".join(text.split())
+
+
 def test_text_output_gives_each_page(searchable: tuple[bytes, bytes]) -> None:
     result = pdf_ocr(searchable[0], output=OcrOutput.TEXT)
     assert isinstance(result, PdfText)
