@@ -1474,7 +1474,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Set a PDF's title, author, subject, keywords, creator and producer.
    *
-   * Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the document information dictionary and to the XMP metadata, so every reader shows the same value; a field given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a field, any Unicode but control characters.
+   * Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the document information dictionary and to the XMP metadata, so every reader shows the same value; a field given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a field, any Unicode that XML carries: tab, line feed and carriage return are kept (a multi-line subject), the other C0 controls, U+FFFE and U+FFFF are refused (400).
    *
    * POST /v1/pdf/metadata
    */

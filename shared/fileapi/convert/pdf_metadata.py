@@ -45,10 +45,11 @@ def set_pdf_metadata(
     """The document with each field given set in its information dictionary and its XMP packet; a field given
     as '' is removed from both; a field not given (None) is left as it is.
 
-    :param title: 0..4,000 characters, any Unicode but control characters (written as UTF-16 when not
-        PDFDocEncoding); likewise author, subject, keywords, creator (the application that made the original)
-        and producer (the application that made the PDF).
-    :raises InvalidInput: a value over 4,000 characters or holding a control character, or not a readable PDF.
+    :param title: 0..4,000 characters, any Unicode XML carries (no C0 control but tab, LF and CR), written as
+        UTF-16 when not PDFDocEncoding; likewise author, subject, keywords, creator (the application that made
+        the original) and producer (the application that made the PDF).
+    :raises InvalidInput: a value over 4,000 characters or holding a character XML cannot carry, or not a readable
+        PDF.
     :raises TooLarge: more than 2,000 pages.
     """
     values = _checked(

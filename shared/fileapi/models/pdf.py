@@ -269,7 +269,8 @@ class MetadataOptions(QueryOptions):
     """Set a PDF's title, author, subject, keywords, creator and producer. Each field given is written to the
     document information dictionary and to the XMP metadata, so every reader shows the same value; a field
     given empty (`title=`) is removed from both; a field not given is left as it is. Up to 4,000 characters a
-    field, any Unicode but control characters."""
+    field, any Unicode that XML carries: tab, line feed and carriage return are kept (a multi-line subject),
+    the other C0 controls, U+FFFE and U+FFFF are refused (400)."""
 
     title: str | None = Field(default=None, max_length=MAX_FIELD_CHARS, description="The document's title.")
     author: str | None = Field(default=None, max_length=MAX_FIELD_CHARS, description="Who wrote it.")

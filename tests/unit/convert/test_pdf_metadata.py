@@ -126,11 +126,17 @@ def test_the_producer_is_not_replaced_by_the_library() -> None:
         ({"title": "x" * 4_001}, "at most 4,000"),
         ({"author": "a\x00b"}, "control character"),
         ({"subject": "bell\x07"}, "control character"),
+        ({"keywords": "not a character \uffff"}, "control character"),
     ],
 )
 def test_metadata_refuses_bad_values(fields: dict[str, str], reason: str) -> None:
     with pytest.raises(InvalidInput, match=reason):
         set_pdf_metadata(PLAIN, **fields)
+
+
+def test_line_breaks_and_tabs_are_text_xml_carries() -> None:
+    subject = "First line\nsecond line\r\n\tindented,\u0085next line"
+    assert pdf_info(set_pdf_metadata(XMP, subject=subject)).metadata["subject"] == subject
 
 
 def test_a_value_at_the_limit_is_written() -> None:
