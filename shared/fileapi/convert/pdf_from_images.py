@@ -39,6 +39,7 @@ MAX_IMAGES = 1_000
 PDF_SIXTEEN_BIT = ("I;16", "I;16B")  # 16-bit grey written in 16 bits (Pillow's PNG encoder takes these two)
 DEFAULT_DPI = 96.0
 MAX_PAGE_POINTS = 14_400.0  # 200 inches: the largest page PDF 1.7 allows (Annex C)
+MIN_PAGE_POINTS = 3.0  # the smallest (Annex C): a narrower image is centred on a page this wide
 POINTS_PER_INCH = 72.0
 
 
@@ -370,8 +371,9 @@ def _layout(
     natural_h = shown[1] * POINTS_PER_INCH / dpi[1]
     if page_size is ImagePageSize.AUTO:
         scale = min(1.0, MAX_PAGE_POINTS / natural_w, MAX_PAGE_POINTS / natural_h)
-        width, height = natural_w * scale, natural_h * scale
-        return width, height, (0.0, 0.0, width, height)
+        w, h = natural_w * scale, natural_h * scale
+        width, height = max(w, MIN_PAGE_POINTS), max(h, MIN_PAGE_POINTS)
+        return width, height, ((width - w) / 2, (height - h) / 2, w, h)
     short, long = _PAPER[page_size]
     width, height = (long, short) if natural_w > natural_h else (short, long)
     scale = min(width / natural_w, height / natural_h)

@@ -302,8 +302,10 @@ class FromImagesOptions(QueryOptions):
     """Images to one PDF, a page each, in the order sent, without losing a pixel: a JPEG or JPEG 2000 goes in
     byte for byte (never re-encoded), a PNG with its compressed pixels as they are, and any other image (WebP, JPEG XL,
     HEIC, AVIF, GIF, BMP, TIFF, a PNG with transparency) decoded and stored losslessly, transparency as a
-    soft mask. Each page is the image's own size at its DPI (96 when it has none), or A4 or letter turned to
-    the image's orientation, the image fitted and centred. Up to 1,000 images of at most 50 megapixels each."""
+    soft mask. Each page is the image's own size at its DPI (96 when it has none), kept within the sizes PDF
+    allows (3 to 14,400 points a side: a larger image is scaled down, a side under 3 points gets a 3-point page
+    with the image centred), or A4 or letter turned to the image's orientation, the image fitted and centred.
+    Up to 1,000 images of at most 50 megapixels each."""
 
     page_size: ImagePageSize = Field(
         default=ImagePageSize.AUTO,

@@ -226,6 +226,22 @@ def test_a_huge_auto_page_is_scaled_to_pdf_s_largest() -> None:
         assert [float(v) for v in pdf.pages[0].mediabox] == [0, 0, 14_400, 7.2]
 
 
+@pytest.mark.parametrize(
+    ("image", "page", "drawn"),
+    [
+        (encoded(Image.new("L", (300, 200)), "PNG", dpi=(10_000, 10_000)), [3, 3], "2.16 0 0 1.44 0.42 0.78 cm"),
+        (encoded(Image.new("L", (1, 20_000)), "PNG"), [3, 14_400], "0.72 0 0 14400 1.14 0 cm"),
+    ],
+    ids=["10,000 dpi", "one pixel wide"],
+)
+def test_a_tiny_auto_page_is_pdf_s_smallest_with_the_image_centred(image: bytes, page: list[int], drawn: str) -> None:
+    import pikepdf
+
+    with pikepdf.Pdf.open(io.BytesIO(images_to_pdf([image]))) as pdf:
+        assert [float(v) for v in pdf.pages[0].mediabox] == [0, 0, *page]  # PDF 1.7 Annex C: at least 3 units
+        assert drawn in pdf.pages[0].Contents.read_bytes().decode()
+
+
 def test_file_variant(tmp_path: Path) -> None:
     import pikepdf
 
