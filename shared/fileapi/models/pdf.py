@@ -324,7 +324,8 @@ class RedactOptions(QueryOptions):
     `pattern` and everything under each `area` is removed from the page content (glyphs, with the rest of the
     line left in place; image pixels overwritten, and an image's mask made shapeless there; annotations and
     form values cleared), the same strings are removed from the metadata, XMP, annotations, form fields,
-    bookmarks, scripts and attachments, a redacted page's thumbnail is removed, and each area is filled with
+    bookmarks, scripts and attachments (one holding it as text is emptied; a compressed one, such as a zip
+    or a .docx, is not searched), a redacted page's thumbnail is removed, and each area is filled with
     `fill`. A match in marked content's /ActualText (the text a tagged PDF gives for its glyphs) removes all
     the glyphs that span draws, since which glyph stands for which letter is not known. The `X-Redactions`
     header gives the number of areas redacted (those given, and one per line of each match)."""
