@@ -313,6 +313,7 @@ def test_raw_bytes_labelled_as_a_form_still_work(api: TestClient, key: str) -> N
         ("/v1/pdf/redact?pattern=%5B", make_pdf(["x"]), "is not a regular expression"),  # a converter's check
         ("/v1/pdf/redact?area=1,1e308,1e308,1e308,1e308", make_pdf(["x"]), "lies outside page 1"),
         ("/v1/pdf/rotate?degrees=90&pages=9", make_pdf(["x"]), "outside the document's 1 page"),
+        ("/v1/pdf/pages?order=2", make_pdf(["x"]), "outside the document's 1 page"),
     ],
 )
 def test_a_parameter_error_of_a_form_labelled_body_has_no_file_hint(

@@ -17,7 +17,7 @@ from fileapi.convert import deadline
 from fileapi.convert.pdf_errors import reading
 from fileapi.convert.pdf_io import Source, open_pdf, save_pdf, write_pdf
 from fileapi.convert.pdf_options import MAX_ORDER_CHARS
-from fileapi.errors import InvalidInput, TooLarge
+from fileapi.errors import InvalidOption, TooLarge
 
 if TYPE_CHECKING:
     import pikepdf
@@ -32,19 +32,19 @@ _ITEM = re.compile(r"\s*(?:(\d{1,6})\s*(?:-\s*(\d{1,6})\s*)?|(blank))\s*", re.IG
 def parse_order(order: str, page_count: int) -> list[int]:
     """The pages of `order` (see the module), 1-based, with BLANK (0) for each blank page.
 
-    :raises InvalidInput: empty, malformed, or a page outside 1..page_count (naming the item).
+    :raises InvalidOption: empty, malformed, or a page outside 1..page_count (naming the item).
     :raises TooLarge: over 25,000 characters, or more than 5,000 pages in all (counted before any is listed).
     """
     if len(order) > MAX_ORDER_CHARS:
         raise TooLarge(f"order is {len(order):,} characters; at most {MAX_ORDER_CHARS:,}")
     if not order.strip():
-        raise InvalidInput("order is empty: list the new document's pages, such as '3,1,2,blank,5-8'")
+        raise InvalidOption("order is empty: list the new document's pages, such as '3,1,2,blank,5-8'")
     items: list[tuple[int, int]] = []
     total = 0
     for item in order.split(","):
         match = _ITEM.fullmatch(item)
         if match is None:
-            raise InvalidInput(f"{item.strip()!r} is not a page, a range such as '5-8', or 'blank'")
+            raise InvalidOption(f"{item.strip()!r} is not a page, a range such as '5-8', or 'blank'")
         if match.group(3):
             first = last = BLANK
         else:
@@ -52,7 +52,7 @@ def parse_order(order: str, page_count: int) -> list[int]:
             last = int(match.group(2)) if match.group(2) else first
             for page in (first, last):
                 if not 1 <= page <= page_count:
-                    raise InvalidInput(f"{item.strip()!r}: page {page} is outside the document's {page_count} page(s)")
+                    raise InvalidOption(f"{item.strip()!r}: page {page} is outside the document's {page_count} page(s)")
         total += abs(last - first) + 1
         if total > MAX_RESULT_PAGES:
             raise TooLarge(f"order lists more than {MAX_RESULT_PAGES:,} pages")
