@@ -275,7 +275,7 @@ class Meter:
         """
         if authorization is not None and authorization.startswith(BEARER):
             key = authorization[len(BEARER) :]
-            if key == key.strip():
+            if key == key.strip() and key.isascii():  # a key is ASCII: anything else goes to parse_bearer's 401
                 key_hash = hash_key(key)
                 legacy = self._checked.get(key_hash)
                 if legacy is not None:
