@@ -43,7 +43,8 @@ CONVERSIONS = (
         summary="Decode the first QR code in an image",
         description="An image in; {text, format} of the first QR code found (format qr_code, micro_qr_code or "
         "rmqr_code). Rotated, inverted (light on dark), low-contrast and photographed codes are found; when none is, "
-        "the answer is 400 invalid_input 'no QR code found in the image'.",
+        "the answer is 400 invalid_input 'no QR code found in the image'. text is the data as encoded, control "
+        "characters included (a GS1 or UDI label's separators as U+001D, U+001E).",
         takes=AN_IMAGE,
         gives=gives_json(QrReadResult, "Decoded"),
         convert=Named("fileapi.convert.code_reading", "read_qr"),
@@ -71,7 +72,8 @@ CONVERSIONS = (
         summary="Decode every barcode in an image",
         description="An image in; {codes: [{text, format}]} for every code found (QR codes too), formats named as in "
         "barcode/generate (upca for a UPC-A, itf14 for a 14-digit ITF with a valid check digit; others in lower "
-        "case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list.",
+        "case, e.g. codabar, code93, qr_code). No code found: 200 with an empty list. text is the data as encoded, "
+        "control characters included (a GS1 or UDI label's separators as U+001D, U+001E).",
         takes=AN_IMAGE,
         gives=gives_json(BarcodeReadResult, "Decoded codes"),
         convert=Named("fileapi.convert.code_reading", "read_barcodes"),

@@ -157,7 +157,9 @@ def _read(image: Image.Image | memoryview, formats: Any, options: dict[str, Any]
     import zxingcpp
 
     deadline.check()
-    found = zxingcpp.read_barcodes(image, formats=formats, **options)
+    # The text as encoded: zxing-cpp's default (HRI) writes control characters as symbols or names ("\x1d" as
+    # "<GS>" or "␝"), which breaks GS1 and ISO 15434 (UDI) data.
+    found = zxingcpp.read_barcodes(image, formats=formats, text_mode=zxingcpp.TextMode.Plain, **options)
     return _unique([_decoded(result) for result in found if result.valid and not _implausible(result)])
 
 

@@ -129,7 +129,17 @@ def test_gs1_and_upce_helpers() -> None:
     assert upca_to_upce("036000291452") is None
 
 
-@pytest.mark.parametrize("text", ["https://example.com/path?q=1", "Grüße ✓ 日本語", "x"])
+UDI = "[)>\x1e06\x1dP123\x1e\x04"  # ISO 15434: record and group separators, end of transmission
+
+
+@pytest.mark.parametrize("fmt", [BarcodeFormat.CODE128, BarcodeFormat.DATAMATRIX, BarcodeFormat.PDF417])
+def test_control_characters_read_back_as_themselves(fmt: BarcodeFormat) -> None:
+    """zxing-cpp's default text shows them as symbols or names (U+241E, "<GS>"): a UDI label's data is its bytes."""
+    codes = read_codes(rasterise(generate_barcode(UDI, fmt, scale=3, height=60)))
+    assert [(code.text, code.format) for code in codes] == [(UDI, fmt.value)]
+
+
+@pytest.mark.parametrize("text", ["https://example.com/path?q=1", "Grüße ✓ 日本語", "x", "a\x1db\x00c\x7f"])
 def test_qr_round_trips_unicode(text: str) -> None:
     codes = read_codes(generate_qr(text).data, qr_only=True)
     assert [(code.text, code.format) for code in codes] == [(text, "qr_code")]
