@@ -16,7 +16,8 @@ CONVERSIONS = (
         family=FAMILY,
         summary="Render SVG as PNG",
         description="SVG (or gzip-compressed SVGZ) in; PNG out, rendered with resvg and the bundled DejaVu Sans font. "
-        "Size: the SVG's width/height (else its viewBox; with neither, 300 x 150) times `scale` (0.1-10); or `width` "
+        "Size: the SVG's width/height (px by default; mm, cm, in, pt and pc at 96 px an inch, as CSS; else its "
+        "viewBox; with neither, 300 x 150; a value none of these reads, 100) times `scale` (0.1-10); or `width` "
         "and/or `height` in pixels (one alone keeps the aspect ratio; both give exactly that canvas, the drawing "
         "fitted inside and centred). `background`: any CSS colour or `transparent` (default). Nothing external is "
         "fetched or read: href and CSS url() references other than #fragments and data: URIs, and @import rules, "

@@ -45,6 +45,11 @@ _CSS_URL = re.compile(
 _CSS_IMPORT = re.compile(r"@import[^;<]*;?", re.IGNORECASE)
 _SVG_START = re.compile(r"<(?:[A-Za-z_][\w.-]*:)?svg(?=[\s/>])")
 NO_SIZE_DEFAULT = (300, 150)  # CSS's default size of a replaced element, for SVGs that give none
+# A root width or height in an absolute unit (Inkscape writes width="210mm"): resvg_py 0.5 refuses them ("SVG has
+# an invalid size"), so the root is given its size in pixels (96 a CSS inch), as intrinsic_size reads it.
+_ABSOLUTE_UNIT = re.compile(r"^\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*(?:mm|cm|in|pt|pc|q)\s*$", re.IGNORECASE)
+_ROOT_TAG_END = re.compile(r"""(?:"[^"]*"|'[^']*'|[^'">])*>""")
+_SIZE_ATTRIBUTE = re.compile(r"""(\s)(width|height)(\s*=\s*)(?:"[^"]*"|'[^']*')""")
 _ENCODING = re.compile(rb"""^\s*<\?xml[^>]*encoding\s*=\s*["']([A-Za-z0-9._-]+)["']""")
 
 
@@ -144,7 +149,22 @@ def _parse(data: bytes) -> _Document:
         width, height = NO_SIZE_DEFAULT
         text = _SVG_START.sub(lambda match: f'{match.group(0)} width="{width}" height="{height}"', text, count=1)
         return _Document(text=text, size=(float(width), float(height)), tree=tree)
+    if any(_ABSOLUTE_UNIT.match(tree.root.raw.get(name) or "") for name in ("width", "height")):
+        text = _in_pixels(text, size)
     return _Document(text=text, size=size, tree=tree)
+
+
+def _in_pixels(text: str, size: tuple[float, float]) -> str:
+    """The document with its root's width and height given in pixels (`size`)."""
+    start = _SVG_START.search(text)
+    end = _ROOT_TAG_END.match(text, start.end()) if start else None
+    if start is None or end is None:
+        return text
+    pixels = {"width": f"{size[0]:.6g}", "height": f"{size[1]:.6g}"}
+    tag = _SIZE_ATTRIBUTE.sub(
+        lambda m: f'{m.group(1)}{m.group(2)}{m.group(3)}"{pixels[m.group(2)]}"', text[start.end() : end.end()]
+    )
+    return text[: start.end()] + tag + text[end.end() :]
 
 
 def _text(data: bytes) -> str:

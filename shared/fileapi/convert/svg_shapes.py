@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 from fileapi.convert.svg_geometry import (
@@ -206,7 +207,7 @@ DEFAULT_SIZE = (100.0, 100.0)  # usvg's size for a width or height it cannot rea
 def intrinsic_size(attrs: dict[str, str]) -> tuple[float, float] | None:
     """An <svg>'s size from its width, height and viewBox (None when it gives none of them).
 
-    :raises ValueError: a size of zero or less.
+    :raises ValueError: a size of zero or less, or not finite ("inf", "1e400", "NaN").
     """
     if not any(attrs.get(name) for name in ("width", "height", "viewBox")):
         return None
@@ -219,7 +220,7 @@ def intrinsic_size(attrs: dict[str, str]) -> tuple[float, float] | None:
         width = width if width is not None else (height or 0) * box[0] / box[1]
         height = height if height is not None else (width or 0) * box[1] / box[0]
     size = (width if width is not None else DEFAULT_SIZE[0], height if height is not None else DEFAULT_SIZE[1])
-    if size[0] <= 0 or size[1] <= 0:
+    if not all(0 < side < math.inf for side in size):  # NaN too: its comparisons are all false
         raise ValueError(f"the SVG has an invalid size ({size[0]:g} x {size[1]:g})")
     return size
 

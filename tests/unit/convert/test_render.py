@@ -36,6 +36,27 @@ def test_output_sizes(options: dict[str, float], size: tuple[int, int]) -> None:
     assert image(svg_to_png(SVG, **options)).size == size  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(
+    ("width", "height", "size"),
+    [
+        ("210mm", "297mm", (794, 1123)),  # A4 as Inkscape writes it: 96 px an inch, as CSS and ImageMagick
+        ("2in", "1in", (192, 96)),
+        ("72pt", "36pt", (96, 48)),
+        ("6pc", "2.54cm", (96, 96)),
+    ],
+)
+def test_absolute_units_size_the_image_at_96_px_an_inch(width: str, height: str, size: tuple[int, int]) -> None:
+    """resvg_py alone refuses these units ("SVG has an invalid size")."""
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height=\'{height}\' viewBox="0 0 10 10">'
+        '<rect width="5" height="10" fill="#ff0000"/><svg width="1in" height="1in"/></svg>'
+    ).encode()
+    rendered = image(svg_to_png(svg))
+    assert rendered.size == size
+    assert rendered.getpixel((size[0] // 4, size[1] // 2)) == (255, 0, 0, 255)
+    assert image(svg_to_png(svg, width=100)).size[0] == 100
+
+
 def test_pixels_and_transparent_default() -> None:
     rendered = image(svg_to_png(SVG))
     assert rendered.getpixel((50, 50)) == (255, 0, 0, 255)
@@ -120,6 +141,9 @@ def test_data_uri_images_are_rendered() -> None:
         ),
         (b'<svg xmlns="http://www.w3.org/2000/svg" width="0" height="10"/>', "invalid size"),
         (b'<svg xmlns="http://www.w3.org/2000/svg" width="-5" height="10"/>', "invalid size"),
+        (b'<svg xmlns="http://www.w3.org/2000/svg" width="inf" height="10"/>', "invalid size"),
+        (b'<svg xmlns="http://www.w3.org/2000/svg" width="1e400" height="10"/>', "invalid size"),
+        (b'<svg xmlns="http://www.w3.org/2000/svg" width="NaN" height="10"/>', "invalid size"),
     ],
 )
 def test_refused_documents(document: bytes, reason: str) -> None:
