@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 import orjson
 
 from fileapi.convert import payload
-from fileapi.convert.encoding import decode_utf8
+from fileapi.convert.encoding import decode_utf8, encode_utf8
 from fileapi.errors import InvalidInput, TooLarge
 
 CANDIDATE_DELIMITERS = (",", ";", "\t", "|")
@@ -204,7 +204,7 @@ def json_to_csv(data: bytes, *, delimiter: str | None = None, escape_formulas: b
             writer.writerow(_cell(item.get(name), escape_formulas) for name in columns)
     except RecursionError:
         raise InvalidInput("not valid JSON: nested too deeply") from None
-    return out.getvalue().encode("utf-8")
+    return encode_utf8(out.getvalue(), what="a string of the JSON", at=False)
 
 
 def _cell(value: object, escape_formulas: bool) -> str:

@@ -26,6 +26,21 @@ def decode_utf8(data: bytes, *, what: str = "body", drop_bom: bool = True) -> st
         raise InvalidInput(f"{what} is not valid UTF-8 (bad byte at offset {exc.start})") from None
 
 
+def encode_utf8(text: str, *, what: str, at: bool = True) -> bytes:
+    """`text` in UTF-8.
+
+    :param at: name the character's place in `text` (not where `text` is the converter's own output).
+    :raises InvalidInput: `text` holds a lone surrogate, which JSON's \\ud800 escapes allow and no UTF-8 text does.
+    """
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        where = f" at character {error.start:,}" if at else ""
+        raise InvalidInput(
+            f"{what} holds a lone surrogate (U+{ord(text[error.start]):04X}){where}: send text that is valid Unicode"
+        ) from None
+
+
 def encode_base64(data: bytes, *, url_safe: bool = False, padding: bool = True) -> bytes:
     """Base64 of `data` (RFC 4648), as ASCII bytes without line breaks.
 

@@ -14,6 +14,7 @@ import orjson
 
 from fileapi.convert import payload
 from fileapi.convert.collector import collector_paused
+from fileapi.convert.encoding import encode_utf8
 from fileapi.convert.json_written import JsonArray
 from fileapi.convert.text_options import MAX_CONTEXT
 from fileapi.errors import InvalidInput
@@ -119,16 +120,9 @@ def _diff_lines(a: str, b: str, *, context: int, label_a: str, label_b: str) -> 
 
 
 def _check_unicode(name: str, value: str) -> None:
-    """:raises InvalidInput: `value` holds a lone surrogate (JSON's \\ud800 escapes allow one; no UTF-8 text does)."""
-    if value.isascii():
-        return
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as error:
-        raise InvalidInput(
-            f"{name} holds a lone surrogate (U+{ord(value[error.start]):04X}) at character {error.start:,}: "
-            "send text that is valid Unicode"
-        ) from None
+    """:raises InvalidInput: `value` holds a lone surrogate (encoding.encode_utf8)."""
+    if not value.isascii():
+        encode_utf8(value, what=name)
 
 
 def _lines(text: str) -> list[str]:

@@ -106,6 +106,9 @@ def test_json_to_csv_escapes_formulas_by_default() -> None:
         (b'[{"a":1},"x"]', "element 1 of the array is a string"),
         (b"[NaN]", "not valid JSON"),
         (b"[" * 100_000, "not valid JSON"),
+        (b'[{"a":"x\\ud800"}]', r"a string of the JSON holds a lone surrogate \(U\+D800\): send text that is"),
+        (b'[{"\\udfff":1}]', r"lone surrogate \(U\+DFFF\)"),
+        (b'[{"a":{"b":["\\ud800"]}}]', r"lone surrogate \(U\+D800\)"),
     ],
 )
 def test_json_to_csv_rejects_what_is_not_an_array_of_objects(text: bytes, reason: str) -> None:
