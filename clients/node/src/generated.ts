@@ -1587,7 +1587,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Detect the file type from magic bytes.
    *
-   * Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF, EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. A bare JSON scalar (e.g. `0`) is text/plain. An empty body is 400.
+   * Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/PPTX, ODF, EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and JSON by their text (an XML declaration first included), other UTF-8 text, and UTF-16 text after its byte order mark, as text/plain, anything unknown as application/octet-stream. A bare JSON scalar (e.g. `0`) is text/plain. An empty body is 400.
    *
    * POST /v1/file/detect
    */

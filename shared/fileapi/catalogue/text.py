@@ -41,7 +41,8 @@ CONVERSIONS = (
         summary="Detect the file type from magic bytes",
         description="Any bytes in; the type from the content, never from a name: containers told apart (DOCX/XLSX/"
         "PPTX, ODF, EPUB inside ZIP; WebP/WAV/AVI inside RIFF; AVIF/HEIC/MP4/MOV by brand), SVG, HTML, XHTML, XML and "
-        "JSON by their text, other UTF-8 text as text/plain, anything unknown as application/octet-stream. A bare "
+        "JSON by their text (an XML declaration first included), other UTF-8 text, and UTF-16 text after its byte "
+        "order mark, as text/plain, anything unknown as application/octet-stream. A bare "
         "JSON scalar (e.g. `0`) is text/plain. An empty body is 400.",
         takes=Takes(Reads.FILE, ANY, doc="The file's bytes (any Content-Type: the type is read from the bytes)."),
         gives=gives_json(FileDetectResult),

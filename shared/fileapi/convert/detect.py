@@ -167,9 +167,30 @@ def _by_prefix(data: bytes, head: bytes) -> FileType | None:
     netpbm = _NETPBM.match(head)
     if netpbm:
         return _NETPBM_TYPES[netpbm.group(1)]
+    utf16 = _utf16_text(head)  # before MP3: a little-endian BOM (FF FE) is also an MP3 frame sync's shape
+    if utf16:
+        return utf16
     if _MP3_FRAME.match(head):
         return FileType("audio/mpeg", "mp3", "MP3 audio")
     return None
+
+
+def _utf16_text(head: bytes) -> FileType | None:
+    """UTF-16 text after its byte order mark (Excel's "Unicode Text", Windows Notepad's "Unicode"), when what
+    follows decodes to text without control characters other than white space."""
+    codec = {b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}.get(head[:2])
+    if codec is None:
+        return None
+    body = head[2 : 2 + (len(head) - 2) // 2 * 2]
+    try:
+        text = body.decode(codec)
+    except UnicodeDecodeError as exc:
+        if exc.start < len(body) - 4:  # not merely a surrogate pair cut by the sniff window
+            return None
+        text = body[: exc.start].decode(codec)
+    if re.search(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]", text):
+        return None
+    return FileType("text/plain", "txt", f"UTF-16 text ({'little' if codec.endswith('le') else 'big'}-endian)")
 
 
 def _by_container(data: bytes, head: bytes) -> FileType | None:
@@ -218,6 +239,9 @@ def _zip_kind(data: bytes) -> FileType:
 
 def _by_puremagic(head: bytes) -> FileType | None:
     import puremagic
+
+    if _XML_DECLARATION.match(head.lstrip(b"\xef\xbb\xbf \t\r\n")):
+        return None  # puremagic guesses XML from its declaration alone: the text rules tell SVG and XHTML apart
 
     try:
         matches = puremagic.magic_string(head)
