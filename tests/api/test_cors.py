@@ -70,9 +70,12 @@ def test_answers_to_another_origin_carry_the_exposed_headers(api: TestClient, ke
 
 
 def test_every_header_a_conversion_answers_with_is_exposed() -> None:
+    from fileapi.metering.headers import DEPRECATED_KEY_HEADERS, HEADER_DESCRIPTIONS
+
     exposed = {name.lower() for name in template_cors()["ExposeHeaders"]}
     documented = {name.lower() for conversion in every() for name in conversion.gives.headers}
-    assert "x-quality-score" in documented
+    documented |= {name.lower() for name in (*HEADER_DESCRIPTIONS, *DEPRECATED_KEY_HEADERS, "Retry-After")}
+    assert "x-quality-score" in documented and "ratelimit-reset" in documented
     assert documented <= exposed, f"add {sorted(documented - exposed)} to the template's ExposeHeaders"
 
 
