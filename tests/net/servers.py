@@ -88,10 +88,14 @@ def _short(handler: Handler, args: list[str], query: dict[str, list[str]]) -> No
 
 
 def _drip(handler: Handler, args: list[str], query: dict[str, list[str]]) -> None:
-    """/drip/<bytes>: one byte every 0.1 s (1,000 bytes take 100 s)."""
+    """/drip/<bytes>: one byte every 0.1 s (1,000 bytes take 100 s); ?close=1 says Connection: close (http.client
+    then hands the socket to the response)."""
     size = int(args[0])
     handler.send_response(200)
     handler.send_header("Content-Length", str(size))
+    if query.get("close"):
+        handler.send_header("Connection", "close")
+        handler.close_connection = True
     handler.end_headers()
     for _ in range(size):
         handler.wfile.write(b"x")

@@ -94,14 +94,31 @@ def test_the_cap_without_content_length_refuses_while_streaming(server: LocalSer
     assert not path.exists()
 
 
-def test_a_slow_drip_ends_at_the_total_deadline(server: LocalServer, tmp_path: Path) -> None:
+@pytest.mark.parametrize("drip", ["/drip/1000", "/drip/1000?close=1"], ids=["kept alive", "Connection: close"])
+def test_a_slow_drip_ends_at_the_total_deadline(server: LocalServer, tmp_path: Path, drip: str) -> None:
     path = tmp_path / "in"
     started = time.monotonic()
     with pytest.raises(InputUnreachable) as refused:
-        fetch(server.url("/drip/1000"), path, total=1.0)  # the whole drip takes 100 s
+        fetch(server.url(drip), path, total=1.0)  # the whole drip takes 100 s
     assert time.monotonic() - started < 10
     assert refused.value.message == f"{FIELD}: the input did not arrive within 1 s"
     assert not path.exists()
+
+
+def test_a_fetch_cut_from_another_thread_ends_at_once(server: LocalServer, tmp_path: Path) -> None:
+    """An operation cancelled while its input drips in (fileapi.operations.executor cuts the fetch's Deadline)."""
+    import threading
+
+    from fileapi.net.connection import Deadline
+
+    deadline = Deadline(60)
+    threading.Timer(0.5, deadline.cut).start()
+    started = time.monotonic()
+    with pytest.raises(InputUnreachable):
+        fetch_to_file(server.url("/drip/1000?close=1"), tmp_path / "in", max_bytes=10_000, connect_timeout=2.0,
+                      total_timeout=60, field=FIELD, policy=LOCAL, deadline=deadline)  # fmt: skip
+    assert time.monotonic() - started < 10  # the drip takes 100 s
+    assert not (tmp_path / "in").exists()
 
 
 def test_a_server_that_does_not_answer_ends_at_the_total_deadline(server: LocalServer, tmp_path: Path) -> None:

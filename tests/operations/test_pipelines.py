@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.server
 import io
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -293,3 +294,49 @@ def test_an_idempotency_key_repeat_is_charged_once(
     first = submitted(api, key, body, **{"Idempotency-Key": "pipeline-1"})
     again = submitted(api, key, body, **{"Idempotency-Key": "pipeline-1"})
     assert first["id"] == again["id"] and used(api, key) == before + 2
+
+
+def test_cancelling_a_pipeline_stops_its_url_fetch_at_once(
+    api: TestClient, key: str, files: FileServices, executor_consumer: QueueConsumer
+) -> None:
+    """A URL that drips its bytes: DELETE during the fetch ends the run and shuts the fetch's connection, long before
+    the input would have come (the fetch blocked the operation's watch, which saw the cancel only at its end, and
+    the account's next operation ran beside the download meanwhile)."""
+    drip = {"sent": 0, "closed": threading.Event(), "started": threading.Event()}
+    total = 200  # bytes, one each 0.1 s: 20 s to come whole
+
+    class Dripping(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(total))
+            self.end_headers()
+            drip["started"].set()
+            try:
+                for _ in range(total):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    drip["sent"] += 1
+                    time.sleep(0.1)
+            except OSError:  # the client shut its end
+                pass
+            drip["closed"].set()
+
+        def log_message(self, *_: Any) -> None:
+            return
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Dripping)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/slow.bin"
+        operation = submitted(api, key, {"inputs": [{"url": url}], "stages": [{"run": "file/hash"}]})
+        runner = threading.Thread(target=executor_consumer.poll_once)
+        runner.start()
+        assert drip["started"].wait(10)
+        assert api.delete(f"/v1/operations/{operation['id']}", headers=bearer(key)).status_code == 204
+        runner.join(timeout=10)
+        assert not runner.is_alive()  # the run ended with the cancel, not with the input
+        assert drip["closed"].wait(5) and drip["sent"] < total // 2  # the connection was shut while it dripped
+        assert shown(api, key, operation["id"])["status"] == "cancelled"
+    finally:
+        server.shutdown()
+        server.server_close()

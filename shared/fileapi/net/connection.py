@@ -31,6 +31,7 @@ class Deadline:
         self.seconds = seconds
         self.ends = time.monotonic() + seconds
         self.expired = False
+        self._watched: http.client.HTTPConnection | None = None
 
     def remaining(self) -> float:
         """Seconds left (0 once passed)."""
@@ -47,15 +48,28 @@ class Deadline:
         passes; `expired` then says so."""
         timer = threading.Timer(self.remaining(), self._expire, args=(connection,))
         timer.daemon = True
+        self._watched = connection
         timer.start()
         try:
             yield
         finally:
             timer.cancel()
+            self._watched = None
+
+    def cut(self) -> None:
+        """Pass now, from another thread: the work it times was cancelled. The socket it watches is shut (a read
+        blocked on it ends at once), and no further connection is opened (`remaining` is 0)."""
+        self.ends = time.monotonic()
+        self.expired = True
+        connection = self._watched
+        if connection is not None:
+            self._expire(connection)
 
     def _expire(self, connection: http.client.HTTPConnection) -> None:
         self.expired = True
-        sock = connection.sock
+        # http.client drops its `sock` once an answer that ends with the connection (HTTP/1.0, or Connection:
+        # close) is read by its response: the socket the connection opened is the one to shut.
+        sock = getattr(connection, "opened", None) or connection.sock
         if sock is not None:
             # socket.socket's own shutdown: an SSLSocket's would drop its SSL object under a blocked reader
             with suppress(OSError):  # already closed
@@ -86,9 +100,12 @@ class _PinnedHTTPConnection(http.client.HTTPConnection):
         self.target = target
         self.connect_timeout = connect_timeout
         self.deadline = deadline
+        self.opened: socket.socket | None = None  # kept after http.client hands `sock` to a response
 
     def connect(self) -> None:
-        self.sock = _open_socket(self.target, connect_timeout=self.connect_timeout, deadline=self.deadline)
+        self.sock = self.opened = _open_socket(
+            self.target, connect_timeout=self.connect_timeout, deadline=self.deadline
+        )
         self.sock.settimeout(max(0.001, self.deadline.remaining()))
 
 
@@ -104,7 +121,9 @@ class _PinnedHTTPSConnection(_PinnedHTTPConnection):
     def connect(self) -> None:
         sock = _open_socket(self.target, connect_timeout=self.connect_timeout, deadline=self.deadline)
         try:
-            self.sock = self.tls.wrap_socket(sock, server_hostname=self.target.url.host)  # handshake: connect timeout
+            self.sock = self.opened = self.tls.wrap_socket(
+                sock, server_hostname=self.target.url.host
+            )  # connect timeout
         except BaseException:
             sock.close()
             raise

@@ -43,6 +43,7 @@ def fetch_to_file(
     total_timeout: float,
     field: str,
     policy: EgressPolicy = DEPLOYED,
+    deadline: Deadline | None = None,
 ) -> Fetched:
     """GET `url` into the file `path` (made or replaced; removed again when the fetch fails).
 
@@ -51,12 +52,13 @@ def fetch_to_file(
     :param total_timeout: seconds for the whole fetch, redirects included.
     :param field: the request's name for the URL (`inputs[1].url`), first in every message.
     :param policy: where connections may go (DEPLOYED: public https only).
+    :param deadline: the caller's Deadline of `total_timeout`, to `cut` the fetch short from another thread.
     :raises InvalidInput: the URL, or a redirect's, is refused (`check_url`): nothing of it was fetched.
     :raises InputTooLarge: the input is over `max_bytes` (said by Content-Length, or found while streaming).
     :raises InputUnreachable: no connection, an answer other than 2xx, more than MAX_REDIRECTS redirects, a body
         cut short, or not all of it within `total_timeout`.
     """
-    deadline = Deadline(total_timeout)
+    deadline = deadline or Deadline(total_timeout)
     target = check_url(url, field=field, policy=policy)
     try:
         with path.open("wb") as out:

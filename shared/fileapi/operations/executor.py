@@ -37,6 +37,7 @@ from fileapi.errors import ApiError
 from fileapi.isolation.tenants import working_for
 from fileapi.models.pipelines import PipelineRequest
 from fileapi.net.addresses import DEPLOYED, EgressPolicy
+from fileapi.net.connection import Deadline
 from fileapi.net.fetch import fetch_to_file
 from fileapi.operations.aws import OPERATION_RECEIVES
 from fileapi.operations.conversions import RunInWorker, reported, run_conversion, stored_options
@@ -234,15 +235,25 @@ class Executor:
                 inputs.append(self._download(operation, source.upload, path, fetched))
             else:
                 assert source.url is not None
-                fetch_to_file(
-                    source.url,
-                    path,
-                    max_bytes=int(given[MAX_INPUT_BYTES]),
-                    connect_timeout=URL_CONNECT_SECONDS,
-                    total_timeout=URL_TOTAL_SECONDS,
-                    field=f"inputs[{position - 1}].url",
-                    policy=self.egress,
-                )
+                # In a thread, so that the operation's watch (_watched) runs meanwhile; when it cancels the work,
+                # the fetch's socket is shut at once: a cancelled operation keeps no download going after its run
+                # is released (a URL dripping a byte each half second held it for the 600 s limit).
+                deadline = Deadline(URL_TOTAL_SECONDS)
+                try:
+                    await asyncio.to_thread(
+                        fetch_to_file,
+                        source.url,
+                        path,
+                        max_bytes=int(given[MAX_INPUT_BYTES]),
+                        connect_timeout=URL_CONNECT_SECONDS,
+                        total_timeout=URL_TOTAL_SECONDS,
+                        field=f"inputs[{position - 1}].url",
+                        policy=self.egress,
+                        deadline=deadline,
+                    )
+                except asyncio.CancelledError:
+                    deadline.cut()
+                    raise
                 inputs.append(path)
         ran = await run_pipeline(stages, inputs, out, self.run_in_worker)
         details: dict[str, object] = {
