@@ -249,6 +249,27 @@ def test_a_pipeline_that_cannot_run_is_400_naming_the_stage_and_charges_nothing(
     assert used(api, key) == before
 
 
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({"inputs": [{}], "stages": [{"run": "pdf/info"}]}, "inputs[0]: give exactly one of upload and url"),
+        ({"inputs": [{"url": 5}], "stages": [{"run": "pdf/info"}]}, "inputs[0].url: Input should be a valid string"),
+        (
+            {"inputs": [{"url": "https://example.com/a.pdf"}], "stages": [{"run": "pdf/info", "optoins": {}}]},
+            "unknown field 'stages[0].optoins'",
+        ),
+    ],
+)
+def test_a_pipeline_s_field_is_named_as_the_docs_write_it(
+    api: TestClient, key: str, files: FileServices, body: dict[str, Any], says: str
+) -> None:
+    """inputs[0].url, as every other message and the docs, not the validation library's inputs.0.url; and no
+    "Value error, " before a validator's own message."""
+    response = api.post(PIPELINES, json=body, headers=bearer(key))
+    assert response.status_code == 400, response.text
+    assert says in response.json()["message"] and "Value error" not in response.json()["message"]
+
+
 def test_a_private_url_input_is_refused_when_deployed(api: TestClient, key: str, files: FileServices) -> None:
     import dataclasses
 

@@ -136,7 +136,8 @@ def with_body_hint(exc: ApiError, scope: MutableMapping[str, Any], *, cause: Bas
 def _describe(error: dict[str, Any]) -> str:
     location = tuple(error.get("loc", ()))
     where = location[0] if location else "request"
-    name = ".".join(str(part) for part in location[1:]) or where
+    # inputs[1].url, as the docs and the other messages write a place in a JSON body (pydantic: inputs.1.url)
+    name = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in location[1:]).lstrip(".") or where
     if len(location) == 1 and where in _ECHOED_LOCATIONS:  # about the options together (a model's validator)
         return str(error.get("msg", "invalid options"))
     if error.get("type") == UNKNOWN_NAME:
@@ -147,7 +148,8 @@ def _describe(error: dict[str, Any]) -> str:
         from fileapi.unknown_names import unknown_name  # only when a name is unknown: not at cold start
 
         return unknown_name(name, known, kind=kind, protocol=protocol)
-    text = f"{name}: {error.get('msg', 'invalid')}"
+    message = str(error.get("msg", "invalid")).removeprefix("Value error, ")  # pydantic's prefix to a validator's
+    text = f"{name}: {message}"
     value = error.get("input")
     if where in _ECHOED_LOCATIONS and isinstance(value, str) and len(value) <= _MAX_ECHO_CHARS:
         text += f" (got {value!r})"
