@@ -323,7 +323,7 @@ def test_cancelling_a_pipeline_stops_its_url_fetch_at_once(
     """A URL that drips its bytes: DELETE during the fetch ends the run and shuts the fetch's connection, long before
     the input would have come (the fetch blocked the operation's watch, which saw the cancel only at its end, and
     the account's next operation ran beside the download meanwhile)."""
-    drip = {"sent": 0, "closed": threading.Event(), "started": threading.Event()}
+    started, closed, sent = threading.Event(), threading.Event(), [0]
     total = 200  # bytes, one each 0.1 s: 20 s to come whole
 
     class Dripping(http.server.BaseHTTPRequestHandler):
@@ -331,16 +331,16 @@ def test_cancelling_a_pipeline_stops_its_url_fetch_at_once(
             self.send_response(200)
             self.send_header("Content-Length", str(total))
             self.end_headers()
-            drip["started"].set()
+            started.set()
             try:
                 for _ in range(total):
                     self.wfile.write(b"x")
                     self.wfile.flush()
-                    drip["sent"] += 1
+                    sent[0] += 1
                     time.sleep(0.1)
             except OSError:  # the client shut its end
                 pass
-            drip["closed"].set()
+            closed.set()
 
         def log_message(self, *_: Any) -> None:
             return
@@ -352,11 +352,11 @@ def test_cancelling_a_pipeline_stops_its_url_fetch_at_once(
         operation = submitted(api, key, {"inputs": [{"url": url}], "stages": [{"run": "file/hash"}]})
         runner = threading.Thread(target=executor_consumer.poll_once)
         runner.start()
-        assert drip["started"].wait(10)
+        assert started.wait(10)
         assert api.delete(f"/v1/operations/{operation['id']}", headers=bearer(key)).status_code == 204
         runner.join(timeout=10)
         assert not runner.is_alive()  # the run ended with the cancel, not with the input
-        assert drip["closed"].wait(5) and drip["sent"] < total // 2  # the connection was shut while it dripped
+        assert closed.wait(5) and sent[0] < total // 2  # the connection was shut while it dripped
         assert shown(api, key, operation["id"])["status"] == "cancelled"
     finally:
         server.shutdown()
