@@ -1284,7 +1284,7 @@ export class FileApiOperations extends FileApiBase {
   /**
    * Remove EXIF, IPTC, XMP and GPS without re-encoding.
    *
-   * JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, scan data byte-identical (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same). PNG: eXIf, tEXt, zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first.
+   * JPEG: JFIF, ICC and Adobe segments kept, every other APPn and comments dropped, those between a progressive JPEG's scans too, scan data byte-identical (a non-1 EXIF orientation is kept as a minimal EXIF so the image displays the same); what follows the image's end (an MPO's other images, with their own EXIF, whose index is an APP2 segment) is dropped. PNG: eXIf, tEXt, zTXt, iTXt and tIME chunks dropped. WebP: EXIF and XMP chunks dropped, VP8X flags cleared. Other formats (AVIF, HEIC, GIF, BMP, TIFF) are 400 unsupported_format: convert them first.
    *
    * POST /v1/image/strip-metadata
    */

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -65,10 +66,10 @@ def _strip_jpeg(data: bytes) -> bytes:
         if marker == 0xFF:  # fill byte
             position += 1
             continue
-        if marker == 0xDA or marker == 0xD9:  # start of scan / end: the rest is copied unchanged
+        if marker == 0xDA or marker == 0xD9:  # start of scan / end: the scans follow
             if orientation != 1:
                 out += _minimal_exif(orientation)
-            out += data[position:]
+            out += _scans(data, position)
             return bytes(out)
         if 0xD0 <= marker <= 0xD7 or marker == 0x01:
             out += data[position : position + 2]
@@ -90,6 +91,39 @@ def _strip_jpeg(data: bytes) -> bytes:
         if keep:
             out += segment
         position = end
+
+
+# In entropy-coded data, 0xFF is followed by 0x00 (a stuffed byte), a restart marker or another 0xFF (fill): any
+# other byte after it starts the next marker segment.
+_NEXT_MARKER = re.compile(rb"\xff(?=[^\x00\xd0-\xd7\xff])")
+
+
+def _scans(data: bytes, position: int) -> bytes:
+    """From the first SOS (or EOI) at `position`: the scans, their entropy-coded data byte for byte and the tables
+    between them, without the APPn and COM segments a progressive JPEG may carry between scans, ending at the
+    first EOI. What follows it is not this image: an MPO's other images (each with its own EXIF and GPS), whose
+    index went with their APP2 segment. A file cut short keeps what it has."""
+    out = bytearray()
+    while position + 2 <= len(data) and data[position] == 0xFF:
+        marker = data[position + 1]
+        if marker == 0xD9:
+            return bytes(out + b"\xff\xd9")
+        if marker == 0xFF:  # fill byte
+            position += 1
+            continue
+        if position + 4 > len(data):
+            break
+        end = position + 2 + struct.unpack(">H", data[position + 2 : position + 4])[0]
+        if not (0xE0 <= marker <= 0xEF or marker == 0xFE):
+            out += data[position:end]
+        position = end
+        if marker == 0xDA:
+            found = _NEXT_MARKER.search(data, position)
+            if found is None:
+                break
+            out += data[position : found.start()]
+            position = found.start()
+    return bytes(out + data[position:])
 
 
 def _exif_orientation(tiff: bytes) -> int:

@@ -370,6 +370,27 @@ def test_strip_jpeg_keeps_scan_data_byte_identical() -> None:
     assert not ImageChops.difference(decoded(stripped).convert("RGB"), decoded(source).convert("RGB")).getbbox()
 
 
+def test_strip_jpeg_leaves_no_metadata_after_the_first_scan() -> None:
+    """exiftool stops at the first scan; the bytes after it are not the image's to keep: an MPO's other image (its
+    own EXIF and GPS) after the first EOI, and APPn and COM segments between a progressive JPEG's scans."""
+    exif = Image.Exif()
+    exif[0x010F] = "SecretCam"
+    mpo = io.BytesIO()
+    quadrants().save(mpo, "MPO", save_all=True, append_images=[quadrants()], exif=exif.tobytes())
+    progressive = encoded(quadrants(), "JPEG", progressive=True)
+    second_scan = progressive.index(b"\xff\xda", progressive.index(b"\xff\xda") + 2)
+    xmp = b"http://ns.adobe.com/xap/1.0/\x00<x:xmpmeta>SecretPlace</x:xmpmeta>"
+    between = b"\xff\xfe\x00\x0cSecretNote" + b"\xff\xe1" + (len(xmp) + 2).to_bytes(2, "big") + xmp
+    progressive = progressive[:second_scan] + between + progressive[second_scan:]
+    for source in (mpo.getvalue(), progressive):
+        stripped, _ = strip_metadata(source)
+        assert b"Secret" not in stripped and b"Exif" not in stripped
+        assert stripped.endswith(b"\xff\xd9") and stripped.count(b"\xff\xd9") == 1
+        assert not ImageChops.difference(decoded(stripped).convert("RGB"), decoded(source).convert("RGB")).getbbox()
+    scans = jpeg_scan(strip_metadata(progressive)[0])
+    assert scans == jpeg_scan(progressive).replace(between, b"")  # the scans byte for byte, only those segments gone
+
+
 def test_strip_jpeg_keeps_orientation_and_icc() -> None:
     from PIL import ImageCms
 
