@@ -83,29 +83,25 @@ def _diff_lines(a: str, b: str, *, context: int, label_a: str, label_b: str) -> 
         first, last = group[0], group[-1]
         old_start, old_end, new_start, new_end = first[1], last[2], first[3], last[4]
         old_count, new_count = old_end - old_start, new_end - new_start
-        marks: list[str] = []  # each line's mark: a LF and its prefix (_MARKS)
         shown: list[str] = []  # each line's text
         runs: list[tuple[int, str]] = []  # where in `shown` each run of lines of one kind starts, and its prefix
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 if i2 > i1:  # context 0 leaves empty equal codes
                     runs.append((len(shown), " "))
-                    marks += _MARKS[" "] * (i2 - i1)
                     shown += old[i1:i2]
                 continue
             if tag != "insert":
                 runs.append((len(shown), "-"))
-                marks += _MARKS["-"] * (i2 - i1)
                 shown += old[i1:i2]
                 removed += i2 - i1
             if tag != "delete":
                 runs.append((len(shown), "+"))
-                marks += _MARKS["+"] * (j2 - j1)
                 shown += new[j1:j2]
                 added += j2 - j1
         unended = _unended(last, shown, len(old))
         text.append(f"@@ -{_range(old_start, old_count)} +{_range(new_start, new_count)} @@")
-        text.append(_hunk_text(marks, shown, unended))
+        text.append(_hunk_text(shown, runs, unended))
         hunks.append(
             Hunk(
                 oldStart=old_start + 1 if old_count else old_start,
@@ -397,10 +393,13 @@ _OBJECT_STARTS = {prefix: b'"},{"type":"' + kind + b'","text":"' for prefix, kin
 _LINE_BREAK, _RUN_BREAK = b'","\\n","', b'","\\n\\n","'
 
 
-def _hunk_text(marks: list[str], shown: list[str], unended: list[int]) -> str:
-    r"""The hunk's lines in the unified diff, after its `@@` line: each mark, then the line, in one join for the
-    hunk, not one a run of lines (an edited text has thousands of runs of a few lines). A text's last line
-    without LF (`unended`) is followed by ``\ No newline at end of file``."""
+def _hunk_text(shown: list[str], runs: list[tuple[int, str]], unended: list[int]) -> str:
+    r"""The hunk's lines in the unified diff, after its `@@` line: each line's mark (a LF and its run's prefix),
+    then the line, in one join for the hunk, not one a run of lines (an edited text has thousands of runs of a
+    few lines). A text's last line without LF (`unended`) is followed by ``\ No newline at end of file``."""
+    marks: list[str] = []
+    for (start, prefix), (end, _) in zip(runs, [*runs[1:], (len(shown), "")], strict=True):
+        marks += _MARKS[prefix] * (end - start)
     spaced = marks * 2
     spaced[::2] = marks
     spaced[1::2] = shown
