@@ -123,6 +123,10 @@ _NETPBM_TYPES = {
     for kind, encoding in zip((kinds[:1], kinds[1:]), ("ASCII", "binary"), strict=True)
 }
 _MP3_FRAME = re.compile(rb"\xff[\xe2-\xff]")
+# Control characters text does not hold (white space, and ESC for terminal colours, aside): in UTF-8 bytes, and in
+# text decoded from UTF-16.
+_CONTROL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+_CONTROL_TEXT = re.compile(_CONTROL.pattern.decode("ascii"))
 _XML_DECLARATION = re.compile(rb"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 _SVG = re.compile(rb"<svg[\s>]", re.IGNORECASE)
 _HTML = re.compile(rb"<(!doctype\s+html|html|head|body|title|p|div|h1|table|br|a\s)[\s>/]", re.IGNORECASE)
@@ -188,7 +192,7 @@ def _utf16_text(head: bytes) -> FileType | None:
         if exc.start < len(body) - 4:  # not merely a surrogate pair cut by the sniff window
             return None
         text = body[: exc.start].decode(codec)
-    if re.search(r"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]", text):
+    if _CONTROL_TEXT.search(text):
         return None
     return FileType("text/plain", "txt", f"UTF-16 text ({'little' if codec.endswith('le') else 'big'}-endian)")
 
@@ -286,7 +290,7 @@ def _as_text(head: bytes, *, complete: bool) -> bytes | None:
     except UnicodeDecodeError as exc:
         if complete or exc.start < len(head) - 3:  # a multi-byte character cut by the sniff window
             return None
-    if re.search(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]", head):
+    if _CONTROL.search(head):
         return None
     return head
 
