@@ -86,11 +86,16 @@ def _strip_jpeg(data: bytes) -> bytes:
         keep = (
             marker in _JPEG_KEEP_APP
             or (marker == 0xE2 and payload.startswith(b"ICC_PROFILE\x00"))
-            or not (0xE0 <= marker <= 0xEF or marker == 0xFE)
+            or not _is_metadata(marker)
         )
         if keep:
             out += segment
         position = end
+
+
+def _is_metadata(marker: int) -> bool:
+    """An APPn segment (EXIF, XMP, IPTC, ICC, JFIF...) or a comment: the segments metadata lives in."""
+    return 0xE0 <= marker <= 0xEF or marker == 0xFE
 
 
 # In entropy-coded data, 0xFF is followed by 0x00 (a stuffed byte), a restart marker or another 0xFF (fill): any
@@ -114,7 +119,7 @@ def _scans(data: bytes, position: int) -> bytes:
         if position + 4 > len(data):
             break
         end = position + 2 + struct.unpack(">H", data[position + 2 : position + 4])[0]
-        if not (0xE0 <= marker <= 0xEF or marker == 0xFE):
+        if not _is_metadata(marker):
             out += data[position:end]
         position = end
         if marker == 0xDA:
